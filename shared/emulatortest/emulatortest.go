@@ -1,0 +1,84 @@
+// Package emulatortest connects tests to the Firestore emulator: a client on
+// the named database the service uses, in a project of the test's own, wiped
+// before the test. Without an emulator a test is skipped, except under CI
+// (CI set), where it fails: CI must never pass by skipping.
+package emulatortest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/firestore"
+)
+
+// Database is the named database tests use, as the service does: never
+// "(default)".
+const Database = "introductions"
+
+// Host returns the emulator's host:port, skipping the test (failing it under
+// CI) when FIRESTORE_EMULATOR_HOST is unset.
+func Host(t testing.TB) string {
+	t.Helper()
+	host := os.Getenv("FIRESTORE_EMULATOR_HOST")
+	if host == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("FIRESTORE_EMULATOR_HOST is unset under CI: start it with scripts/emulator.sh start")
+		}
+		t.Skip("FIRESTORE_EMULATOR_HOST is unset: start the emulator with scripts/emulator.sh start (make test does)")
+	}
+	return host
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// Project returns a project id unique to the test, so that tests of different
+// packages running at once never see each other's documents.
+func Project(t testing.TB) string {
+	name := strings.ToLower(t.Name())
+	name = unsafeChars.ReplaceAllString(name, "-")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	return strings.Trim(fmt.Sprintf("test-%d-%s", os.Getpid(), name), "-")
+}
+
+// Reset deletes every document of project's database in the emulator.
+func Reset(t testing.TB, host, project string) {
+	t.Helper()
+	url := fmt.Sprintf("http://%s/emulator/v1/projects/%s/databases/%s/documents", host, project, Database)
+	req, err := http.NewRequest(http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("resetting the emulator: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("resetting the emulator: %s", resp.Status)
+	}
+}
+
+// Client returns a Firestore client on a freshly wiped database of a project
+// unique to t, closed when the test ends.
+func Client(t testing.TB) (*firestore.Client, string) {
+	t.Helper()
+	host := Host(t)
+	project := Project(t)
+	Reset(t, host, project)
+	c, err := firestore.NewClientWithDatabase(context.Background(), project, Database)
+	if err != nil {
+		t.Fatalf("firestore client: %v", err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		Reset(t, host, project)
+	})
+	return c, project
+}

@@ -1,0 +1,123 @@
+package intake
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Code is a stable, documented problem code. Clients switch on it; it never
+// changes meaning once published.
+type Code string
+
+// The documented problem codes (SPEC §2.8). Field codes appear in
+// Error.Fields; the rest describe the whole request.
+const (
+	CodeUnreadableBody         Code = "UNREADABLE_BODY"
+	CodeUnsupportedMediaType   Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeBodyTooLarge           Code = "BODY_TOO_LARGE"
+	CodeNameInvalid            Code = "NAME_INVALID"
+	CodeCompanyInvalid         Code = "COMPANY_INVALID"
+	CodeRoleInvalid            Code = "ROLE_INVALID"
+	CodeEmailInvalid           Code = "EMAIL_INVALID"
+	CodeMessageInvalid         Code = "MESSAGE_INVALID"
+	CodeMessageTooManyLinks    Code = "MESSAGE_TOO_MANY_LINKS"
+	CodeConversationInvalid    Code = "CONVERSATION_INVALID"
+	CodeConversationTooLong    Code = "CONVERSATION_TOO_LONG"
+	CodeConversationManyLinks  Code = "CONVERSATION_TOO_MANY_LINKS"
+	CodeFormVersionUnknown     Code = "FORM_VERSION_UNKNOWN"
+	CodeConsentRequired        Code = "CONSENT_REQUIRED"
+	CodePowRequired            Code = "POW_REQUIRED"
+	CodePowInvalid             Code = "POW_INVALID"
+	CodePowExpired             Code = "POW_EXPIRED"
+	CodePowSpent               Code = "POW_SPENT"
+	CodeRateLimited            Code = "RATE_LIMITED"
+	CodeIdempotencyKeyInvalid  Code = "IDEMPOTENCY_KEY_INVALID"
+	CodeIdempotencyKeyReused   Code = "IDEMPOTENCY_KEY_REUSED"
+	CodeIdempotencyInFlight    Code = "IDEMPOTENCY_IN_FLIGHT"
+	CodeTokenInvalid           Code = "TOKEN_INVALID"
+	CodeNotFound               Code = "NOT_FOUND"
+	CodeStateConflict          Code = "STATE_CONFLICT"
+	CodeMethodNotAllowed       Code = "METHOD_NOT_ALLOWED"
+	CodeUnavailable            Code = "UNAVAILABLE"
+	CodeInternal               Code = "INTERNAL"
+)
+
+// FieldError names one body field (or parameter) that failed a rule.
+type FieldError struct {
+	Field  string `json:"field"`
+	Code   Code   `json:"code"`
+	Detail string `json:"detail"`
+}
+
+// Error is the one error type that crosses the domain boundary. Code is what
+// the client sees; Detail is a safe sentence for the client; Cause is the
+// internal error, logged once at the boundary and never sent.
+type Error struct {
+	Code       Code
+	Detail     string
+	Fields     []FieldError
+	RetryAfter time.Duration
+	Cause      error
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Detail, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Detail)
+}
+
+// Unwrap returns the internal cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Errorf returns an *Error with a client-safe detail.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a validation error carrying the given field errors. Its Code
+// is that of the first field error, so a single-field refusal reads as such.
+func Invalid(fields ...FieldError) *Error {
+	if len(fields) == 0 {
+		panic("intake.Invalid needs at least one field error")
+	}
+	return &Error{Code: fields[0].Code, Detail: "The introduction was not kept: see errors.", Fields: fields}
+}
+
+// Unavailable wraps an internal cause (a database or provider outage) as a
+// retryable refusal.
+func Unavailable(cause error, retryAfter time.Duration) *Error {
+	return &Error{Code: CodeUnavailable, Detail: "The service is briefly unavailable; please try again.", RetryAfter: retryAfter, Cause: cause}
+}
+
+// Internal wraps an unexpected cause; the client sees only the code.
+func Internal(cause error) *Error {
+	return &Error{Code: CodeInternal, Detail: "Something went wrong on our side.", Cause: cause}
+}
+
+// ErrNotFound is the one answer for an unknown id, an expired draft and a
+// wrong token alike, so none of them can be told apart.
+var ErrNotFound = &Error{Code: CodeNotFound, Detail: "No such introduction."}
+
+// CodeOf returns the Code of err, CodeInternal when err is not an *Error, and
+// "" when err is nil.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// AsError returns err as an *Error, wrapping foreign errors as Internal.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Internal(err)
+}

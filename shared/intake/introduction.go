@@ -1,0 +1,77 @@
+package intake
+
+import "time"
+
+// Fields are the visitor's words, as kept.
+type Fields struct {
+	Name    string `json:"name"`
+	Company string `json:"company"`
+	Role    string `json:"role"`
+	Email   string `json:"email"`
+	Message string `json:"message"`
+}
+
+// ConsentClaim is what the page sends for one purpose.
+type ConsentClaim struct {
+	Purpose     string `json:"purpose"`
+	TextVersion string `json:"textVersion"`
+	Given       bool   `json:"given"`
+}
+
+// ConsentEvidence records one consent as given (SPEC §3): which text the
+// visitor saw, how they agreed, when, and how to withdraw it.
+type ConsentEvidence struct {
+	Purpose         string    `json:"purpose" firestore:"purpose"`
+	Basis           Basis     `json:"basis" firestore:"basis"`
+	TextVersion     string    `json:"textVersion" firestore:"textVersion"`
+	TextSHA256      string    `json:"textSha256" firestore:"textSha256"`
+	Control         string    `json:"control" firestore:"control"`
+	ActivelyChecked bool      `json:"activelyChecked" firestore:"activelyChecked"`
+	GivenAt         time.Time `json:"givenAt" firestore:"givenAt"`
+	// ConfirmedAt is the confirm step that made the consent final; zero
+	// while the introduction is a draft.
+	ConfirmedAt    time.Time `json:"confirmedAt,omitzero" firestore:"confirmedAt,omitempty"`
+	WithdrawalPath string    `json:"withdrawalPath" firestore:"withdrawalPath"`
+}
+
+// Basis is a purpose's declared legal basis. The code records it; it never
+// decides it.
+type Basis string
+
+// The legal bases a purpose may declare (GDPR Art. 6(1)).
+const (
+	BasisConsent             Basis = "consent"
+	BasisContract            Basis = "contract"
+	BasisLegitimateInterests Basis = "legitimate_interests"
+	BasisLegalObligation     Basis = "legal_obligation"
+)
+
+// Introduction is a visitor's introduction as stored. The transcript is kept
+// beside it, not in it.
+type Introduction struct {
+	ID              string            `json:"id"`
+	State           State             `json:"state"`
+	FormID          string            `json:"formId"`
+	FormVersion     string            `json:"formVersion"`
+	Fields          Fields            `json:"introduction"`
+	HasConversation bool              `json:"hasConversation"`
+	Consents        []ConsentEvidence `json:"consents"`
+	TokenHash       []byte            `json:"-"`
+	CreatedAt       time.Time         `json:"createdAt"`
+	ExpireAt        time.Time         `json:"expiresAt"`
+	ConfirmedAt     time.Time         `json:"confirmedAt,omitzero"`
+}
+
+// Live reports whether the introduction still exists at now: a stored
+// document whose expiry has passed is treated as gone, whether or not a TTL
+// policy has deleted it yet.
+func (in *Introduction) Live(now time.Time) bool {
+	return now.Before(in.ExpireAt)
+}
+
+// Transcript is the guide conversation a visitor attached, as they sent it.
+type Transcript struct {
+	IntroductionID string
+	Text           string
+	ExpireAt       time.Time
+}

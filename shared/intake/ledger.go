@@ -1,0 +1,140 @@
+package intake
+
+import "time"
+
+// LedgerVersion names the shape of LedgerEntry ("Form Intake Decision Ledger
+// & Handoff Envelope v1").
+const LedgerVersion = "intake-ledger/v1"
+
+// Validation is the outcome of the content, form and consent rules.
+type Validation string
+
+// Validation outcomes. Missing evidence is UNKNOWN, never PASS.
+const (
+	ValidationPass    Validation = "PASS"
+	ValidationFail    Validation = "FAIL"
+	ValidationUnknown Validation = "UNKNOWN"
+)
+
+// AbuseState is what the intake concluded about the attempt (SPEC §4).
+type AbuseState string
+
+// The abuse states.
+const (
+	AbuseClean           AbuseState = "CLEAN"
+	AbuseHoneypot        AbuseState = "HONEYPOT"
+	AbuseContentRejected AbuseState = "CONTENT_REJECTED"
+	AbusePowFailed       AbuseState = "POW_FAILED"
+	AbuseRateLimited     AbuseState = "RATE_LIMITED"
+)
+
+// Decision is the ledger's verdict on a submission (SPEC §5).
+type Decision string
+
+// The decisions. AWAITING_CONFIRMATION is a kept draft's; the handoff moves
+// a confirmed one to HANDOFF_PENDING and then HANDOFF_COMPLETE.
+const (
+	DecisionAwaitingConfirmation Decision = "AWAITING_CONFIRMATION"
+	DecisionHandoffPending       Decision = "HANDOFF_PENDING"
+	DecisionHandoffComplete      Decision = "HANDOFF_COMPLETE"
+	DecisionRejected             Decision = "REJECTED"
+	DecisionWithdrawn            Decision = "WITHDRAWN"
+	DecisionRepairNeeded         Decision = "REPAIR_NEEDED"
+)
+
+// RateVerdict is one rate-limit layer's answer.
+type RateVerdict string
+
+// The rate-limit verdicts.
+const (
+	RateAllow RateVerdict = "ALLOW"
+	RateBlock RateVerdict = "BLOCK"
+)
+
+// RateDecision records one layer's decision on one keyed hash.
+type RateDecision struct {
+	Layer         string      `json:"layer" firestore:"layer"`
+	KeyHash       string      `json:"keyHash" firestore:"keyHash"`
+	WindowSeconds int64       `json:"windowSeconds" firestore:"windowSeconds"`
+	Count         int         `json:"count" firestore:"count"`
+	Limit         int         `json:"limit" firestore:"limit"`
+	Decision      RateVerdict `json:"decision" firestore:"decision"`
+}
+
+// PurposeRecord is one purpose of the form version, its declared basis, and
+// whether this submission carries data for it.
+type PurposeRecord struct {
+	ID       string `json:"id" firestore:"id"`
+	Basis    Basis  `json:"basis" firestore:"basis"`
+	Required bool   `json:"required" firestore:"required"`
+	Granted  bool   `json:"granted" firestore:"granted"`
+}
+
+// ValidationRecord is the validation verdict with the codes behind it.
+type ValidationRecord struct {
+	Result Validation `json:"result" firestore:"result"`
+	Codes  []Code     `json:"codes" firestore:"codes"`
+}
+
+// AbuseRecord is the abuse state with the signals that led there.
+type AbuseRecord struct {
+	State   AbuseState `json:"state" firestore:"state"`
+	Signals []string   `json:"signals" firestore:"signals"`
+}
+
+// RetentionRecord says which retention class a record is in and when it is
+// deleted.
+type RetentionRecord struct {
+	Class       string    `json:"class" firestore:"class"`
+	DeleteAfter time.Time `json:"deleteAfter" firestore:"deleteAfter"`
+}
+
+// RedactionRecord says what the intake stored and what it kept out of logs.
+type RedactionRecord struct {
+	Stored           []string `json:"stored" firestore:"stored"`
+	RedactedFromLogs []string `json:"redactedFromLogs" firestore:"redactedFromLogs"`
+}
+
+// Provenance says which code made the decision, where and when.
+type Provenance struct {
+	Function  string    `json:"function" firestore:"function"`
+	Revision  string    `json:"revision" firestore:"revision"`
+	RequestID string    `json:"requestId" firestore:"requestId"`
+	Time      time.Time `json:"time" firestore:"time"`
+}
+
+// LedgerEntry is the auditable record one intake attempt leaves (SPEC §5).
+// It never holds the visitor's words: ids, hashed keys, codes and decisions
+// only. Handoff envelopes and delivery attempts are kept in their own
+// records, bound to SubmissionID, by the handoff.
+type LedgerEntry struct {
+	ID                 string            `json:"id" firestore:"-"`
+	Version            string            `json:"version" firestore:"version"`
+	FormID             string            `json:"formId" firestore:"formId"`
+	FormVersion        string            `json:"formVersion" firestore:"formVersion"`
+	SubmissionID       string            `json:"submissionId" firestore:"submissionId"`
+	IdempotencyKeyHash string            `json:"idempotencyKeyHash" firestore:"idempotencyKeyHash"`
+	Validation         ValidationRecord  `json:"validation" firestore:"validation"`
+	Purposes           []PurposeRecord   `json:"purposes" firestore:"purposes"`
+	Consents           []ConsentEvidence `json:"consents" firestore:"consents"`
+	WithdrawalPath     string            `json:"withdrawalPath" firestore:"withdrawalPath"`
+	Retention          RetentionRecord   `json:"retention" firestore:"retention"`
+	RateLimits         []RateDecision    `json:"rateLimits" firestore:"rateLimits"`
+	Abuse              AbuseRecord       `json:"abuse" firestore:"abuse"`
+	Redaction          RedactionRecord   `json:"redaction" firestore:"redaction"`
+	Decision           Decision          `json:"decision" firestore:"decision"`
+	Reason             string            `json:"reason" firestore:"reason"`
+	Provenance         Provenance        `json:"provenance" firestore:"provenance"`
+	UpdatedAt          time.Time         `json:"updatedAt" firestore:"updatedAt"`
+	ExpireAt           time.Time         `json:"expireAt" firestore:"expireAt"`
+}
+
+// RetentionClass names of the kept records (SPEC §6).
+const (
+	RetentionDraft         = "draft"
+	RetentionIntroduction  = "introduction"
+	RetentionRejectedEntry = "rejected-attempt"
+)
+
+// RedactedFromLogs lists what the service never writes to its logs.
+var RedactedFromLogs = []string{"name", "company", "role", "email", "message", "conversation", "token", "clientAddress", "idempotencyKey"}

@@ -1,0 +1,57 @@
+package intake
+
+import "time"
+
+// RateRule is one keyed limit: at most Limit events per rolling Window.
+type RateRule struct {
+	Layer  string
+	Limit  int
+	Window time.Duration
+}
+
+// RateKey is a rule applied to one keyed hash (never a raw address).
+type RateKey struct {
+	RateRule
+	KeyHash string
+}
+
+// Admit applies the rule to the event times hits at now. It returns the hits
+// still inside the window (plus now when allowed), the decision to record,
+// and, when blocked, how long until the oldest hit leaves the window.
+func (k RateKey) Admit(hits []time.Time, now time.Time) (kept []time.Time, d RateDecision, retryAfter time.Duration) {
+	since := now.Add(-k.Window)
+	for _, h := range hits {
+		if h.After(since) {
+			kept = append(kept, h)
+		}
+	}
+	d = RateDecision{Layer: k.Layer, KeyHash: k.KeyHash, WindowSeconds: int64(k.Window / time.Second), Limit: k.Limit, Count: len(kept)}
+	if len(kept) >= k.Limit {
+		d.Decision = RateBlock
+		oldest := kept[0]
+		for _, h := range kept {
+			if h.Before(oldest) {
+				oldest = h
+			}
+		}
+		return kept, d, CoarseRetryAfter(oldest.Add(k.Window).Sub(now))
+	}
+	d.Decision = RateAllow
+	kept = append(kept, now)
+	d.Count = len(kept)
+	return kept, d, 0
+}
+
+// CoarseRetryAfter rounds a wait up to whole minutes (at least one), so the
+// answer tells a visitor when to come back without revealing exact counters.
+func CoarseRetryAfter(d time.Duration) time.Duration {
+	if d <= time.Minute {
+		return time.Minute
+	}
+	return d.Truncate(time.Minute) + time.Minute
+}
+
+// RateLimited returns the RATE_LIMITED error for a block lasting retryAfter.
+func RateLimited(retryAfter time.Duration) *Error {
+	return &Error{Code: CodeRateLimited, Detail: "Too many introductions from here; please try again later.", RetryAfter: retryAfter}
+}

@@ -1,0 +1,95 @@
+package intake
+
+// State is where an introduction is in its life (SPEC §2.4).
+type State string
+
+// The states. EXPIRED is a move, not a stored state: an expired draft is gone.
+const (
+	StateDraft     State = "DRAFT"
+	StateConfirmed State = "CONFIRMED"
+	StateHandled   State = "HANDLED"
+	StateWithdrawn State = "WITHDRAWN"
+)
+
+// Move is something that can happen to an introduction.
+type Move string
+
+// The moves.
+const (
+	MoveConfirm  Move = "confirm"
+	MoveHandle   Move = "handle"
+	MoveWithdraw Move = "withdraw"
+	MoveExpire   Move = "expire"
+)
+
+// Gone is the outcome of a move after which nothing is stored (an expired
+// draft).
+const Gone State = ""
+
+// stateBehaviour is the State pattern: each state answers the moves it allows
+// with the state they lead to, and refuses the others.
+type stateBehaviour interface {
+	confirm() (State, error)
+	handle() (State, error)
+	withdraw() (State, error)
+	expire() (State, error)
+}
+
+type refuseAll struct{ from State }
+
+func (r refuseAll) refuse(m Move) (State, error) {
+	return r.from, &Error{Code: CodeStateConflict, Detail: "An introduction in state " + string(r.from) + " cannot " + string(m) + "."}
+}
+func (r refuseAll) confirm() (State, error)  { return r.refuse(MoveConfirm) }
+func (r refuseAll) handle() (State, error)   { return r.refuse(MoveHandle) }
+func (r refuseAll) withdraw() (State, error) { return r.refuse(MoveWithdraw) }
+func (r refuseAll) expire() (State, error)   { return r.refuse(MoveExpire) }
+
+type draftState struct{ refuseAll }
+
+func (draftState) confirm() (State, error) { return StateConfirmed, nil }
+func (draftState) expire() (State, error)  { return Gone, nil }
+
+type confirmedState struct{ refuseAll }
+
+func (confirmedState) handle() (State, error)   { return StateHandled, nil }
+func (confirmedState) withdraw() (State, error) { return StateWithdrawn, nil }
+
+type handledState struct{ refuseAll }
+
+func (handledState) withdraw() (State, error) { return StateWithdrawn, nil }
+
+type withdrawnState struct{ refuseAll }
+
+func behaviourOf(s State) stateBehaviour {
+	switch s {
+	case StateDraft:
+		return draftState{refuseAll{s}}
+	case StateConfirmed:
+		return confirmedState{refuseAll{s}}
+	case StateHandled:
+		return handledState{refuseAll{s}}
+	case StateWithdrawn:
+		return withdrawnState{refuseAll{s}}
+	default:
+		return refuseAll{s}
+	}
+}
+
+// Next returns the state that move m leads to from s, or a STATE_CONFLICT
+// *Error when s does not allow m. Gone means nothing stays stored.
+func (s State) Next(m Move) (State, error) {
+	b := behaviourOf(s)
+	switch m {
+	case MoveConfirm:
+		return b.confirm()
+	case MoveHandle:
+		return b.handle()
+	case MoveWithdraw:
+		return b.withdraw()
+	case MoveExpire:
+		return b.expire()
+	default:
+		return s, &Error{Code: CodeStateConflict, Detail: "Unknown move " + string(m) + "."}
+	}
+}

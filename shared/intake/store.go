@@ -1,0 +1,112 @@
+package intake
+
+import (
+	"context"
+	"time"
+)
+
+// Submission is a decoded draft body, before any rule has looked at it.
+type Submission struct {
+	FormID       string
+	FormVersion  string
+	Fields       Fields
+	Conversation string
+	Consents     []ConsentClaim
+	// Honeypot is the value of the form version's honeypot field.
+	Honeypot string
+	// Altcha is the base64 ALTCHA v1 payload.
+	Altcha string
+}
+
+// SpentChallenge is a solved proof-of-work challenge, remembered until it
+// expires so that no solution is spent twice.
+type SpentChallenge struct {
+	Key      string
+	ExpireAt time.Time
+}
+
+// IdempotencyRecord binds an Idempotency-Key (by hash) to the draft it made.
+// SealedToken is the draft's token encrypted under a key derived from the
+// Idempotency-Key itself, so the database alone never yields a usable token.
+type IdempotencyRecord struct {
+	KeyHash        string
+	Fingerprint    string
+	IntroductionID string
+	SealedToken    []byte
+	ExpireAt       time.Time
+}
+
+// DraftKeeping is everything a kept draft writes: all of it in one
+// transaction, or none of it.
+type DraftKeeping struct {
+	Introduction Introduction
+	// Transcript is nil when the visitor attached no conversation.
+	Transcript  *Transcript
+	Ledger      LedgerEntry
+	Challenge   SpentChallenge
+	Idempotency *IdempotencyRecord
+	// RateKeys are the authoritative limits; each one's counter moves in
+	// the same transaction.
+	RateKeys []RateKey
+	Now      time.Time
+}
+
+// Replay is what KeepDraft finds when the Idempotency-Key was used before.
+type Replay struct {
+	Record       IdempotencyRecord
+	Introduction Introduction
+}
+
+// KeepOutcome reports what KeepDraft decided.
+type KeepOutcome struct {
+	// Replay is set, and nothing written, when the Idempotency-Key already
+	// made a live draft.
+	Replay *Replay
+	// RateDecisions are the authoritative layers' decisions.
+	RateDecisions []RateDecision
+}
+
+// Store keeps introductions and their evidence. Implementations translate
+// their own failures into *Error: CodeUnavailable (with RetryAfter) for an
+// outage or contention, never a vendor error.
+type Store interface {
+	// KeepDraft writes a draft, its transcript, the spent challenge, the
+	// idempotency record, the rate counters and the ledger entry atomically.
+	// Errors: RATE_LIMITED (outcome.RateDecisions says which layer), POW_SPENT,
+	// UNAVAILABLE. On a replay it writes nothing and returns outcome.Replay.
+	KeepDraft(ctx context.Context, k DraftKeeping) (KeepOutcome, error)
+
+	// Confirm applies the confirm move with one conditional update, binds the
+	// consent evidence to the confirm step, moves the retention to keepFor
+	// from now and updates the ledger entry. A repeat by the token holder
+	// returns the same introduction unchanged. Errors: NOT_FOUND (unknown id,
+	// expired draft, or wrong token alike), UNAVAILABLE.
+	Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration) (*Introduction, error)
+
+	// Withdraw erases the introduction and its transcript and records the
+	// withdrawal in the ledger entry without content. Errors: NOT_FOUND,
+	// STATE_CONFLICT (a draft cannot be withdrawn), UNAVAILABLE.
+	Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time) error
+
+	// RecordAttempt creates the ledger entry of an attempt that kept
+	// nothing. Errors: UNAVAILABLE.
+	RecordAttempt(ctx context.Context, e LedgerEntry) error
+}
+
+// Clock tells the time; tests inject a fixed one.
+type Clock interface{ Now() time.Time }
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Keyring holds the HMAC keys the service signs with, by version, so that a
+// rotation does not fail what was signed before it.
+type Keyring interface {
+	// Current returns the version and key new signatures use.
+	Current() (version string, key []byte)
+	// Key returns the key of version, and false when it is not known here.
+	Key(version string) ([]byte, bool)
+}
