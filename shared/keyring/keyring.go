@@ -1,0 +1,144 @@
+// Package keyring holds the service's HMAC master keys by version and
+// implements intake.Keyring.
+//
+// A Ring never holds an empty or short key (SPEC §2.6): every constructor
+// refuses one, so nothing downstream can sign with it. Keys come from Secret
+// Manager in production (FromSecretManager, OpenSecretManager) or are made
+// at random for one process in local runs (Local). Per-purpose keys are
+// derived from a master key with Derive.
+//
+// Errors and the Ring's printed forms never contain key material.
+package keyring
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// MinKeyLen is the shortest master key a Ring accepts, in bytes.
+const MinKeyLen = 32
+
+// maxVersionLen bounds a version name, which travels inside signed salts.
+const maxVersionLen = 64
+
+// Ring is an immutable set of master keys by version, one of them current.
+// It is safe for concurrent use.
+type Ring struct {
+	keys    map[string][]byte
+	current string
+}
+
+var _ intake.Keyring = (*Ring)(nil)
+
+// New returns a Ring holding a copy of keys, with current as the version new
+// signatures use. It refuses an empty ring, a current version that is not in
+// keys, a key shorter than MinKeyLen bytes, and a version name that is empty,
+// longer than 64 bytes or not made of ASCII letters, digits, '.', '_' and '-'.
+func New(keys map[string][]byte, current string) (*Ring, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("keyring: no keys")
+	}
+	r := &Ring{keys: make(map[string][]byte, len(keys)), current: current}
+	for v, k := range keys {
+		if err := checkVersion(v); err != nil {
+			return nil, err
+		}
+		if len(k) < MinKeyLen {
+			return nil, fmt.Errorf("keyring: key version %q is %d bytes, need at least %d", v, len(k), MinKeyLen)
+		}
+		r.keys[v] = slices.Clone(k)
+	}
+	if _, ok := r.keys[current]; !ok {
+		return nil, fmt.Errorf("keyring: current version %q is not in the ring", current)
+	}
+	return r, nil
+}
+
+func checkVersion(v string) error {
+	if v == "" || len(v) > maxVersionLen {
+		return fmt.Errorf("keyring: key version name must be 1 to %d bytes", maxVersionLen)
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("keyring: key version %q has a character outside [A-Za-z0-9._-]", v)
+		}
+	}
+	return nil
+}
+
+// Local returns a Ring of one fresh MinKeyLen-byte key read from random,
+// under a version named "local-" and 8 hex digits (also read from random).
+// It is for runs without a configured secret: a challenge signed by another
+// process is then unknown here and simply fails. random must not be nil
+// (pass crypto/rand.Reader); a short read is an error.
+func Local(random io.Reader) (*Ring, error) {
+	if random == nil {
+		return nil, errors.New("keyring: Local needs a random source")
+	}
+	buf := make([]byte, MinKeyLen+4)
+	if _, err := io.ReadFull(random, buf); err != nil {
+		return nil, fmt.Errorf("keyring: reading a local key: %w", err)
+	}
+	version := "local-" + hex.EncodeToString(buf[MinKeyLen:])
+	return New(map[string][]byte{version: buf[:MinKeyLen]}, version)
+}
+
+// Current returns the current version and a copy of its key.
+func (r *Ring) Current() (version string, key []byte) {
+	return r.current, slices.Clone(r.keys[r.current])
+}
+
+// Key returns a copy of the key of version, and false when the ring does not
+// hold that version.
+func (r *Ring) Key(version string) ([]byte, bool) {
+	k, ok := r.keys[version]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(k), true
+}
+
+// Versions returns the ring's versions, sorted, for diagnostics.
+func (r *Ring) Versions() []string {
+	vs := make([]string, 0, len(r.keys))
+	for v := range r.keys {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	return vs
+}
+
+// String describes the ring by its versions only, never its keys.
+func (r *Ring) String() string {
+	return fmt.Sprintf("keyring.Ring{current: %q, versions: %q}", r.current, r.Versions())
+}
+
+// GoString is String, so that %#v never prints key material either.
+func (r *Ring) GoString() string { return r.String() }
+
+// LogValue logs the ring as its versions only, never its keys.
+func (r *Ring) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("current", r.current),
+		slog.Any("versions", r.Versions()),
+	)
+}
+
+// Derive returns HMAC-SHA256(key, purpose): a 32-byte key for one purpose
+// (ALTCHA signing, the rate-limit pepper, decoy ids…) derived from a master
+// key, so that no two purposes share a key. It does not judge key; a Ring
+// only ever holds keys of at least MinKeyLen bytes.
+func Derive(key []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}

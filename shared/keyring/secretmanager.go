@@ -1,0 +1,152 @@
+package keyring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+
+	secretmanager "cloud.google.com/go/secretmanager/apiv1"
+	"cloud.google.com/go/secretmanager/apiv1/secretmanagerpb"
+	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// PreviousVersions is how many versions before the latest one FromSecretManager
+// looks at, so that challenges signed just before a rotation still verify.
+const PreviousVersions = 2
+
+// SecretAccessor is the one Secret Manager call the keyring needs; the real
+// *secretmanager.Client satisfies it. Implementations report a missing
+// version with gRPC code NotFound and a disabled or destroyed one with
+// FailedPrecondition.
+type SecretAccessor interface {
+	AccessSecretVersion(ctx context.Context, req *secretmanagerpb.AccessSecretVersionRequest, opts ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error)
+}
+
+// FromSecretManager loads a Ring from the Secret Manager secret named
+// secret ("projects/P/secrets/S" or "projects/P/locations/L/secrets/S").
+// Each version's payload bytes are a master key, and the version number is
+// the key's version name.
+//
+// The latest version is current and must be at least MinKeyLen bytes, or
+// the load fails. Up to PreviousVersions versions just before it are kept
+// too, for verifying; one that is missing, disabled, destroyed or shorter
+// than MinKeyLen is left out. Any other failure (permissions, outage, a
+// payload whose checksum does not match) fails the load. Errors name the
+// secret and version, never the key.
+func FromSecretManager(ctx context.Context, accessor SecretAccessor, secret string) (*Ring, error) {
+	if accessor == nil {
+		return nil, errors.New("keyring: FromSecretManager needs a SecretAccessor")
+	}
+	if err := checkSecretName(secret); err != nil {
+		return nil, err
+	}
+	latestName := secret + "/versions/latest"
+	resp, err := access(ctx, accessor, latestName)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: accessing %s: %w", latestName, err)
+	}
+	latest, err := versionNumber(secret, resp.GetName())
+	if err != nil {
+		return nil, err
+	}
+	current := strconv.FormatUint(latest, 10)
+	key := resp.GetPayload().GetData()
+	if len(key) < MinKeyLen {
+		return nil, fmt.Errorf("keyring: %s/versions/%s is %d bytes, need at least %d", secret, current, len(key), MinKeyLen)
+	}
+	keys := map[string][]byte{current: key}
+
+	for n := latest - 1; n >= 1 && n+PreviousVersions >= latest; n-- {
+		name := secret + "/versions/" + strconv.FormatUint(n, 10)
+		resp, err := access(ctx, accessor, name)
+		switch status.Code(err) {
+		case codes.OK:
+		case codes.NotFound, codes.FailedPrecondition:
+			continue
+		default:
+			return nil, fmt.Errorf("keyring: accessing %s: %w", name, err)
+		}
+		if k := resp.GetPayload().GetData(); len(k) >= MinKeyLen {
+			keys[strconv.FormatUint(n, 10)] = k
+		}
+	}
+	return New(keys, current)
+}
+
+// access fetches one version and checks its payload checksum when the
+// service sent one. A checksum mismatch is reported with gRPC code DataLoss.
+func access(ctx context.Context, accessor SecretAccessor, name string) (*secretmanagerpb.AccessSecretVersionResponse, error) {
+	resp, err := accessor.AccessSecretVersion(ctx, &secretmanagerpb.AccessSecretVersionRequest{Name: name})
+	if err != nil {
+		return nil, err
+	}
+	p := resp.GetPayload()
+	if p == nil {
+		return nil, status.Error(codes.DataLoss, "response has no payload")
+	}
+	if p.DataCrc32C != nil {
+		sum := crc32.Checksum(p.GetData(), crc32.MakeTable(crc32.Castagnoli))
+		if int64(sum) != p.GetDataCrc32C() {
+			return nil, status.Error(codes.DataLoss, "payload checksum mismatch")
+		}
+	}
+	return resp, nil
+}
+
+// checkSecretName accepts "projects/P/secrets/S" and
+// "projects/P/locations/L/secrets/S" with non-empty segments.
+func checkSecretName(secret string) error {
+	parts := strings.Split(secret, "/")
+	ok := false
+	switch len(parts) {
+	case 4:
+		ok = parts[0] == "projects" && parts[2] == "secrets"
+	case 6:
+		ok = parts[0] == "projects" && parts[2] == "locations" && parts[4] == "secrets"
+	}
+	for _, p := range parts {
+		ok = ok && p != ""
+	}
+	if !ok {
+		return fmt.Errorf("keyring: secret name %q is not projects/P/secrets/S or projects/P/locations/L/secrets/S", secret)
+	}
+	return nil
+}
+
+// versionNumber reads the version number from a version resource name
+// returned for secret (whose project may come back as a number instead of
+// an id).
+func versionNumber(secret, name string) (uint64, error) {
+	id := secret[strings.LastIndex(secret, "/")+1:]
+	i := strings.LastIndex(name, "/versions/")
+	if i < 0 || !strings.HasPrefix(name, "projects/") || !strings.HasSuffix(name[:i], "/secrets/"+id) {
+		return 0, fmt.Errorf("keyring: %s: version name %q is not .../versions/N", secret, name)
+	}
+	n, err := strconv.ParseUint(name[i+len("/versions/"):], 10, 64)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("keyring: %s: version name %q does not end in a version number", secret, name)
+	}
+	return n, nil
+}
+
+// OpenSecretManager builds a Secret Manager client with opts (Application
+// Default Credentials when none), loads the Ring of secret as
+// FromSecretManager does, and closes the client again: the ring is loaded
+// once, at start-up.
+func OpenSecretManager(ctx context.Context, secret string, opts ...option.ClientOption) (*Ring, error) {
+	client, err := secretmanager.NewClient(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: creating a Secret Manager client: %w", err)
+	}
+	ring, err := FromSecretManager(ctx, client, secret)
+	if cerr := client.Close(); cerr != nil && err == nil {
+		return nil, fmt.Errorf("keyring: closing the Secret Manager client: %w", cerr)
+	}
+	return ring, err
+}
