@@ -1,0 +1,395 @@
+package intake
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Caps on the stored bookkeeping values (ids, keys, codes), which no visitor
+// writes; the visitor's own words are capped by the MaxStored* constants.
+const (
+	MaxStoredID        = 128  // bytes: introduction, ledger entry, and submission ids
+	MaxStoredKey       = 512  // bytes: challenge keys, key hashes, fingerprints
+	MaxStoredLabel     = 200  // bytes: form ids and versions, purposes, layers, ...
+	MaxStoredText      = 2000 // bytes: reasons, withdrawal paths, signals
+	MaxStoredList      = 64   // entries of any stored list
+	MaxStoredSealed    = 1024 // bytes of a sealed token
+	MaxStoredRateLimit = 10000
+)
+
+// TokenHashSize is the size of a stored token hash (SHA-256).
+const TokenHashSize = 32
+
+// The CheckStorable* functions re-check a record's limits just before it is
+// written, as a database constraint would, so that a bug in a handler cannot
+// store what the API refuses. Each returns nil, or an INTERNAL *Error whose
+// cause names the offending field and rule but never its value (causes are
+// logged, values may be personal data).
+
+// CheckStorableIntroduction checks an introduction as stored: a valid id, a
+// storable state (DRAFT, CONFIRMED or HANDLED), the visitor's words as valid
+// UTF-8 within the MaxStored* caps without control characters (the message
+// may hold tabs and line breaks), a 32-byte token hash, set creation and
+// expiry times, a confirmation time exactly when confirmed, and storable
+// consent evidence.
+func CheckStorableIntroduction(in Introduction) error {
+	var c checker
+	c.id("introduction.id", in.ID)
+	switch in.State {
+	case StateDraft:
+		if !in.ConfirmedAt.IsZero() {
+			c.fail("introduction.confirmedAt", "set on a draft")
+		}
+	case StateConfirmed, StateHandled:
+		if in.ConfirmedAt.IsZero() {
+			c.fail("introduction.confirmedAt", "unset on a confirmed introduction")
+		}
+	default:
+		c.fail("introduction.state", "not a storable state")
+	}
+	c.label("introduction.formId", in.FormID, true)
+	c.label("introduction.formVersion", in.FormVersion, true)
+	c.words("introduction.name", in.Fields.Name, MaxStoredShortField, true, false)
+	c.words("introduction.company", in.Fields.Company, MaxStoredShortField, false, false)
+	c.words("introduction.role", in.Fields.Role, MaxStoredShortField, false, false)
+	c.words("introduction.email", in.Fields.Email, MaxStoredEmail, true, false)
+	if in.Fields.Email != "" && !strings.Contains(in.Fields.Email, "@") {
+		c.fail("introduction.email", "no @")
+	}
+	c.words("introduction.message", in.Fields.Message, MaxStoredMessage, false, true)
+	if len(in.TokenHash) != TokenHashSize {
+		c.fail("introduction.tokenHash", fmt.Sprintf("not %d bytes", TokenHashSize))
+	}
+	c.time("introduction.createdAt", in.CreatedAt)
+	c.time("introduction.expireAt", in.ExpireAt)
+	if !in.CreatedAt.IsZero() && !in.ExpireAt.After(in.CreatedAt) {
+		c.fail("introduction.expireAt", "not after createdAt")
+	}
+	c.consents("introduction.consents", in.Consents)
+	return c.result()
+}
+
+// CheckStorableTranscript checks a transcript: the id of its introduction,
+// non-empty valid UTF-8 text within MaxStoredConversation characters without
+// control characters other than tabs and line breaks, and a set expiry.
+func CheckStorableTranscript(t Transcript) error {
+	var c checker
+	c.id("transcript.introductionId", t.IntroductionID)
+	c.words("transcript.text", t.Text, MaxStoredConversation, true, true)
+	c.time("transcript.expireAt", t.ExpireAt)
+	return c.result()
+}
+
+// CheckStorableLedgerEntry checks a ledger entry: a valid id, the current
+// LedgerVersion, known decision, validation, abuse and verdict values,
+// bounded bookkeeping strings and lists, storable consent evidence and a set
+// expiry. It cannot tell a visitor's words from a code; keeping them out is
+// the caller's duty.
+func CheckStorableLedgerEntry(e LedgerEntry) error {
+	var c checker
+	c.id("ledger.id", e.ID)
+	if e.Version != LedgerVersion {
+		c.fail("ledger.version", "not "+LedgerVersion)
+	}
+	c.label("ledger.formId", e.FormID, false)
+	c.label("ledger.formVersion", e.FormVersion, false)
+	if e.SubmissionID != "" {
+		c.id("ledger.submissionId", e.SubmissionID)
+	}
+	c.key("ledger.idempotencyKeyHash", e.IdempotencyKeyHash, false)
+	switch e.Validation.Result {
+	case ValidationPass, ValidationFail, ValidationUnknown:
+	default:
+		c.fail("ledger.validation.result", "unknown")
+	}
+	c.list("ledger.validation.codes", len(e.Validation.Codes))
+	for _, code := range e.Validation.Codes {
+		c.label("ledger.validation.codes", string(code), true)
+	}
+	c.list("ledger.purposes", len(e.Purposes))
+	for _, p := range e.Purposes {
+		c.label("ledger.purposes.id", p.ID, true)
+		c.basis("ledger.purposes.basis", p.Basis)
+	}
+	c.consents("ledger.consents", e.Consents)
+	c.text("ledger.withdrawalPath", e.WithdrawalPath)
+	switch e.Retention.Class {
+	case RetentionDraft, RetentionIntroduction, RetentionRejectedEntry:
+	default:
+		c.fail("ledger.retention.class", "unknown")
+	}
+	c.list("ledger.rateLimits", len(e.RateLimits))
+	for _, d := range e.RateLimits {
+		c.label("ledger.rateLimits.layer", d.Layer, true)
+		c.key("ledger.rateLimits.keyHash", d.KeyHash, true)
+		if d.Decision != RateAllow && d.Decision != RateBlock {
+			c.fail("ledger.rateLimits.decision", "unknown")
+		}
+	}
+	switch e.Abuse.State {
+	case AbuseClean, AbuseHoneypot, AbuseContentRejected, AbusePowFailed, AbuseRateLimited:
+	default:
+		c.fail("ledger.abuse.state", "unknown")
+	}
+	c.list("ledger.abuse.signals", len(e.Abuse.Signals))
+	for _, s := range e.Abuse.Signals {
+		c.label("ledger.abuse.signals", s, true)
+	}
+	c.list("ledger.redaction.stored", len(e.Redaction.Stored))
+	for _, s := range e.Redaction.Stored {
+		c.label("ledger.redaction.stored", s, true)
+	}
+	c.list("ledger.redaction.redactedFromLogs", len(e.Redaction.RedactedFromLogs))
+	for _, s := range e.Redaction.RedactedFromLogs {
+		c.label("ledger.redaction.redactedFromLogs", s, true)
+	}
+	c.decision("ledger.decision", e.Decision)
+	c.text("ledger.reason", e.Reason)
+	c.label("ledger.provenance.function", e.Provenance.Function, false)
+	c.label("ledger.provenance.revision", e.Provenance.Revision, false)
+	c.key("ledger.provenance.requestId", e.Provenance.RequestID, false)
+	c.time("ledger.expireAt", e.ExpireAt)
+	return c.result()
+}
+
+// CheckStorableSpentChallenge checks a spent challenge: a non-empty key of
+// at most MaxStoredKey bytes of valid UTF-8, and a set expiry.
+func CheckStorableSpentChallenge(s SpentChallenge) error {
+	var c checker
+	c.key("challenge.key", s.Key, true)
+	c.time("challenge.expireAt", s.ExpireAt)
+	return c.result()
+}
+
+// CheckStorableIdempotency checks an idempotency record: key hash,
+// fingerprint and introduction id present and bounded, a sealed token of 1
+// to MaxStoredSealed bytes, and a set expiry.
+func CheckStorableIdempotency(r IdempotencyRecord) error {
+	var c checker
+	c.key("idempotency.keyHash", r.KeyHash, true)
+	c.key("idempotency.fingerprint", r.Fingerprint, true)
+	c.id("idempotency.introductionId", r.IntroductionID)
+	if len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed {
+		c.fail("idempotency.sealedToken", fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
+	}
+	c.time("idempotency.expireAt", r.ExpireAt)
+	return c.result()
+}
+
+// CheckStorableRateKey checks a rate key: a layer label of lowercase
+// letters, digits, '-' and '_', a non-empty key hash, a positive limit of at
+// most MaxStoredRateLimit and a window of at least one second.
+func CheckStorableRateKey(k RateKey) error {
+	var c checker
+	c.label("rateKey.layer", k.Layer, true)
+	for _, r := range k.Layer {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			c.fail("rateKey.layer", "not [a-z0-9_-]")
+			break
+		}
+	}
+	c.key("rateKey.keyHash", k.KeyHash, true)
+	if k.Limit <= 0 || k.Limit > MaxStoredRateLimit {
+		c.fail("rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
+	}
+	if k.Window < time.Second {
+		c.fail("rateKey.window", "under one second")
+	}
+	return c.result()
+}
+
+// CheckStorableDraft checks everything KeepDraft writes, each record alone
+// and together: a set Now; a DRAFT introduction live at Now; a transcript
+// exactly when the introduction says it has a conversation, with the same id
+// and expiry; a spent challenge expiring after Now; an idempotency record
+// (if any) naming the introduction; distinct rate keys; and a ledger entry
+// awaiting confirmation that names the introduction as its submission.
+func CheckStorableDraft(k DraftKeeping) error {
+	var c checker
+	c.time("draft.now", k.Now)
+	c.err(CheckStorableIntroduction(k.Introduction))
+	if k.Introduction.State != StateDraft {
+		c.fail("draft.introduction.state", "not DRAFT")
+	}
+	if !k.Introduction.Live(k.Now) {
+		c.fail("draft.introduction.expireAt", "not after now")
+	}
+	switch {
+	case k.Transcript == nil && k.Introduction.HasConversation:
+		c.fail("draft.transcript", "missing while hasConversation")
+	case k.Transcript != nil && !k.Introduction.HasConversation:
+		c.fail("draft.transcript", "present while not hasConversation")
+	case k.Transcript != nil:
+		c.err(CheckStorableTranscript(*k.Transcript))
+		if k.Transcript.IntroductionID != k.Introduction.ID {
+			c.fail("draft.transcript.introductionId", "not the introduction's id")
+		}
+		if !k.Transcript.ExpireAt.Equal(k.Introduction.ExpireAt) {
+			c.fail("draft.transcript.expireAt", "not the introduction's expiry")
+		}
+	}
+	c.err(CheckStorableSpentChallenge(k.Challenge))
+	if !k.Challenge.ExpireAt.After(k.Now) {
+		c.fail("draft.challenge.expireAt", "not after now")
+	}
+	if k.Idempotency != nil {
+		c.err(CheckStorableIdempotency(*k.Idempotency))
+		if k.Idempotency.IntroductionID != k.Introduction.ID {
+			c.fail("draft.idempotency.introductionId", "not the introduction's id")
+		}
+		if !k.Idempotency.ExpireAt.After(k.Now) {
+			c.fail("draft.idempotency.expireAt", "not after now")
+		}
+	}
+	c.list("draft.rateKeys", len(k.RateKeys))
+	seen := make(map[[2]string]bool, len(k.RateKeys))
+	for _, rk := range k.RateKeys {
+		c.err(CheckStorableRateKey(rk))
+		id := [2]string{rk.Layer, rk.KeyHash}
+		if seen[id] {
+			c.fail("draft.rateKeys", "duplicate layer and key")
+		}
+		seen[id] = true
+	}
+	c.err(CheckStorableLedgerEntry(k.Ledger))
+	if k.Ledger.SubmissionID != k.Introduction.ID {
+		c.fail("draft.ledger.submissionId", "not the introduction's id")
+	}
+	if k.Ledger.Decision != DecisionAwaitingConfirmation {
+		c.fail("draft.ledger.decision", "not "+string(DecisionAwaitingConfirmation))
+	}
+	if !k.Ledger.ExpireAt.After(k.Now) {
+		c.fail("draft.ledger.expireAt", "not after now")
+	}
+	return c.result()
+}
+
+// checker collects violations; it records field names and rules only.
+type checker struct{ problems []string }
+
+func (c *checker) fail(field, rule string) { c.problems = append(c.problems, field+": "+rule) }
+
+func (c *checker) err(err error) {
+	var e *Error
+	if errors.As(err, &e) && e.Cause != nil {
+		c.problems = append(c.problems, e.Cause.Error())
+	} else if err != nil {
+		c.problems = append(c.problems, err.Error())
+	}
+}
+
+func (c *checker) result() error {
+	if len(c.problems) == 0 {
+		return nil
+	}
+	return Internal(fmt.Errorf("not storable: %s", strings.Join(c.problems, "; ")))
+}
+
+// id checks a document id: 1 to MaxStoredID bytes of letters, digits, '-'
+// and '_', so it is safe as a path segment anywhere.
+func (c *checker) id(field, s string) {
+	if s == "" || len(s) > MaxStoredID {
+		c.fail(field, fmt.Sprintf("not 1 to %d bytes", MaxStoredID))
+		return
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			c.fail(field, "not [A-Za-z0-9_-]")
+			return
+		}
+	}
+	if strings.HasPrefix(s, "__") && strings.HasSuffix(s, "__") {
+		c.fail(field, "reserved form __id__")
+	}
+}
+
+// bounded checks valid UTF-8 of at most max bytes, without control
+// characters, and not empty when required.
+func (c *checker) bounded(field, s string, max int, required bool) {
+	switch {
+	case required && s == "":
+		c.fail(field, "empty")
+	case len(s) > max:
+		c.fail(field, fmt.Sprintf("over %d bytes", max))
+	case !utf8.ValidString(s):
+		c.fail(field, "not valid UTF-8")
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		c.fail(field, "control character")
+	}
+}
+
+func (c *checker) label(field, s string, required bool) {
+	c.bounded(field, s, MaxStoredLabel, required)
+}
+func (c *checker) key(field, s string, required bool) { c.bounded(field, s, MaxStoredKey, required) }
+func (c *checker) text(field, s string)               { c.bounded(field, s, MaxStoredText, false) }
+
+// words checks a visitor's words: valid UTF-8 of at most max characters,
+// without control characters (multiline words may hold tab, LF and CR).
+func (c *checker) words(field, s string, max int, required, multiline bool) {
+	switch {
+	case required && s == "":
+		c.fail(field, "empty")
+		return
+	case !utf8.ValidString(s):
+		c.fail(field, "not valid UTF-8")
+		return
+	case utf8.RuneCountInString(s) > max:
+		c.fail(field, fmt.Sprintf("over %d characters", max))
+		return
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t')) {
+			c.fail(field, "control character")
+			return
+		}
+	}
+}
+
+func (c *checker) time(field string, t time.Time) {
+	if t.IsZero() {
+		c.fail(field, "unset")
+	}
+}
+
+func (c *checker) list(field string, n int) {
+	if n > MaxStoredList {
+		c.fail(field, fmt.Sprintf("over %d entries", MaxStoredList))
+	}
+}
+
+func (c *checker) basis(field string, b Basis) {
+	switch b {
+	case BasisConsent, BasisContract, BasisLegitimateInterests, BasisLegalObligation:
+	default:
+		c.fail(field, "unknown basis")
+	}
+}
+
+func (c *checker) decision(field string, d Decision) {
+	switch d {
+	case DecisionAwaitingConfirmation, DecisionHandoffPending, DecisionHandoffComplete,
+		DecisionRejected, DecisionWithdrawn, DecisionRepairNeeded:
+	default:
+		c.fail(field, "unknown decision")
+	}
+}
+
+func (c *checker) consents(field string, cs []ConsentEvidence) {
+	c.list(field, len(cs))
+	for _, e := range cs {
+		c.label(field+".purpose", e.Purpose, true)
+		c.basis(field+".basis", e.Basis)
+		c.label(field+".textVersion", e.TextVersion, true)
+		if len(e.TextSHA256) != 64 || strings.Trim(e.TextSHA256, "0123456789abcdef") != "" {
+			c.fail(field+".textSha256", "not 64 lowercase hex digits")
+		}
+		c.label(field+".control", e.Control, false)
+		c.time(field+".givenAt", e.GivenAt)
+		c.text(field+".withdrawalPath", e.WithdrawalPath)
+	}
+}
