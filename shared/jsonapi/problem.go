@@ -1,0 +1,154 @@
+package jsonapi
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// statusOf is the single table from problem code to HTTP status.
+var statusOf = map[intake.Code]int{
+	intake.CodeUnreadableBody:        http.StatusBadRequest,
+	intake.CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
+	intake.CodeBodyTooLarge:          http.StatusRequestEntityTooLarge,
+	intake.CodeNameInvalid:           http.StatusUnprocessableEntity,
+	intake.CodeCompanyInvalid:        http.StatusUnprocessableEntity,
+	intake.CodeRoleInvalid:           http.StatusUnprocessableEntity,
+	intake.CodeEmailInvalid:          http.StatusUnprocessableEntity,
+	intake.CodeMessageInvalid:        http.StatusUnprocessableEntity,
+	intake.CodeMessageTooManyLinks:   http.StatusUnprocessableEntity,
+	intake.CodeConversationInvalid:   http.StatusUnprocessableEntity,
+	intake.CodeConversationTooLong:   http.StatusUnprocessableEntity,
+	intake.CodeConversationManyLinks: http.StatusUnprocessableEntity,
+	intake.CodeFormVersionUnknown:    http.StatusUnprocessableEntity,
+	intake.CodeConsentRequired:       http.StatusUnprocessableEntity,
+	intake.CodePowRequired:           http.StatusUnprocessableEntity,
+	intake.CodePowInvalid:            http.StatusUnprocessableEntity,
+	intake.CodePowExpired:            http.StatusUnprocessableEntity,
+	intake.CodePowSpent:              http.StatusUnprocessableEntity,
+	intake.CodeRateLimited:           http.StatusTooManyRequests,
+	intake.CodeIdempotencyKeyInvalid: http.StatusBadRequest,
+	intake.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	intake.CodeIdempotencyInFlight:   http.StatusConflict,
+	intake.CodeTokenInvalid:          http.StatusBadRequest,
+	intake.CodeNotFound:              http.StatusNotFound,
+	intake.CodeStateConflict:         http.StatusConflict,
+	intake.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	intake.CodeUnavailable:           http.StatusServiceUnavailable,
+	intake.CodeInternal:              http.StatusInternalServerError,
+}
+
+// titleOf gives each code a short, stable human title.
+var titleOf = map[int]string{
+	http.StatusBadRequest:            "The request could not be read",
+	http.StatusUnsupportedMediaType:  "The body must be JSON",
+	http.StatusRequestEntityTooLarge: "The body is too large",
+	http.StatusUnprocessableEntity:   "The introduction was not kept",
+	http.StatusTooManyRequests:       "Too many introductions",
+	http.StatusConflict:              "Conflict",
+	http.StatusNotFound:              "Not found",
+	http.StatusMethodNotAllowed:      "Method not allowed",
+	http.StatusServiceUnavailable:    "Briefly unavailable",
+	http.StatusInternalServerError:   "Internal error",
+}
+
+// Status returns the HTTP status for a code; unknown codes are 500.
+func Status(c intake.Code) int {
+	if s, ok := statusOf[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Codes lists every code the API can answer with, for documentation and
+// tests.
+func Codes() []intake.Code {
+	out := make([]intake.Code, 0, len(statusOf))
+	for c := range statusOf {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Problem is the RFC 9457 body. Type is a stable URN per code; there is no
+// instance member, so that answers for different ids are byte-identical.
+type Problem struct {
+	Type   string              `json:"type"`
+	Title  string              `json:"title"`
+	Status int                 `json:"status"`
+	Code   intake.Code         `json:"code"`
+	Detail string              `json:"detail"`
+	Errors []intake.FieldError `json:"errors,omitempty"`
+}
+
+// ProblemFor builds the body for err. Internal causes never reach it: only
+// the code's safe detail does.
+func ProblemFor(err *intake.Error) Problem {
+	status := Status(err.Code)
+	detail := err.Detail
+	if err.Code == intake.CodeInternal {
+		detail = "Something went wrong on our side."
+	}
+	return Problem{
+		Type:   "urn:introductions:problem:" + string(err.Code),
+		Title:  titleOf[status],
+		Status: status,
+		Code:   err.Code,
+		Detail: detail,
+		Errors: err.Fields,
+	}
+}
+
+// WriteError answers with err as problem+json. Internal and unavailable
+// causes are logged once here, with the code and the request id only.
+func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	e := intake.AsError(err)
+	p := ProblemFor(e)
+	if e.Cause != nil && logger != nil {
+		logger.LogAttrs(r.Context(), levelFor(p.Status), "request failed",
+			slog.String("code", string(e.Code)), slog.Int("status", p.Status), slog.String("cause", e.Cause.Error()))
+	}
+	if e.RetryAfter > 0 || p.Status == http.StatusServiceUnavailable || p.Status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", retryAfterSeconds(e.RetryAfter))
+	}
+	if p.Status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
+		w.Header().Set("Allow", "POST, OPTIONS")
+	}
+	body, _ := json.Marshal(p)
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(p.Status)
+	w.Write(body)
+}
+
+func levelFor(status int) slog.Level {
+	if status >= 500 && status != http.StatusServiceUnavailable {
+		return slog.LevelError
+	}
+	return slog.LevelWarn
+}
+
+func retryAfterSeconds(d time.Duration) string {
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	s := int64((d + time.Second - 1) / time.Second)
+	return strconv.FormatInt(s, 10)
+}
+
+// WriteJSON answers with v as JSON and the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		WriteError(w, nil, nil, intake.Internal(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
