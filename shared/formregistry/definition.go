@@ -1,0 +1,239 @@
+package formregistry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// ProofOfWorkParams are the proof-of-work settings the page needs.
+type ProofOfWorkParams struct {
+	Algorithm     string `json:"algorithm"`
+	MaxNumber     int64  `json:"maxNumber"`
+	ChallengePath string `json:"challengePath"`
+}
+
+// Honeypot names the field people never see.
+type Honeypot struct {
+	Name string `json:"name"`
+}
+
+// NoticeText is one filled-in section of the privacy notice.
+type NoticeText struct {
+	Heading string `json:"heading"`
+	Body    string `json:"body"`
+}
+
+// Notice is the privacy notice of a version under given retention settings.
+type Notice struct {
+	Title    string       `json:"title"`
+	Sections []NoticeText `json:"sections"`
+}
+
+// RetentionDefinition is the retention the page tells the visitor about,
+// in whole units (rounded down).
+type RetentionDefinition struct {
+	DraftMinutes        int64 `json:"draftMinutes"`
+	IntroductionDays    int64 `json:"introductionDays"`
+	RejectedAttemptDays int64 `json:"rejectedAttemptDays"`
+}
+
+// Definition is the form definition served by GET /api/forms/{formId} and
+// exported at site build. Its JSON shape is a contract with the page.
+type Definition struct {
+	FormID      string              `json:"formId"`
+	FormVersion string              `json:"formVersion"`
+	Title       string              `json:"title"`
+	Description string              `json:"description"`
+	Fields      []Field             `json:"fields"`
+	Honeypot    Honeypot            `json:"honeypot"`
+	Purposes    []Purpose           `json:"purposes"`
+	Notice      Notice              `json:"notice"`
+	ProofOfWork ProofOfWorkParams   `json:"proofOfWork"`
+	Retention   RetentionDefinition `json:"retention"`
+}
+
+// Definition returns the version's form definition with the given
+// proof-of-work parameters and retention. The returned value shares nothing
+// mutable with the registry.
+func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention) Definition {
+	purposes := make([]Purpose, len(v.Purposes))
+	for i, p := range v.Purposes {
+		purposes[i] = p
+		if p.Consent != nil {
+			c := *p.Consent
+			purposes[i].Consent = &c
+		}
+	}
+	return Definition{
+		FormID:      v.FormID,
+		FormVersion: v.Version,
+		Title:       v.Title,
+		Description: v.Description,
+		Fields:      slices.Clone(v.Fields),
+		Honeypot:    Honeypot{Name: v.Honeypot},
+		Purposes:    purposes,
+		Notice:      v.Notice(retention),
+		ProofOfWork: pow,
+		Retention: RetentionDefinition{
+			DraftMinutes:        int64(retention.Draft / time.Minute),
+			IntroductionDays:    int64(retention.Introduction / (24 * time.Hour)),
+			RejectedAttemptDays: int64(retention.RejectedAttempt / (24 * time.Hour)),
+		},
+	}
+}
+
+// The placeholders a notice template may use; each must be used at least
+// once, so the notice always states what is kept, why and for how long.
+const (
+	placeholderFields          = "{fields}"
+	placeholderPurposes        = "{purposes}"
+	placeholderDraft           = "{draftRetention}"
+	placeholderIntroduction    = "{introductionRetention}"
+	placeholderRejectedAttempt = "{rejectedAttemptRetention}"
+)
+
+var (
+	placeholders       = []string{placeholderFields, placeholderPurposes, placeholderDraft, placeholderIntroduction, placeholderRejectedAttempt}
+	placeholderPattern = regexp.MustCompile(`\{[^{}\s]*\}`)
+)
+
+// basisWording is how the notice states each legal basis.
+var basisWording = map[intake.Basis]string{
+	intake.BasisConsent:             "your consent (Article 6(1)(a) GDPR), which you can withdraw at any time",
+	intake.BasisContract:            "steps you asked for towards a contract (Article 6(1)(b) GDPR)",
+	intake.BasisLegalObligation:     "a legal obligation (Article 6(1)(c) GDPR)",
+	intake.BasisLegitimateInterests: "legitimate interests (Article 6(1)(f) GDPR)",
+}
+
+// Notice returns the version's privacy notice: its template filled with the
+// version's fields and purposes (each with its basis) and the retention
+// periods, so the notice says what the service does.
+func (v *Version) Notice(retention intake.Retention) Notice {
+	var fields []string
+	for _, f := range v.Fields {
+		switch {
+		case f.Purpose != "":
+			fields = append(fields, f.Label+" (only with your consent)")
+		case !f.Required:
+			fields = append(fields, f.Label+" (optional)")
+		default:
+			fields = append(fields, f.Label)
+		}
+	}
+	var purposes []string
+	for _, p := range v.Purposes {
+		need := "Optional"
+		if p.Required {
+			need = "Required"
+		}
+		purposes = append(purposes, fmt.Sprintf("“%s” %s; legal basis: %s.", p.Description, need, basisWording[p.Basis]))
+	}
+	fill := strings.NewReplacer(
+		placeholderFields, strings.Join(fields, "; "),
+		placeholderPurposes, strings.Join(purposes, "\n"),
+		placeholderDraft, humanDuration(retention.Draft),
+		placeholderIntroduction, humanDuration(retention.Introduction),
+		placeholderRejectedAttempt, humanDuration(retention.RejectedAttempt),
+	)
+	n := Notice{Title: v.NoticeTemplate.Title}
+	for _, s := range v.NoticeTemplate.Sections {
+		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: fill.Replace(s.Body)})
+	}
+	return n
+}
+
+// Text renders the notice as plain text: the title, then each heading
+// followed by its body, separated by blank lines.
+func (n Notice) Text() string {
+	var b strings.Builder
+	b.WriteString(n.Title + "\n")
+	for _, s := range n.Sections {
+		b.WriteString("\n" + s.Heading + "\n" + s.Body + "\n")
+	}
+	return b.String()
+}
+
+// humanDuration states d in the largest whole unit (days, hours, minutes).
+func humanDuration(d time.Duration) string {
+	unit := func(n int64, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.FormatInt(n, 10) + " " + one + "s"
+	}
+	switch {
+	case d > 0 && d%(24*time.Hour) == 0:
+		return unit(int64(d/(24*time.Hour)), "day")
+	case d > 0 && d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d > 0 && d%time.Minute == 0:
+		return unit(int64(d/time.Minute), "minute")
+	default:
+		return d.String()
+	}
+}
+
+// checkNotice validates a notice template and computes its SHA256.
+func checkNotice(t *NoticeTemplate) []error {
+	var problems []error
+	if strings.TrimSpace(t.TextVersion) == "" || strings.TrimSpace(t.Title) == "" {
+		problems = append(problems, errors.New("textVersion and title are required"))
+	}
+	if len(t.Sections) == 0 {
+		problems = append(problems, errors.New("no sections"))
+	}
+	if placeholderPattern.MatchString(t.Title) {
+		problems = append(problems, errors.New("the title cannot hold a placeholder"))
+	}
+	used := map[string]bool{}
+	for i, s := range t.Sections {
+		if placeholderPattern.MatchString(s.Heading) {
+			problems = append(problems, fmt.Errorf("section %d: a heading cannot hold a placeholder", i))
+		}
+		if strings.TrimSpace(s.Heading) == "" || strings.TrimSpace(s.Body) == "" {
+			problems = append(problems, fmt.Errorf("section %d: heading and body are required", i))
+		}
+		for _, p := range placeholderPattern.FindAllString(s.Body, -1) {
+			if !slices.Contains(placeholders, p) {
+				problems = append(problems, fmt.Errorf("section %d: unknown placeholder %s", i, p))
+			}
+			used[p] = true
+		}
+	}
+	for _, p := range placeholders {
+		if !used[p] {
+			problems = append(problems, fmt.Errorf("placeholder %s is never used", p))
+		}
+	}
+	canonical, err := json.Marshal(t)
+	if err != nil {
+		problems = append(problems, err)
+	}
+	sum := sha256.Sum256(canonical)
+	t.SHA256 = hex.EncodeToString(sum[:])
+	return problems
+}
+
+// sortedVersions returns the version numbers of a form, oldest first.
+func sortedVersions(versions map[string]*Version) []string {
+	ns := make([]string, 0, len(versions))
+	for n := range versions {
+		ns = append(ns, n)
+	}
+	slices.SortFunc(ns, func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return x - y
+	})
+	return ns
+}

@@ -1,0 +1,399 @@
+package formregistry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// indexFile is forms/<formId>/index.json: the status of each version.
+type indexFile struct {
+	FormID   string            `json:"formId"`
+	Versions map[string]Status `json:"versions"`
+}
+
+// versionFile is forms/<formId>/<version>.json.
+type versionFile struct {
+	FormID      string         `json:"formId"`
+	Version     string         `json:"version"`
+	Title       string         `json:"title"`
+	Description string         `json:"description"`
+	Honeypot    string         `json:"honeypot"`
+	Fields      []fieldFile    `json:"fields"`
+	Purposes    []purposeFile  `json:"purposes"`
+	Notice      NoticeTemplate `json:"notice"`
+}
+
+type fieldFile struct {
+	Name             string      `json:"name"`
+	Label            string      `json:"label"`
+	Hint             string      `json:"hint"`
+	Type             FieldType   `json:"type"`
+	Required         bool        `json:"required"`
+	MaxLength        int         `json:"maxLength"`
+	MaxLinks         int         `json:"maxLinks"`
+	Autocomplete     string      `json:"autocomplete"`
+	Purpose          string      `json:"purpose"`
+	Code             intake.Code `json:"code"`
+	TooLongCode      intake.Code `json:"tooLongCode"`
+	TooManyLinksCode intake.Code `json:"tooManyLinksCode"`
+}
+
+type purposeFile struct {
+	ID          string       `json:"id"`
+	Description string       `json:"description"`
+	Basis       intake.Basis `json:"basis"`
+	Required    bool         `json:"required"`
+	Consent     *consentFile `json:"consent"`
+}
+
+type consentFile struct {
+	TextVersion string `json:"textVersion"`
+	Text        string `json:"text"`
+	Control     string `json:"control"`
+}
+
+// fieldKinds is every field a submission can carry, with the type it must
+// have and the domain's stored cap on its length.
+var fieldKinds = map[string]struct {
+	typ FieldType
+	cap int
+}{
+	"name":         {FieldText, intake.MaxStoredShortField},
+	"company":      {FieldText, intake.MaxStoredShortField},
+	"role":         {FieldText, intake.MaxStoredShortField},
+	"email":        {FieldEmail, intake.MaxStoredEmail},
+	"message":      {FieldTextarea, intake.MaxStoredMessage},
+	"conversation": {FieldTranscript, intake.MaxStoredConversation},
+}
+
+// fieldCodes are the codes a field may report.
+var fieldCodes = map[intake.Code]bool{
+	intake.CodeNameInvalid:           true,
+	intake.CodeCompanyInvalid:        true,
+	intake.CodeRoleInvalid:           true,
+	intake.CodeEmailInvalid:          true,
+	intake.CodeMessageInvalid:        true,
+	intake.CodeMessageTooManyLinks:   true,
+	intake.CodeConversationInvalid:   true,
+	intake.CodeConversationTooLong:   true,
+	intake.CodeConversationManyLinks: true,
+}
+
+// bases are the legal bases a purpose may declare.
+var bases = map[intake.Basis]bool{
+	intake.BasisConsent:             true,
+	intake.BasisContract:            true,
+	intake.BasisLegitimateInterests: true,
+	intake.BasisLegalObligation:     true,
+}
+
+// reservedNames are draft-body keys the honeypot must not take.
+var reservedNames = map[string]bool{"formId": true, "formVersion": true, "consents": true, "altcha": true}
+
+var (
+	idPattern       = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+	versionPattern  = regexp.MustCompile(`^[1-9][0-9]{0,8}$`)
+	controlPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	honeypotPattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9_-]*$`)
+)
+
+// LoadFS loads and validates a registry laid out as
+// <formId>/index.json and <formId>/<version>.json at the root of fsys. It
+// reports every problem it finds at once; any problem fails the load.
+func LoadFS(fsys fs.FS) (*Registry, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("formregistry: %w", err)
+	}
+	r := &Registry{forms: map[string]map[string]*Version{}}
+	var problems []error
+	for _, e := range entries {
+		if !e.IsDir() {
+			problems = append(problems, fmt.Errorf("%s: not a form directory", e.Name()))
+			continue
+		}
+		versions, errs := loadForm(fsys, e.Name())
+		problems = append(problems, errs...)
+		if len(versions) > 0 {
+			r.forms[e.Name()] = versions
+		}
+	}
+	if len(entries) == 0 {
+		problems = append(problems, errors.New("no forms"))
+	}
+	problems = append(problems, checkTextVersions(r)...)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("formregistry: invalid form data: %w", errors.Join(problems...))
+	}
+	return r, nil
+}
+
+// loadForm loads one form directory.
+func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
+	var problems []error
+	fail := func(format string, args ...any) {
+		problems = append(problems, fmt.Errorf(formID+": "+format, args...))
+	}
+	if !idPattern.MatchString(formID) {
+		fail("form id must be lower-case words joined by hyphens")
+	}
+	var index indexFile
+	raw, err := fs.ReadFile(fsys, path.Join(formID, "index.json"))
+	if err != nil {
+		fail("%v", err)
+		return nil, problems
+	}
+	if err := decodeStrict(raw, &index); err != nil {
+		fail("index.json: %v", err)
+		return nil, problems
+	}
+	if index.FormID != formID {
+		fail("index.json names form %q", index.FormID)
+	}
+	if len(index.Versions) == 0 {
+		fail("index.json lists no versions")
+	}
+	files, err := fs.ReadDir(fsys, formID)
+	if err != nil {
+		fail("%v", err)
+		return nil, problems
+	}
+	versions := map[string]*Version{}
+	for _, f := range files {
+		if f.Name() == "index.json" {
+			continue
+		}
+		name, ok := strings.CutSuffix(f.Name(), ".json")
+		if f.IsDir() || !ok || !versionPattern.MatchString(name) {
+			fail("%s: not a version file (want <number>.json)", f.Name())
+			continue
+		}
+		status, listed := index.Versions[name]
+		if !listed {
+			fail("version %s is not listed in index.json", name)
+			continue
+		}
+		raw, err := fs.ReadFile(fsys, path.Join(formID, f.Name()))
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		v, errs := parseVersion(raw, formID, name, status)
+		for _, e := range errs {
+			fail("version %s: %v", name, e)
+		}
+		if len(errs) == 0 {
+			versions[name] = v
+		}
+	}
+	for name, status := range index.Versions {
+		if !versionPattern.MatchString(name) {
+			fail("index.json: version %q is not a number", name)
+		}
+		if status != StatusPublished && status != StatusRetired {
+			fail("index.json: version %s has status %q (want published or retired)", name, status)
+		}
+		if _, err := fs.Stat(fsys, path.Join(formID, name+".json")); err != nil {
+			fail("index.json lists version %s, which has no file", name)
+		}
+	}
+	return versions, problems
+}
+
+// parseVersion decodes and validates one version file.
+func parseVersion(raw []byte, formID, version string, status Status) (*Version, []error) {
+	var problems []error
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var f versionFile
+	if err := decodeStrict(raw, &f); err != nil {
+		return nil, []error{err}
+	}
+	if f.FormID != formID || f.Version != version {
+		fail("file says form %q version %q", f.FormID, f.Version)
+	}
+	if strings.TrimSpace(f.Title) == "" || strings.TrimSpace(f.Description) == "" {
+		fail("title and description are required")
+	}
+	sum := sha256.Sum256(raw)
+	v := &Version{
+		FormID: formID, Version: version, Status: status,
+		Title: f.Title, Description: f.Description, Honeypot: f.Honeypot,
+		FileSHA256: hex.EncodeToString(sum[:]),
+	}
+
+	purposeIDs := map[string]Purpose{}
+	textVersions := map[string]bool{}
+	controls := map[string]bool{}
+	hasRequired := false
+	for i, pf := range f.Purposes {
+		p := Purpose{ID: pf.ID, Description: pf.Description, Basis: pf.Basis, Required: pf.Required}
+		where := fmt.Sprintf("purpose %d (%q)", i, pf.ID)
+		if !idPattern.MatchString(pf.ID) {
+			fail("%s: id must be lower-case words joined by hyphens", where)
+		}
+		if _, dup := purposeIDs[pf.ID]; dup {
+			fail("%s: id used twice", where)
+		}
+		if strings.TrimSpace(pf.Description) == "" {
+			fail("%s: description is required", where)
+		}
+		switch {
+		case pf.Basis == "":
+			fail("%s: has no legal basis", where)
+		case !bases[pf.Basis]:
+			fail("%s: unknown legal basis %q", where, pf.Basis)
+		}
+		hasRequired = hasRequired || pf.Required
+		if pf.Basis == intake.BasisConsent {
+			if pf.Required {
+				fail("%s: a consent purpose must be optional (consent required to send is not freely given)", where)
+			}
+			if pf.Consent == nil {
+				fail("%s: a consent purpose needs a consent text", where)
+			}
+		} else if pf.Consent != nil {
+			fail("%s: only a consent purpose has a consent text", where)
+		}
+		if c := pf.Consent; c != nil {
+			if strings.TrimSpace(c.Text) == "" || strings.TrimSpace(c.TextVersion) == "" {
+				fail("%s: consent text and textVersion are required", where)
+			}
+			if textVersions[c.TextVersion] {
+				fail("%s: consent textVersion %q used twice", where, c.TextVersion)
+			}
+			textVersions[c.TextVersion] = true
+			if !controlPattern.MatchString(c.Control) {
+				fail("%s: consent control must be an element id", where)
+			}
+			if controls[c.Control] {
+				fail("%s: consent control %q used twice", where, c.Control)
+			}
+			controls[c.Control] = true
+			p.Consent = &ConsentText{TextVersion: c.TextVersion, Text: c.Text, SHA256: TextSHA256(c.Text), Control: c.Control}
+		}
+		v.Purposes = append(v.Purposes, p)
+		purposeIDs[pf.ID] = p
+	}
+	if len(f.Purposes) == 0 || !hasRequired {
+		fail("a version needs at least one required purpose")
+	}
+
+	if len(f.Fields) == 0 {
+		fail("a version needs fields")
+	}
+	names := map[string]bool{}
+	for i, ff := range f.Fields {
+		where := fmt.Sprintf("field %d (%q)", i, ff.Name)
+		kind, known := fieldKinds[ff.Name]
+		switch {
+		case !known:
+			fail("%s: not a field a submission carries", where)
+		case names[ff.Name]:
+			fail("%s: name used twice", where)
+		case ff.Type != kind.typ:
+			fail("%s: type %q, want %q", where, ff.Type, kind.typ)
+		case ff.MaxLength < 1 || ff.MaxLength > kind.cap:
+			fail("%s: maxLength %d outside 1..%d (the stored cap)", where, ff.MaxLength, kind.cap)
+		}
+		names[ff.Name] = true
+		if strings.TrimSpace(ff.Label) == "" {
+			fail("%s: label is required", where)
+		}
+		if ff.MaxLinks < 0 || (!ff.Type.Multiline() && ff.MaxLinks != 0) {
+			fail("%s: maxLinks %d (single-line fields have no link rule: 0)", where, ff.MaxLinks)
+		}
+		field := Field{
+			Name: ff.Name, Label: ff.Label, Hint: ff.Hint, Type: ff.Type, Required: ff.Required,
+			MaxLength: ff.MaxLength, MaxLinks: ff.MaxLinks, Autocomplete: ff.Autocomplete,
+			Purpose: ff.Purpose, Code: ff.Code, TooLongCode: ff.TooLongCode, TooManyLinksCode: ff.TooManyLinksCode,
+		}
+		if field.TooLongCode == "" {
+			field.TooLongCode = field.Code
+		}
+		if field.TooManyLinksCode == "" {
+			field.TooManyLinksCode = field.Code
+		}
+		for _, c := range []intake.Code{field.Code, field.TooLongCode, field.TooManyLinksCode} {
+			if !fieldCodes[c] {
+				fail("%s: %q is not a field code", where, c)
+			}
+		}
+		if ff.Purpose != "" {
+			p, ok := purposeIDs[ff.Purpose]
+			switch {
+			case !ok:
+				fail("%s: purpose %q is not a purpose of this version", where, ff.Purpose)
+			case p.Basis != intake.BasisConsent:
+				fail("%s: purpose %q is not consent-based", where, ff.Purpose)
+			case ff.Required:
+				fail("%s: a field bound to a consent purpose must be optional", where)
+			}
+		}
+		v.Fields = append(v.Fields, field)
+	}
+	if !honeypotPattern.MatchString(f.Honeypot) || names[f.Honeypot] || reservedNames[f.Honeypot] {
+		fail("honeypot %q must be a field name no other key of the body uses", f.Honeypot)
+	}
+
+	v.NoticeTemplate = f.Notice
+	for _, err := range checkNotice(&v.NoticeTemplate) {
+		fail("notice: %v", err)
+	}
+	return v, problems
+}
+
+// checkTextVersions makes sure a textVersion names one text across all the
+// versions of a form.
+func checkTextVersions(r *Registry) []error {
+	var problems []error
+	for _, formID := range r.FormIDs() {
+		seen := map[string]string{}
+		for _, n := range sortedVersions(r.forms[formID]) {
+			v := r.forms[formID][n]
+			texts := map[string]string{v.NoticeTemplate.TextVersion: v.NoticeTemplate.SHA256}
+			for _, p := range v.Purposes {
+				if p.Consent != nil {
+					texts[p.Consent.TextVersion] = p.Consent.SHA256
+				}
+			}
+			for tv, sum := range texts {
+				if prev, ok := seen[tv]; ok && prev != sum {
+					problems = append(problems, fmt.Errorf("%s: version %s changes the text of %q: a changed text needs a new textVersion", formID, n, tv))
+				}
+				seen[tv] = sum
+			}
+		}
+	}
+	return problems
+}
+
+// TextSHA256 returns the lower-case hex SHA-256 of text's UTF-8 bytes: the
+// hash a consent's evidence records.
+func TextSHA256(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// decodeStrict decodes exactly one JSON value with no unknown fields.
+func decodeStrict(raw []byte, into any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+// Package formregistry is the registry of forms and their immutable versions
+// (SPEC §3): each version fixes its fields and limits, its purposes with
+// their declared legal basis, and the exact consent and notice texts shown.
+//
+// The data is embedded in the binary under forms/<formId>/: one
+// <version>.json per version, which never changes once published, and an
+// index.json that says which versions are published and which are retired
+// (retiring a version edits the index, never the version's file). It is
+// loaded and validated once; data that fails validation is a load error,
+// never a silently valid form.
+package formregistry
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Status says whether a version may still be submitted.
+type Status string
+
+// The statuses of a version.
+const (
+	// StatusPublished versions are served and accepted.
+	StatusPublished Status = "published"
+	// StatusRetired versions are no longer accepted; they stay known so
+	// that evidence recorded under them can still be checked.
+	StatusRetired Status = "retired"
+)
+
+// FieldType is how a field is entered and which content rules apply to it.
+type FieldType string
+
+// The field types. Text and email fields are single-line; textarea and
+// transcript fields keep their newlines and are subject to the link rule.
+const (
+	FieldText       FieldType = "text"
+	FieldEmail      FieldType = "email"
+	FieldTextarea   FieldType = "textarea"
+	FieldTranscript FieldType = "transcript"
+)
+
+// Multiline reports whether the field keeps newlines and counts links.
+func (t FieldType) Multiline() bool { return t == FieldTextarea || t == FieldTranscript }
+
+// Field is one field of a version. Its JSON form is the one the form
+// definition serves.
+type Field struct {
+	// Name is the field's name in the draft body (one of the fields of
+	// intake.Submission: name, company, role, email, message,
+	// conversation).
+	Name     string    `json:"name"`
+	Label    string    `json:"label"`
+	Hint     string    `json:"hint"`
+	Type     FieldType `json:"type"`
+	Required bool      `json:"required"`
+	// MaxLength is the limit in characters (Unicode code points).
+	MaxLength int `json:"maxLength"`
+	// MaxLinks is the most links a multi-line field may hold; it is 0 for
+	// single-line fields, to which the link rule does not apply.
+	MaxLinks     int    `json:"maxLinks"`
+	Autocomplete string `json:"autocomplete,omitempty"`
+	// Purpose is the consent purpose this field's data belongs to: the
+	// field may be non-empty only when that consent is given. Empty for
+	// data every submission carries.
+	Purpose string `json:"purpose,omitempty"`
+	// Code is the problem code reported when the field fails a rule.
+	Code intake.Code `json:"code"`
+	// TooLongCode is reported when the field is over MaxLength; it is Code
+	// unless the version names a more specific one.
+	TooLongCode intake.Code `json:"-"`
+	// TooManyLinksCode is reported when the field holds more than MaxLinks
+	// links; it is Code unless the version names a more specific one.
+	TooManyLinksCode intake.Code `json:"-"`
+}
+
+// ConsentText is the exact text shown beside a consent purpose's checkbox.
+type ConsentText struct {
+	// TextVersion names the text; the page sends it back with the consent.
+	TextVersion string `json:"textVersion"`
+	Text        string `json:"text"`
+	// SHA256 is the lower-case hex SHA-256 of Text's UTF-8 bytes, computed
+	// at load.
+	SHA256 string `json:"sha256"`
+	// Control is the id of the checkbox the visitor ticks.
+	Control string `json:"control"`
+}
+
+// Purpose is one use of the submitted data, with its declared legal basis.
+type Purpose struct {
+	ID          string       `json:"id"`
+	Description string       `json:"description"`
+	Basis       intake.Basis `json:"basis"`
+	Required    bool         `json:"required"`
+	// Consent is set exactly when Basis is consent.
+	Consent *ConsentText `json:"consent,omitempty"`
+}
+
+// NoticeSection is one section of the privacy notice template: its body may
+// hold placeholders filled from the version and the retention settings.
+type NoticeSection struct {
+	Heading string `json:"heading"`
+	Body    string `json:"body"`
+}
+
+// NoticeTemplate is the version's privacy notice before the version's fields,
+// purposes and retention are filled in.
+type NoticeTemplate struct {
+	TextVersion string          `json:"textVersion"`
+	Title       string          `json:"title"`
+	Sections    []NoticeSection `json:"sections"`
+	// SHA256 is the lower-case hex SHA-256 of the template's canonical
+	// JSON (textVersion, title, sections), computed at load.
+	SHA256 string `json:"-"`
+}
+
+// Version is one immutable version of a form. Values returned by the
+// registry are shared: callers must not modify them.
+type Version struct {
+	FormID      string
+	Version     string
+	Status      Status
+	Title       string
+	Description string
+	Fields      []Field
+	// Honeypot is the name of the field people never see.
+	Honeypot string
+	Purposes []Purpose
+	// NoticeTemplate is the privacy notice's text; Notice fills it in.
+	NoticeTemplate NoticeTemplate
+	// FileSHA256 is the lower-case hex SHA-256 of the version's file.
+	FileSHA256 string
+}
+
+// Purpose returns the version's purpose with the given id.
+func (v *Version) Purpose(id string) (*Purpose, bool) {
+	for i := range v.Purposes {
+		if v.Purposes[i].ID == id {
+			return &v.Purposes[i], true
+		}
+	}
+	return nil, false
+}
+
+// Field returns the version's field with the given name.
+func (v *Version) Field(name string) (*Field, bool) {
+	for i := range v.Fields {
+		if v.Fields[i].Name == name {
+			return &v.Fields[i], true
+		}
+	}
+	return nil, false
+}
+
+// Registry holds every form and all its versions. It is read-only after
+// load and safe for concurrent use.
+type Registry struct {
+	forms map[string]map[string]*Version
+}
+
+// Version returns the version a submission names. An unknown form, an
+// unknown version and a retired version are all an *intake.Error of code
+// FORM_VERSION_UNKNOWN on field formVersion.
+func (r *Registry) Version(formID, version string) (*Version, error) {
+	v, ok := r.Find(formID, version)
+	if !ok || v.Status != StatusPublished {
+		return nil, intake.Invalid(intake.FieldError{
+			Field:  "formVersion",
+			Code:   intake.CodeFormVersionUnknown,
+			Detail: "This form has changed since the page was loaded. Please reload the page and send your introduction again.",
+		})
+	}
+	return v, nil
+}
+
+// Find returns any version the registry knows, retired ones included, for
+// checking evidence recorded under it. Submissions use Version instead.
+func (r *Registry) Find(formID, version string) (*Version, bool) {
+	v, ok := r.forms[formID][version]
+	return v, ok
+}
+
+// Latest returns the newest published version of the form (the highest
+// version number), and false when the form has none.
+func (r *Registry) Latest(formID string) (*Version, bool) {
+	var latest *Version
+	var latestN int
+	for _, v := range r.forms[formID] {
+		if v.Status != StatusPublished {
+			continue
+		}
+		n, _ := strconv.Atoi(v.Version) // validated at load
+		if latest == nil || n > latestN {
+			latest, latestN = v, n
+		}
+	}
+	return latest, latest != nil
+}
+
+// FormIDs returns the ids of every form, sorted.
+func (r *Registry) FormIDs() []string {
+	ids := make([]string, 0, len(r.forms))
+	for id := range r.forms {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+//go:embed forms
+var embedded embed.FS
+
+// Load loads and validates the forms embedded in the binary.
+func Load() (*Registry, error) {
+	sub, err := fs.Sub(embedded, "forms")
+	if err != nil {
+		return nil, fmt.Errorf("formregistry: %w", err)
+	}
+	return LoadFS(sub)
+}
+
+var (
+	defaultOnce     sync.Once
+	defaultRegistry *Registry
+	defaultErr      error
+)
+
+// Default returns the embedded registry, loaded once. It panics only when the
+// embedded data is invalid, which the package's tests prove it is not.
+func Default() *Registry {
+	defaultOnce.Do(func() { defaultRegistry, defaultErr = Load() })
+	if defaultErr != nil {
+		panic(defaultErr)
+	}
+	return defaultRegistry
+}
