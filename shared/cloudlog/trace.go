@@ -1,0 +1,97 @@
+package cloudlog
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// TraceHeader is the request header Cloud Run sets with the request's trace.
+const TraceHeader = "X-Cloud-Trace-Context"
+
+type traceKey struct{}
+
+// trace is what WithTrace keeps in a context for the handler.
+type trace struct {
+	name    string // projects/<project>/traces/<TRACE_ID>
+	spanID  string // 16 lowercase hex digits, or empty
+	sampled bool
+}
+
+// WithTrace returns ctx carrying the trace named by header, the value of an
+// X-Cloud-Trace-Context header ("TRACE_ID/SPAN_ID;o=OPTIONS", where SPAN_ID
+// and the options are optional), so that records logged with the returned
+// context carry logging.googleapis.com/trace
+// ("projects/<project>/traces/<TRACE_ID>"), logging.googleapis.com/spanId
+// and logging.googleapis.com/trace_sampled.
+//
+// A malformed header, an empty one or an unusable project leaves ctx as it
+// is: logging never fails because of what a client sent.
+func WithTrace(ctx context.Context, project, header string) context.Context {
+	t, ok := parseTrace(project, header)
+	if !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, traceKey{}, t)
+}
+
+// parseTrace parses an X-Cloud-Trace-Context header. TRACE_ID is 32 hex
+// digits, not all zero; SPAN_ID is a decimal unsigned 64-bit number, which
+// Cloud Logging wants as 16 hex digits; o=1 marks the trace as sampled.
+func parseTrace(project, header string) (trace, bool) {
+	if !validProject(project) {
+		return trace{}, false
+	}
+	ids, opts, hasOpts := strings.Cut(header, ";")
+	traceID, spanID, hasSpan := strings.Cut(ids, "/")
+	if !isTraceID(traceID) {
+		return trace{}, false
+	}
+	t := trace{name: "projects/" + project + "/traces/" + strings.ToLower(traceID)}
+	if hasSpan {
+		n, err := strconv.ParseUint(spanID, 10, 64)
+		if err != nil {
+			return trace{}, false
+		}
+		if n != 0 {
+			t.spanID = fmt.Sprintf("%016x", n)
+		}
+	}
+	if hasOpts {
+		switch opts {
+		case "o=1":
+			t.sampled = true
+		case "o=0":
+		default:
+			return trace{}, false
+		}
+	}
+	return t, true
+}
+
+func isTraceID(s string) bool {
+	if len(s) != 32 || strings.Trim(s, "0") == "" {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// validProject accepts Google Cloud project ids, including domain-scoped
+// ones ("example.com:my-project"): lowercase letters, digits, '-', '.', ':'.
+func validProject(p string) bool {
+	if p == "" || len(p) > 100 {
+		return false
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
