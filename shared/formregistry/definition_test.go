@@ -1,0 +1,157 @@
+package formregistry
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; if the change is intended, run go test -update and review the diff.\ngot:\n%s", path, got)
+	}
+}
+
+var testPoW = ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 100000, ChallengePath: "/api/introductions/challenge"}
+
+func TestDefinitionGolden(t *testing.T) {
+	v, _ := Default().Latest("introduction")
+	got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "definition-introduction-1.golden.json", append(got, '\n'))
+}
+
+func TestNoticeGolden(t *testing.T) {
+	v, _ := Default().Latest("introduction")
+	golden(t, "notice-introduction-1.golden.txt", []byte(v.Notice(intake.DefaultRetention).Text()))
+}
+
+// TestDefinitionShape checks the keys of the served JSON against the shape
+// the page is built on, independently of the golden file.
+func TestDefinitionShape(t *testing.T) {
+	v, _ := Default().Latest("introduction")
+	raw, _ := json.Marshal(v.Definition(testPoW, intake.DefaultRetention))
+	var d map[string]any
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m any) string {
+		var ks []string
+		for k := range m.(map[string]any) {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return strings.Join(ks, ",")
+	}
+	fields := d["fields"].([]any)
+	purposes := d["purposes"].([]any)
+	tests := []struct {
+		name string
+		got  any
+		want string
+	}{
+		{"top level", d, "description,fields,formId,formVersion,honeypot,notice,proofOfWork,purposes,retention,title"},
+		{"field with autocomplete", fields[0], "autocomplete,code,hint,label,maxLength,maxLinks,name,required,type"},
+		{"field bound to a purpose", fields[5], "code,hint,label,maxLength,maxLinks,name,purpose,required,type"},
+		{"honeypot", d["honeypot"], "name"},
+		{"purpose", purposes[0], "basis,description,id,required"},
+		{"consent purpose", purposes[1], "basis,consent,description,id,required"},
+		{"consent", purposes[1].(map[string]any)["consent"], "control,sha256,text,textVersion"},
+		{"notice", d["notice"], "sections,title"},
+		{"notice section", d["notice"].(map[string]any)["sections"].([]any)[0], "body,heading"},
+		{"proof of work", d["proofOfWork"], "algorithm,challengePath,maxNumber"},
+		{"retention", d["retention"], "draftMinutes,introductionDays,rejectedAttemptDays"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := keys(tt.got); got != tt.want {
+				t.Errorf("keys = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefinitionDoesNotShareRegistryData(t *testing.T) {
+	v, _ := Default().Latest("introduction")
+	d := v.Definition(testPoW, intake.DefaultRetention)
+	d.Fields[0].MaxLength = 1
+	d.Purposes[1].Consent.Text = "changed"
+	if v.Fields[0].MaxLength == 1 || v.Purposes[1].Consent.Text == "changed" {
+		t.Fatal("changing a Definition changed the registry")
+	}
+}
+
+// TestNoticeFollowsRetention proves the notice is generated from the
+// retention settings, not written beside them.
+func TestNoticeFollowsRetention(t *testing.T) {
+	v, _ := Default().Latest("introduction")
+	tests := []struct {
+		name      string
+		retention intake.Retention
+		want      []string
+		wantDef   RetentionDefinition
+	}{
+		{"defaults", intake.DefaultRetention, []string{"after 30 minutes", "180 days after you confirm", "kept for 30 days"}, RetentionDefinition{30, 180, 30}},
+		{"other periods", intake.Retention{Draft: time.Hour, Introduction: 90 * 24 * time.Hour, RejectedAttempt: 24 * time.Hour},
+			[]string{"after 1 hour", "90 days after you confirm", "kept for 1 day"}, RetentionDefinition{60, 90, 1}},
+		{"odd periods", intake.Retention{Draft: 45 * time.Minute, Introduction: 36 * time.Hour, RejectedAttempt: 90 * time.Second},
+			[]string{"after 45 minutes", "36 hours after you confirm", "kept for 1m30s"}, RetentionDefinition{45, 1, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := v.Notice(tt.retention).Text()
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("notice does not say %q:\n%s", w, text)
+				}
+			}
+			if strings.ContainsAny(text, "{}") {
+				t.Errorf("notice holds an unfilled placeholder:\n%s", text)
+			}
+			if got := v.Definition(testPoW, tt.retention).Retention; got != tt.wantDef {
+				t.Errorf("Definition retention = %+v, want %+v", got, tt.wantDef)
+			}
+		})
+	}
+}
+
+// TestNoticeStatesEveryPurposeAndField proves the notice is generated from
+// the version: each purpose with its basis, each field by its label.
+func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
+	v, _ := Default().Latest("introduction")
+	text := v.Notice(intake.DefaultRetention).Text()
+	for _, p := range v.Purposes {
+		if !strings.Contains(text, p.Description) || !strings.Contains(text, basisWording[p.Basis]) {
+			t.Errorf("notice does not state purpose %q with its basis", p.ID)
+		}
+	}
+	for _, f := range v.Fields {
+		if !strings.Contains(text, f.Label) {
+			t.Errorf("notice does not name field %q", f.Name)
+		}
+	}
+}

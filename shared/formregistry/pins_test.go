@@ -1,0 +1,84 @@
+package formregistry
+
+import "testing"
+
+// A published version never changes (SPEC §3). These pins make an in-place
+// edit fail the build: a change to a form's fields, limits, purposes or texts
+// belongs in a new version file, with its own pins added here. Never update
+// a pin to make this test pass.
+
+type versionKey struct{ form, version string }
+
+type textKey struct{ form, version, textVersion string }
+
+// pinnedFiles are the SHA-256 of every version file ever published.
+var pinnedFiles = map[versionKey]string{
+	{"introduction", "1"}: "c6b52a30f7ae035697e79f63cf99aa53ede3685e56dea0333ba57dbc6d0071c0",
+}
+
+// pinnedTexts are the SHA-256 of every consent and notice text ever
+// published, by form, version and textVersion.
+var pinnedTexts = map[textKey]string{
+	{"introduction", "1", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
+	{"introduction", "1", "introduction-notice/1"}: "a35a6f378387e4473f4497fa65eed7c546fd76c6dca70a259d3eae133f9cf872",
+}
+
+func TestPublishedVersionFilesArePinned(t *testing.T) {
+	r := Default()
+	seen := map[versionKey]bool{}
+	for _, formID := range r.FormIDs() {
+		for _, n := range sortedVersions(r.forms[formID]) {
+			v := r.forms[formID][n]
+			k := versionKey{formID, n}
+			seen[k] = true
+			t.Run(formID+"/"+n, func(t *testing.T) {
+				want, ok := pinnedFiles[k]
+				if !ok {
+					t.Fatalf("version file %s/%s.json is not pinned; add its SHA-256 %s to pinnedFiles", formID, n, v.FileSHA256)
+				}
+				if v.FileSHA256 != want {
+					t.Fatalf("published version file %s/%s.json changed (SHA-256 %s, pinned %s): restore it and make a new version instead", formID, n, v.FileSHA256, want)
+				}
+			})
+		}
+	}
+	for k := range pinnedFiles {
+		if !seen[k] {
+			t.Errorf("pinned version %s/%s is gone: a published version is never deleted", k.form, k.version)
+		}
+	}
+}
+
+func TestPublishedTextsArePinned(t *testing.T) {
+	r := Default()
+	seen := map[textKey]bool{}
+	for _, formID := range r.FormIDs() {
+		for _, n := range sortedVersions(r.forms[formID]) {
+			v := r.forms[formID][n]
+			texts := map[string]string{v.NoticeTemplate.TextVersion: v.NoticeTemplate.SHA256}
+			for _, p := range v.Purposes {
+				if p.Consent != nil {
+					texts[p.Consent.TextVersion] = p.Consent.SHA256
+				}
+			}
+			for tv, sum := range texts {
+				k := textKey{formID, n, tv}
+				seen[k] = true
+				t.Run(formID+"/"+n+"/"+tv, func(t *testing.T) {
+					want, ok := pinnedTexts[k]
+					if !ok {
+						t.Fatalf("text %s of %s/%s is not pinned; add its SHA-256 %s to pinnedTexts", tv, formID, n, sum)
+					}
+					if sum != want {
+						t.Fatalf("published text %s of %s/%s changed (SHA-256 %s, pinned %s): a changed text needs a new textVersion in a new version", tv, formID, n, sum, want)
+					}
+				})
+			}
+		}
+	}
+	for k := range pinnedTexts {
+		if !seen[k] {
+			t.Errorf("pinned text %s of %s/%s is gone", k.textVersion, k.form, k.version)
+		}
+	}
+}
