@@ -24,6 +24,15 @@ const (
 // TokenHashSize is the size of a stored token hash (SHA-256).
 const TokenHashSize = 32
 
+// StorableID reports whether id is a storable record id: 1 to MaxStoredID
+// bytes of ASCII letters, digits, '-' and '_', not of the reserved form
+// "__x__". An id failing it names nothing that is stored.
+func StorableID(id string) bool {
+	var c checker
+	c.id("id", id)
+	return len(c.problems) == 0
+}
+
 // The CheckStorable* functions re-check a record's limits just before it is
 // written, as a database constraint would, so that a bug in a handler cannot
 // store what the API refuses. Each returns nil, or an INTERNAL *Error whose

@@ -235,3 +235,27 @@ func TestCheckStorableLedgerEntryRejected(t *testing.T) {
 		t.Fatal("accepted a code with a newline")
 	}
 }
+
+func TestStorableID(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		want bool
+	}{
+		{"letters digits dash underscore", "aZ09-_x", true},
+		{"at cap", strings.Repeat("a", MaxStoredID), true},
+		{"empty", "", false},
+		{"over cap", strings.Repeat("a", MaxStoredID+1), false},
+		{"slash", "a/b", false},
+		{"dot", ".", false},
+		{"reserved", "__name__", false},
+		{"non-ASCII", "é", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := StorableID(tt.id); got != tt.want {
+				t.Fatalf("StorableID(%q) = %v, want %v", tt.id, got, tt.want)
+			}
+		})
+	}
+}

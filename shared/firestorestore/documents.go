@@ -1,0 +1,147 @@
+package firestorestore
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// introductionDoc is introductions/{id}.
+type introductionDoc struct {
+	State           intake.State             `firestore:"state"`
+	FormID          string                   `firestore:"formId"`
+	FormVersion     string                   `firestore:"formVersion"`
+	Name            string                   `firestore:"name"`
+	Company         string                   `firestore:"company"`
+	Role            string                   `firestore:"role"`
+	Email           string                   `firestore:"email"`
+	Message         string                   `firestore:"message"`
+	HasConversation bool                     `firestore:"hasConversation"`
+	Consents        []intake.ConsentEvidence `firestore:"consents"`
+	TokenHash       []byte                   `firestore:"tokenHash"`
+	CreatedAt       time.Time                `firestore:"createdAt"`
+	ConfirmedAt     time.Time                `firestore:"confirmedAt,omitempty"`
+	ExpireAt        time.Time                `firestore:"expireAt"`
+}
+
+func toIntroductionDoc(in intake.Introduction) introductionDoc {
+	return introductionDoc{
+		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
+		Email: in.Fields.Email, Message: in.Fields.Message,
+		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
+		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, ExpireAt: in.ExpireAt,
+	}
+}
+
+func (d introductionDoc) introduction(id string) intake.Introduction {
+	return intake.Introduction{
+		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion,
+		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
+		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,
+		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, ExpireAt: d.ExpireAt,
+	}
+}
+
+// transcriptDoc is transcripts/{introduction id}.
+type transcriptDoc struct {
+	Text     string    `firestore:"text"`
+	ExpireAt time.Time `firestore:"expireAt"`
+}
+
+// spentChallengeDoc is spentChallenges/{key}.
+type spentChallengeDoc struct {
+	ExpireAt time.Time `firestore:"expireAt"`
+}
+
+// rateCounterDoc is rateCounters/{layer}:{key hash}: the hits inside the
+// window, and an expiry one window after the newest.
+type rateCounterDoc struct {
+	Layer    string      `firestore:"layer"`
+	Hits     []time.Time `firestore:"hits"`
+	ExpireAt time.Time   `firestore:"expireAt"`
+}
+
+// idempotencyDoc is idempotencyKeys/{key hash}.
+type idempotencyDoc struct {
+	Fingerprint    string    `firestore:"fingerprint"`
+	IntroductionID string    `firestore:"introductionId"`
+	SealedToken    []byte    `firestore:"sealedToken"`
+	ExpireAt       time.Time `firestore:"expireAt"`
+}
+
+func (d idempotencyDoc) record(keyHash string) intake.IdempotencyRecord {
+	return intake.IdempotencyRecord{KeyHash: keyHash, Fingerprint: d.Fingerprint,
+		IntroductionID: d.IntroductionID, SealedToken: d.SealedToken, ExpireAt: d.ExpireAt}
+}
+
+// escapeKey makes a key safe as a document id and keeps distinct keys
+// distinct: reserved characters (including '/' and '%') are %-escaped, a
+// leading "." or "__" is escaped too, and a key whose escaped form is too
+// long for an id becomes "%H" and its SHA-256 in hex (no escaped key starts
+// with "%H").
+func escapeKey(key string) string {
+	e := url.PathEscape(key)
+	switch {
+	case len(e) > maxEscapedKey:
+		sum := sha256.Sum256([]byte(key))
+		return "%H" + hex.EncodeToString(sum[:])
+	case strings.HasPrefix(e, "."):
+		return "%2E" + e[1:]
+	case strings.HasPrefix(e, "__"):
+		return "%5F" + e[1:]
+	}
+	return e
+}
+
+// maxEscapedKey keeps an escaped key, with a rate counter's layer prefix,
+// well inside Firestore's 1,500-byte document id limit.
+const maxEscapedKey = 1024
+
+func (s *Store) introductionRef(id string) *firestore.DocumentRef {
+	return s.client.Collection(Introductions).Doc(id)
+}
+
+func (s *Store) transcriptRef(id string) *firestore.DocumentRef {
+	return s.client.Collection(Transcripts).Doc(id)
+}
+
+func (s *Store) ledgerRef(id string) *firestore.DocumentRef {
+	return s.client.Collection(Ledger).Doc(id)
+}
+
+func (s *Store) challengeRef(key string) *firestore.DocumentRef {
+	return s.client.Collection(SpentChallenges).Doc(escapeKey(key))
+}
+
+func (s *Store) idempotencyRef(keyHash string) *firestore.DocumentRef {
+	return s.client.Collection(IdempotencyKeys).Doc(escapeKey(keyHash))
+}
+
+func (s *Store) rateCounterRef(k intake.RateKey) *firestore.DocumentRef {
+	return s.client.Collection(RateCounters).Doc(k.Layer + ":" + escapeKey(k.KeyHash))
+}
+
+// live reports whether a snapshot holds a document whose expiry is after
+// now; an expired document is treated as absent whether or not the TTL
+// policy has deleted it yet.
+func live(snap *firestore.DocumentSnapshot, now time.Time) bool {
+	if snap == nil || !snap.Exists() {
+		return false
+	}
+	v, err := snap.DataAt(ExpireAtField)
+	if err != nil {
+		return false
+	}
+	t, ok := v.(time.Time)
+	return ok && now.Before(t)
+}
+
+// lockKey is the in-process lock key of a document.
+func lockKey(ref *firestore.DocumentRef) string { return ref.Path }

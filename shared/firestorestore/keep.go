@@ -1,0 +1,151 @@
+package firestorestore
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// KeepDraft writes the draft, its transcript, the spent challenge, the
+// idempotency record, the rate counters and the ledger entry in one
+// transaction, or nothing. In order it answers: a replay (the Idempotency-Key
+// already made a live draft: outcome.Replay, nothing written), POW_SPENT (the
+// challenge is spent and not yet expired), RATE_LIMITED (a counter is at its
+// limit: outcome.RateDecisions says which, RetryAfter when to come back),
+// INTERNAL (a record fails intake.CheckStorableDraft), UNAVAILABLE.
+// On success outcome.RateDecisions holds each layer's ALLOW.
+func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
+	if err := intake.CheckStorableDraft(k); err != nil {
+		return intake.KeepOutcome{}, err
+	}
+	now := k.Now
+	introRef := s.introductionRef(k.Introduction.ID)
+	ledgerRef := s.ledgerRef(k.Ledger.ID)
+	challengeRef := s.challengeRef(k.Challenge.Key)
+
+	// reads are fetched in one GetAll: [idempotency], challenge, counters.
+	var reads []*firestore.DocumentRef
+	var idemRef *firestore.DocumentRef
+	if k.Idempotency != nil {
+		idemRef = s.idempotencyRef(k.Idempotency.KeyHash)
+		reads = append(reads, idemRef)
+	}
+	reads = append(reads, challengeRef)
+	firstCounter := len(reads)
+	for _, rk := range k.RateKeys {
+		reads = append(reads, s.rateCounterRef(rk))
+	}
+	keys := []string{lockKey(introRef), lockKey(ledgerRef)}
+	for _, r := range reads {
+		keys = append(keys, lockKey(r))
+	}
+
+	var out intake.KeepOutcome
+	err := s.op(ctx, keys, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			out = intake.KeepOutcome{}
+			snaps, err := tx.GetAll(reads)
+			if err != nil {
+				return err
+			}
+			if idemRef != nil {
+				replay, err := s.replay(tx, snaps[0], k.Idempotency.KeyHash, now)
+				if err != nil || replay != nil {
+					out.Replay = replay
+					return err
+				}
+			}
+			if live(snaps[firstCounter-1], now) {
+				return intake.Errorf(intake.CodePowSpent, "This proof of work was already used; please solve a new challenge.")
+			}
+			counters := make([]rateCounterDoc, len(k.RateKeys))
+			var retryAfter time.Duration
+			blocked := false
+			for i, rk := range k.RateKeys {
+				var c rateCounterDoc
+				if snap := snaps[firstCounter+i]; live(snap, now) {
+					if err := snap.DataTo(&c); err != nil {
+						return err
+					}
+				}
+				kept, d, wait := rk.Admit(c.Hits, now)
+				out.RateDecisions = append(out.RateDecisions, d)
+				if d.Decision == intake.RateBlock {
+					blocked = true
+					retryAfter = max(retryAfter, wait)
+				}
+				counters[i] = rateCounterDoc{Layer: rk.Layer, Hits: kept, ExpireAt: newest(kept).Add(rk.Window)}
+			}
+			if blocked {
+				return intake.RateLimited(retryAfter)
+			}
+
+			writes := []error{
+				tx.Create(introRef, toIntroductionDoc(k.Introduction)),
+				tx.Set(challengeRef, spentChallengeDoc{ExpireAt: k.Challenge.ExpireAt}),
+				tx.Create(ledgerRef, k.Ledger),
+			}
+			if t := k.Transcript; t != nil {
+				writes = append(writes, tx.Set(s.transcriptRef(t.IntroductionID), transcriptDoc{Text: t.Text, ExpireAt: t.ExpireAt}))
+			}
+			if r := k.Idempotency; r != nil {
+				writes = append(writes, tx.Set(idemRef, idempotencyDoc{Fingerprint: r.Fingerprint,
+					IntroductionID: r.IntroductionID, SealedToken: r.SealedToken, ExpireAt: r.ExpireAt}))
+			}
+			for i, rk := range k.RateKeys {
+				writes = append(writes, tx.Set(s.rateCounterRef(rk), counters[i]))
+			}
+			return errors.Join(writes...)
+		})
+	})
+	attrs := []slog.Attr{slog.String("introductionId", k.Introduction.ID), slog.String("code", string(intake.CodeOf(err)))}
+	if out.Replay != nil {
+		attrs = append(attrs, slog.String("replayOf", out.Replay.Introduction.ID))
+	}
+	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.KeepDraft", attrs...)
+	return out, err
+}
+
+// replay reads, inside tx, the draft a live idempotency record names. It
+// returns nil (and no error) when the record is absent, expired, or names a
+// draft that is gone: the key then counts as unused.
+func (s *Store) replay(tx *firestore.Transaction, snap *firestore.DocumentSnapshot, keyHash string, now time.Time) (*intake.Replay, error) {
+	if !live(snap, now) {
+		return nil, nil
+	}
+	var d idempotencyDoc
+	if err := snap.DataTo(&d); err != nil {
+		return nil, err
+	}
+	if !intake.StorableID(d.IntroductionID) {
+		return nil, errors.New("idempotency record names an unstorable introduction id")
+	}
+	intro, err := tx.GetAll([]*firestore.DocumentRef{s.introductionRef(d.IntroductionID)})
+	if err != nil {
+		return nil, err
+	}
+	if !live(intro[0], now) {
+		return nil, nil
+	}
+	var id introductionDoc
+	if err := intro[0].DataTo(&id); err != nil {
+		return nil, err
+	}
+	return &intake.Replay{Record: d.record(keyHash), Introduction: id.introduction(d.IntroductionID)}, nil
+}
+
+// newest returns the latest of ts (zero for none).
+func newest(ts []time.Time) time.Time {
+	var n time.Time
+	for _, t := range ts {
+		if t.After(n) {
+			n = t
+		}
+	}
+	return n
+}

@@ -1,0 +1,72 @@
+package firestorestore
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// RPCCounter counts the gRPC calls a Firestore client makes (each unary call
+// and each stream, retries included), to measure round trips per operation.
+// It is safe for concurrent use.
+type RPCCounter struct {
+	n atomic.Int64
+}
+
+// Count returns the calls counted since the last Reset.
+func (c *RPCCounter) Count() int64 { return c.n.Load() }
+
+// Reset sets the count to zero.
+func (c *RPCCounter) Reset() { c.n.Store(0) }
+
+func (c *RPCCounter) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	c.n.Add(1)
+	return invoker(ctx, method, req, reply, cc, opts...)
+}
+
+func (c *RPCCounter) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	c.n.Add(1)
+	return streamer(ctx, desc, cc, method, opts...)
+}
+
+// ClientOptions returns the options that make a Firestore client count its
+// calls here (pass them to Open or firestore.NewClientWithDatabase).
+//
+// The Firestore client dials FIRESTORE_EMULATOR_HOST itself when it is set
+// and then ignores dial options, so in that case ClientOptions dials the
+// emulator (plaintext, with the emulator's owner credentials, as the client
+// would) and hands over that connection; the client closes it on Close.
+func (c *RPCCounter) ClientOptions() []option.ClientOption {
+	interceptors := []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(c.unary),
+		grpc.WithChainStreamInterceptor(c.stream),
+	}
+	if host := os.Getenv("FIRESTORE_EMULATOR_HOST"); host != "" {
+		dial := append([]grpc.DialOption{
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithPerRPCCredentials(emulatorOwner{}),
+		}, interceptors...)
+		if conn, err := grpc.NewClient(host, dial...); err == nil {
+			return []option.ClientOption{option.WithGRPCConn(conn)}
+		}
+	}
+	opts := make([]option.ClientOption, len(interceptors))
+	for i, d := range interceptors {
+		opts[i] = option.WithGRPCDialOption(d)
+	}
+	return opts
+}
+
+// emulatorOwner is the bearer credential the Firestore emulator expects for
+// privileged (rules-bypassing) access, as the Firestore client sends it.
+type emulatorOwner struct{}
+
+func (emulatorOwner) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer owner"}, nil
+}
+
+func (emulatorOwner) RequireTransportSecurity() bool { return false }

@@ -1,0 +1,198 @@
+// Package firestorestore implements intake.Store over Cloud Firestore, in a
+// database that is always named outright (never silently "(default)").
+//
+// A kept draft is one Firestore transaction; a confirmation and a withdrawal
+// are each one atomic write conditional on the introduction's update time.
+// Every document carries expireAt (a TTL policy deletes it eventually) and
+// the store treats expireAt <= now as absent. Before writing, each record is
+// re-checked with intake.CheckStorable*; a violation is INTERNAL and nothing
+// is written. Firestore failures come back as intake errors only:
+// UNAVAILABLE (with RetryAfter) for an outage, a timeout or contention,
+// INTERNAL for anything else.
+package firestorestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Collection names. Document ids are the record's own id or key (see the
+// doc comments of each), so a collection is never queried to find one record.
+const (
+	// Introductions holds introductions/{Introduction.ID}.
+	Introductions = "introductions"
+	// Transcripts holds transcripts/{Introduction.ID}.
+	Transcripts = "transcripts"
+	// SpentChallenges holds spentChallenges/{escaped SpentChallenge.Key}.
+	SpentChallenges = "spentChallenges"
+	// RateCounters holds rateCounters/{layer}:{escaped KeyHash}.
+	RateCounters = "rateCounters"
+	// IdempotencyKeys holds idempotencyKeys/{escaped KeyHash}.
+	IdempotencyKeys = "idempotencyKeys"
+	// Ledger holds ledger/{LedgerEntry.ID}.
+	Ledger = "ledger"
+)
+
+// ExpireAtField is the expiry field every document carries; infra/ declares
+// a TTL policy on it for each collection.
+const ExpireAtField = "expireAt"
+
+// RetryAfter is the wait the store suggests when Firestore is unavailable,
+// slow or contended.
+const RetryAfter = 3 * time.Second
+
+// Config names the database and bounds each operation.
+type Config struct {
+	// Project is the Google Cloud project; empty means detect it from the
+	// environment (credentials or metadata server).
+	Project string
+	// Database is the Firestore database id. Required: the store never
+	// falls back to "(default)".
+	Database string
+	// OpTimeout bounds every store method, so an unreachable Firestore
+	// answers UNAVAILABLE within it. Required.
+	OpTimeout time.Duration
+}
+
+func (c Config) check() error {
+	var errs []error
+	if c.Database == "" {
+		errs = append(errs, errors.New("firestorestore: Config.Database is empty: name the database outright"))
+	}
+	if c.OpTimeout <= 0 {
+		errs = append(errs, errors.New("firestorestore: Config.OpTimeout must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Store is the Firestore intake.Store. It is safe for concurrent use; on one
+// instance, operations touching the same document wait for each other (so
+// they do not fight inside Firestore), across instances Firestore's
+// transactions and preconditions decide.
+type Store struct {
+	client *firestore.Client
+	cfg    Config
+	logger *slog.Logger
+	locks  keyedLocks
+	owns   bool
+
+	// transitions counts committed confirmations, for tests that prove a
+	// race made exactly one.
+	transitions atomic.Int64
+}
+
+var _ intake.Store = (*Store)(nil)
+
+// Open connects to cfg.Database of cfg.Project and returns a Store that owns
+// the client (Close closes it). It refuses an empty Database, a non-positive
+// OpTimeout and a nil logger. It honours FIRESTORE_EMULATOR_HOST as the
+// Firestore client does; opts are passed to the client (e.g. an
+// RPCCounter's).
+func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*Store, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		return nil, errors.New("firestorestore: nil logger")
+	}
+	project := cfg.Project
+	if project == "" {
+		project = firestore.DetectProjectID
+	}
+	client, err := firestore.NewClientWithDatabase(ctx, project, cfg.Database, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("firestorestore: connecting to database %q: %w", cfg.Database, err)
+	}
+	s, err := New(client, cfg, logger)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	s.owns = true
+	return s, nil
+}
+
+// New returns a Store over an existing client, which must already be bound
+// to cfg.Database (firestore.NewClientWithDatabase), else New refuses it;
+// Close leaves the client
+// open. It refuses a nil client or logger, an empty Database and a
+// non-positive OpTimeout.
+func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*Store, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, errors.New("firestorestore: nil client")
+	}
+	if logger == nil {
+		return nil, errors.New("firestorestore: nil logger")
+	}
+	if db := databaseOf(client); db != cfg.Database {
+		return nil, fmt.Errorf("firestorestore: client is bound to database %q, not %q", db, cfg.Database)
+	}
+	return &Store{client: client, cfg: cfg, logger: logger}, nil
+}
+
+// Close releases the client if Open made it.
+func (s *Store) Close() error {
+	if s.owns {
+		return s.client.Close()
+	}
+	return nil
+}
+
+// databaseOf returns the database id a client's document paths name.
+func databaseOf(client *firestore.Client) string {
+	// Paths read projects/{project}/databases/{database}/documents/...
+	p := strings.Split(client.Collection(Ledger).Doc("x").Path, "/")
+	if len(p) < 4 || p[2] != "databases" {
+		return ""
+	}
+	return p[3]
+}
+
+// translate turns any error from Firestore (or from waiting for it) into an
+// intake error: intake errors pass through; outages, timeouts, cancellation
+// and contention are UNAVAILABLE; anything else is INTERNAL.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *intake.Error
+	if errors.As(err, &ie) {
+		return ie
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return intake.Unavailable(err, RetryAfter)
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted, codes.Canceled:
+		return intake.Unavailable(err, RetryAfter)
+	}
+	return intake.Internal(err)
+}
+
+// op runs f under the store's operation timeout with the given document
+// keys locked on this instance, and translates what it returns.
+func (s *Store) op(ctx context.Context, keys []string, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+	defer cancel()
+	unlock, err := s.locks.lock(ctx, keys)
+	if err != nil {
+		return translate(err)
+	}
+	defer unlock()
+	return translate(f(ctx))
+}
