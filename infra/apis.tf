@@ -1,0 +1,22 @@
+# Google APIs the service needs. They stay enabled when this configuration is
+# destroyed: other things in the project may use them.
+locals {
+  services = [
+    "artifactregistry.googleapis.com",
+    "cloudbuild.googleapis.com",
+    "cloudfunctions.googleapis.com",
+    "firebaserules.googleapis.com",
+    "firestore.googleapis.com",
+    "iam.googleapis.com",
+    "run.googleapis.com",
+    "secretmanager.googleapis.com",
+  ]
+}
+
+resource "google_project_service" "enabled" {
+  for_each = toset(local.services)
+
+  project            = var.project_id
+  service            = each.key
+  disable_on_destroy = false
+}
