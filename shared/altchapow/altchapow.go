@@ -1,0 +1,399 @@
+// Package altchapow is the ALTCHA v1 proof of work (SPEC §2.1, §2.5, §2.6),
+// over github.com/altcha-org/altcha-lib-go v1.0.0.
+//
+// Issue hands out challenges whose salt carries a signed expiry and the
+// version of the key that signed them ("<hex>?expires=<unix>&kv=<version>&",
+// plus any extra params, sorted, with the trailing '&' the library adds).
+// Verify checks a solved payload's shape, signature, hash and expiry without
+// touching any store, and names the challenge it spends; remembering spent
+// challenges is the store's job.
+//
+// Challenges are signed with a key derived from the Keyring's master key
+// for the purpose "altcha-v1" (keyring.Derive), never with the master key
+// itself.
+package altchapow
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	altcha "github.com/altcha-org/altcha-lib-go"
+
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/keyring"
+)
+
+// Purpose is the keyring.Derive purpose of the challenge-signing key.
+const Purpose = "altcha-v1"
+
+// Algorithm is the one ALTCHA algorithm issued and accepted.
+const Algorithm = "SHA-256"
+
+// Defaults and bounds of Config.
+const (
+	DefaultMaxNumber int64         = 100_000
+	DefaultLifetime  time.Duration = 10 * time.Minute
+	// MaxMaxNumber is the largest MaxNumber New accepts: beyond it a
+	// visitor's browser would work for minutes.
+	MaxMaxNumber int64 = 100_000_000
+	// MaxLifetime is the longest Lifetime New accepts; it also bounds how
+	// long a spent challenge must be remembered.
+	MaxLifetime = 24 * time.Hour
+)
+
+// MaxPayloadLen is the longest payload Verify reads, in base64 characters;
+// a longer one is refused as POW_INVALID before it is decoded.
+const MaxPayloadLen = 4096
+
+// maxSaltLen bounds the salt Issue makes, so that every issued challenge's
+// payload fits in MaxPayloadLen.
+const maxSaltLen = 1024
+
+// saltBytes is how many random bytes the salt starts with (as hex).
+const saltBytes = 12
+
+// Reserved salt params, set by Issue and required by Verify.
+const (
+	paramExpires = "expires"
+	paramKey     = "kv"
+)
+
+// Field is the body field that proof-of-work errors are reported on.
+const Field = "altcha"
+
+// Reasons a payload is refused. Verify's errors are *intake.Error values
+// whose Cause is one of these, so errors.Is tells them apart for logging;
+// clients see only the code and a safe detail.
+var (
+	// ErrMissing: no payload (POW_REQUIRED).
+	ErrMissing = errors.New("altchapow: no payload")
+	// ErrMalformed: not strict standard base64, not a JSON payload object,
+	// an algorithm other than SHA-256, a missing or negative number, or a
+	// salt without exactly one '?', without a trailing '&' or whose params
+	// do not parse (POW_INVALID).
+	ErrMalformed = errors.New("altchapow: malformed payload")
+	// ErrNoExpiry: the salt has no single, numeric expires param
+	// (POW_INVALID).
+	ErrNoExpiry = errors.New("altchapow: challenge without expiry")
+	// ErrUnknownKey: the salt has no single kv param, or names a key
+	// version this keyring does not hold (POW_INVALID).
+	ErrUnknownKey = errors.New("altchapow: unknown key version")
+	// ErrBadSolution: the hash or the signature does not match
+	// (POW_INVALID).
+	ErrBadSolution = errors.New("altchapow: hash or signature mismatch")
+	// ErrExpired: a genuine challenge whose expiry has passed
+	// (POW_EXPIRED).
+	ErrExpired = errors.New("altchapow: challenge expired")
+)
+
+// Client-safe details, one per code.
+const (
+	detailRequired = "The proof of work is missing; please let the page finish it."
+	detailInvalid  = "The proof of work could not be checked; please let the page solve a new one."
+	detailExpired  = "The proof of work has expired; please let the page solve a new one."
+)
+
+// Config tunes the challenges. Zero values take the defaults.
+type Config struct {
+	// MaxNumber is the largest secret number a challenge hides, which sets
+	// the work (default DefaultMaxNumber; 1 to MaxMaxNumber).
+	MaxNumber int64
+	// Lifetime is how long a challenge can be solved and spent (default
+	// DefaultLifetime; 1s to MaxLifetime). Expiries are whole Unix seconds,
+	// rounded down.
+	Lifetime time.Duration
+	// Random is the source of salts and secret numbers (default
+	// crypto/rand.Reader). Tests may inject a deterministic one; reads are
+	// serialised, so it need not be safe for concurrent use.
+	Random io.Reader
+}
+
+// ProofOfWork issues and verifies ALTCHA v1 challenges. It is safe for
+// concurrent use.
+type ProofOfWork struct {
+	keys      intake.Keyring
+	clock     intake.Clock
+	maxNumber int64
+	lifetime  time.Duration
+
+	randMu sync.Mutex
+	random io.Reader
+}
+
+// New returns a ProofOfWork signing with keys' current key and judging
+// expiry by clock. It refuses nil keys or clock, a MaxNumber outside 1 to
+// MaxMaxNumber and a Lifetime outside 1s to MaxLifetime (zero values take
+// the defaults), and a keyring whose current key is shorter than
+// keyring.MinKeyLen.
+func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, error) {
+	var problems []error
+	if keys == nil {
+		problems = append(problems, errors.New("altchapow: no keyring"))
+	} else if _, k := keys.Current(); len(k) < keyring.MinKeyLen {
+		problems = append(problems, fmt.Errorf("altchapow: current key is shorter than %d bytes", keyring.MinKeyLen))
+	}
+	if clock == nil {
+		problems = append(problems, errors.New("altchapow: no clock"))
+	}
+	if cfg.MaxNumber == 0 {
+		cfg.MaxNumber = DefaultMaxNumber
+	}
+	if cfg.MaxNumber < 1 || cfg.MaxNumber > MaxMaxNumber {
+		problems = append(problems, fmt.Errorf("altchapow: MaxNumber %d is outside 1..%d", cfg.MaxNumber, MaxMaxNumber))
+	}
+	if cfg.Lifetime == 0 {
+		cfg.Lifetime = DefaultLifetime
+	}
+	if cfg.Lifetime < time.Second || cfg.Lifetime > MaxLifetime {
+		problems = append(problems, fmt.Errorf("altchapow: Lifetime %v is outside 1s..%v", cfg.Lifetime, MaxLifetime))
+	}
+	if cfg.Random == nil {
+		cfg.Random = rand.Reader
+	}
+	if err := errors.Join(problems...); err != nil {
+		return nil, err
+	}
+	return &ProofOfWork{keys: keys, clock: clock, maxNumber: cfg.MaxNumber, lifetime: cfg.Lifetime, random: cfg.Random}, nil
+}
+
+// MaxNumber is the largest secret number the challenges hide.
+func (p *ProofOfWork) MaxNumber() int64 { return p.maxNumber }
+
+// Lifetime is how long a challenge lives.
+func (p *ProofOfWork) Lifetime() time.Duration { return p.lifetime }
+
+// Challenge is an ALTCHA v1 challenge. Its JSON is exactly
+// {"algorithm","challenge","maxnumber","salt","signature"}.
+type Challenge struct {
+	Algorithm string `json:"algorithm"`
+	Challenge string `json:"challenge"`
+	MaxNumber int64  `json:"maxnumber"`
+	Salt      string `json:"salt"`
+	Signature string `json:"signature"`
+}
+
+// Issue returns a new challenge, expiring Lifetime from now, whose salt
+// carries the expiry, the current key version and params (sorted; the
+// names "expires" and "kv" are reserved). It fails only when params use a
+// reserved name or make the salt longer than 1024 bytes, or when the random
+// source fails; these are the caller's or the machine's faults, not the
+// visitor's.
+func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
+	signed := url.Values{}
+	for name, values := range params {
+		if name == paramExpires || name == paramKey {
+			return Challenge{}, fmt.Errorf("altchapow: param %q is reserved", name)
+		}
+		signed[name] = append([]string(nil), values...)
+	}
+	version, master := p.keys.Current()
+	signed.Set(paramKey, version)
+	expires := p.clock.Now().Add(p.lifetime)
+
+	salt, number, err := p.draw()
+	if err != nil {
+		return Challenge{}, fmt.Errorf("altchapow: drawing a challenge: %w", err)
+	}
+	c, err := altcha.CreateChallenge(altcha.ChallengeOptions{
+		Algorithm: altcha.SHA256,
+		MaxNumber: p.maxNumber,
+		HMACKey:   string(keyring.Derive(master, Purpose)),
+		Salt:      salt,
+		Number:    &number,
+		Expires:   &expires,
+		Params:    signed,
+	})
+	if err != nil {
+		return Challenge{}, fmt.Errorf("altchapow: creating a challenge: %w", err)
+	}
+	if len(c.Salt) > maxSaltLen {
+		return Challenge{}, fmt.Errorf("altchapow: params make a salt of %d bytes, more than %d", len(c.Salt), maxSaltLen)
+	}
+	return Challenge{Algorithm: c.Algorithm, Challenge: c.Challenge, MaxNumber: c.MaxNumber, Salt: c.Salt, Signature: c.Signature}, nil
+}
+
+// draw reads a random salt prefix and a secret number in [0, maxNumber].
+func (p *ProofOfWork) draw() (string, int64, error) {
+	p.randMu.Lock()
+	defer p.randMu.Unlock()
+	b := make([]byte, saltBytes)
+	if _, err := io.ReadFull(p.random, b); err != nil {
+		return "", 0, err
+	}
+	n, err := rand.Int(p.random, big.NewInt(p.maxNumber+1))
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(b), n.Int64(), nil
+}
+
+// ParseChallenge reads an ALTCHA v1 challenge, taking its max number from
+// "maxnumber" or "maxNumber" (both present must agree). It refuses anything
+// but one JSON object with a SHA-256 algorithm, 64-hex challenge and
+// signature, a non-empty salt and a max number of at least 1.
+func ParseChallenge(data []byte) (Challenge, error) {
+	var raw struct {
+		Algorithm string `json:"algorithm"`
+		Challenge string `json:"challenge"`
+		MaxLower  *int64 `json:"maxnumber"`
+		MaxCamel  *int64 `json:"maxNumber"`
+		Salt      string `json:"salt"`
+		Signature string `json:"signature"`
+	}
+	if err := decodeOne(data, &raw); err != nil {
+		return Challenge{}, fmt.Errorf("altchapow: challenge is not one JSON object: %w", err)
+	}
+	max := raw.MaxLower
+	switch {
+	case max == nil:
+		max = raw.MaxCamel
+	case raw.MaxCamel != nil && *raw.MaxCamel != *max:
+		return Challenge{}, errors.New("altchapow: challenge has conflicting maxnumber and maxNumber")
+	}
+	switch {
+	case raw.Algorithm != Algorithm:
+		return Challenge{}, fmt.Errorf("altchapow: challenge algorithm is not %s", Algorithm)
+	case !isHex64(raw.Challenge):
+		return Challenge{}, errors.New("altchapow: challenge hash is not 64 hex digits")
+	case !isHex64(raw.Signature):
+		return Challenge{}, errors.New("altchapow: challenge signature is not 64 hex digits")
+	case raw.Salt == "":
+		return Challenge{}, errors.New("altchapow: challenge has no salt")
+	case max == nil || *max < 1:
+		return Challenge{}, errors.New("altchapow: challenge has no max number of at least 1")
+	}
+	return Challenge{Algorithm: raw.Algorithm, Challenge: raw.Challenge, MaxNumber: *max, Salt: raw.Salt, Signature: raw.Signature}, nil
+}
+
+// Verify checks a solved payload (standard base64 of the ALTCHA v1 payload
+// JSON) and returns the challenge it spends: Key is a hex SHA-256 naming the
+// challenge (the same for the same solution, different across challenges)
+// and ExpireAt its signed expiry. It is pure computation and touches no
+// store; the caller must still remember the spent challenge.
+//
+// Errors are *intake.Error made by intake.Invalid with one FieldError on
+// field "altcha": POW_REQUIRED for an empty payload, POW_EXPIRED for a
+// genuine challenge whose expiry is at or before the clock's now, and
+// POW_INVALID for everything else. The error's Cause is one of the Err*
+// reasons of this package.
+func (p *ProofOfWork) Verify(payload string) (intake.SpentChallenge, error) {
+	if payload == "" {
+		return intake.SpentChallenge{}, refuse(intake.CodePowRequired, detailRequired, ErrMissing)
+	}
+	pl, expires, version, err := parsePayload(payload)
+	if err != nil {
+		return intake.SpentChallenge{}, refuse(intake.CodePowInvalid, detailInvalid, err)
+	}
+	master, ok := p.keys.Key(version)
+	if !ok || len(master) < keyring.MinKeyLen {
+		return intake.SpentChallenge{}, refuse(intake.CodePowInvalid, detailInvalid, ErrUnknownKey)
+	}
+	valid, err := altcha.VerifySolutionSafe(pl, string(keyring.Derive(master, Purpose)), false)
+	if err != nil || !valid {
+		return intake.SpentChallenge{}, refuse(intake.CodePowInvalid, detailInvalid, ErrBadSolution)
+	}
+	expireAt := time.Unix(expires, 0)
+	if !expireAt.After(p.clock.Now()) {
+		return intake.SpentChallenge{}, refuse(intake.CodePowExpired, detailExpired, ErrExpired)
+	}
+	key := sha256.Sum256([]byte("altcha-v1 spent\n" + pl.Challenge))
+	return intake.SpentChallenge{Key: hex.EncodeToString(key[:]), ExpireAt: expireAt}, nil
+}
+
+// parsePayload decodes and checks everything about a payload that needs no
+// key: strict standard base64, one JSON object, the algorithm, the number,
+// the salt's shape and its expires and kv params.
+func parsePayload(payload string) (pl altcha.Payload, expires int64, version string, err error) {
+	if len(payload) > MaxPayloadLen {
+		return pl, 0, "", ErrMalformed
+	}
+	raw, err := base64.StdEncoding.Strict().DecodeString(payload)
+	// DecodeString skips '\r' and '\n'; re-encoding refuses them too.
+	if err != nil || base64.StdEncoding.EncodeToString(raw) != payload {
+		return pl, 0, "", ErrMalformed
+	}
+	var fields struct {
+		Algorithm string `json:"algorithm"`
+		Challenge string `json:"challenge"`
+		Number    *int64 `json:"number"`
+		Salt      string `json:"salt"`
+		Signature string `json:"signature"`
+	}
+	if decodeOne(raw, &fields) != nil || fields.Algorithm != Algorithm || fields.Number == nil || *fields.Number < 0 {
+		return pl, 0, "", ErrMalformed
+	}
+	salt := fields.Salt
+	if strings.Count(salt, "?") != 1 || !strings.HasSuffix(salt, "&") {
+		return pl, 0, "", ErrMalformed
+	}
+	params, err := url.ParseQuery(salt[strings.IndexByte(salt, '?')+1:])
+	if err != nil {
+		return pl, 0, "", ErrMalformed
+	}
+	e := params[paramExpires]
+	if len(e) != 1 {
+		return pl, 0, "", ErrNoExpiry
+	}
+	expires, err = strconv.ParseInt(e[0], 10, 64)
+	if err != nil || expires <= 0 {
+		return pl, 0, "", ErrNoExpiry
+	}
+	kv := params[paramKey]
+	if len(kv) != 1 || kv[0] == "" {
+		return pl, 0, "", ErrUnknownKey
+	}
+	pl = altcha.Payload{
+		Algorithm: fields.Algorithm,
+		Challenge: fields.Challenge,
+		Number:    *fields.Number,
+		Salt:      salt,
+		Signature: fields.Signature,
+	}
+	return pl, expires, kv[0], nil
+}
+
+// decodeOne decodes exactly one JSON object from data into v; anything but
+// whitespace after it is an error. Unknown fields (such as the widget's
+// "took") are ignored.
+func decodeOne(data []byte, v any) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON object")
+	}
+	return nil
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// refuse builds the one error shape Verify returns.
+func refuse(code intake.Code, detail string, reason error) error {
+	e := intake.Invalid(intake.FieldError{Field: Field, Code: code, Detail: detail})
+	e.Cause = reason
+	return e
+}
