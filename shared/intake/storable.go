@@ -283,9 +283,9 @@ type checker struct{ problems []string }
 func (c *checker) fail(field, rule string) { c.problems = append(c.problems, field+": "+rule) }
 
 func (c *checker) err(err error) {
-	var e *Error
-	if errors.As(err, &e) && e.Cause != nil {
-		c.problems = append(c.problems, e.Cause.Error())
+	var ns notStorable
+	if errors.As(err, &ns) {
+		c.problems = append(c.problems, ns...)
 	} else if err != nil {
 		c.problems = append(c.problems, err.Error())
 	}
@@ -295,8 +295,13 @@ func (c *checker) result() error {
 	if len(c.problems) == 0 {
 		return nil
 	}
-	return Internal(fmt.Errorf("not storable: %s", strings.Join(c.problems, "; ")))
+	return Internal(notStorable(c.problems))
 }
+
+// notStorable lists the violations of one check.
+type notStorable []string
+
+func (ns notStorable) Error() string { return "not storable: " + strings.Join(ns, "; ") }
 
 // id checks a document id: 1 to MaxStoredID bytes of letters, digits, '-'
 // and '_', so it is safe as a path segment anywhere.
