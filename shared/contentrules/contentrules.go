@@ -1,0 +1,214 @@
+// Package contentrules applies the content rules of SPEC §2.5 and the consent
+// rule of SPEC §3 to a submission, against the form version it was made on.
+//
+// The rules, for every field of the version:
+//
+//   - The text is valid UTF-8.
+//   - Line breaks are normalised first: CRLF, CR, U+2028 and U+2029 become
+//     LF. A tab becomes one space: stored text never holds a tab (only
+//     newlines are allowed, SPEC §2.5), but pasted text often carries tabs
+//     and refusing it would be unkind.
+//   - Every field is trimmed of surrounding whitespace (unicode.IsSpace).
+//   - No control character (Unicode category Cc, which includes NUL, DEL and
+//     the C1 controls) remains, except LF in multi-line fields (message,
+//     conversation).
+//   - No bidirectional embedding, override or isolate control (U+202A–U+202E,
+//     U+2066–U+2069) appears anywhere: they make text read differently from
+//     how it is stored ("Trojan Source"). The marks U+200E, U+200F and
+//     U+061C, which right-to-left names legitimately need, are allowed.
+//   - A required field is not empty.
+//   - The length, in characters (Unicode code points, not bytes), is at most
+//     the field's MaxLength. The page's maxlength counts UTF-16 units, which
+//     are never fewer, so whatever the page accepts passes here.
+//   - An email field holds an address as Email describes.
+//   - A multi-line field holds at most MaxLinks links, as CountLinks counts
+//     them.
+//
+// Each failing field yields one intake.FieldError (the first rule it fails)
+// with the field's code and a client-safe English detail telling the visitor
+// what to change. The honeypot, the proof of work and the form version are
+// other checks' business and pass through untouched.
+package contentrules
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// ConsentsField is the body field consent problems are reported on.
+const ConsentsField = "consents"
+
+// fieldValues returns the submission's field values by field name.
+func fieldValues(s *intake.Submission) []struct {
+	name  string
+	value *string
+} {
+	return []struct {
+		name  string
+		value *string
+	}{
+		{"name", &s.Fields.Name},
+		{"company", &s.Fields.Company},
+		{"role", &s.Fields.Role},
+		{"email", &s.Fields.Email},
+		{"message", &s.Fields.Message},
+		{"conversation", &s.Conversation},
+	}
+}
+
+// Check applies the content and consent rules of version v to s. It returns
+// the submission as it would be stored (normalised and trimmed; a field the
+// version does not have is dropped, never stored unchecked) and one
+// FieldError per failing field, in the version's field order, then one on
+// field "consents" (CONSENT_REQUIRED) when the consents do not fit the data.
+// errs is nil exactly when the submission passes; kept is then valid for
+// storage, and Check(v, kept) returns it unchanged. When errs is not nil,
+// kept is the best normalisation possible and must not be stored.
+func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission, errs []intake.FieldError) {
+	kept = s
+	kept.Consents = append([]intake.ConsentClaim(nil), s.Consents...)
+	values := map[string]*string{}
+	for _, fv := range fieldValues(&kept) {
+		values[fv.name] = fv.value
+		if _, ok := v.Field(fv.name); !ok {
+			*fv.value = ""
+		}
+	}
+	for i := range v.Fields {
+		f := &v.Fields[i]
+		value := values[f.Name]
+		var fe *intake.FieldError
+		*value, fe = checkField(f, *value)
+		if fe != nil {
+			errs = append(errs, *fe)
+		}
+	}
+	if fe := checkConsents(v, kept, values); fe != nil {
+		errs = append(errs, *fe)
+	}
+	return kept, errs
+}
+
+// checkField normalises one field's value and applies its rules.
+func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) {
+	kept := normalise(raw)
+	fail := func(code intake.Code, format string, args ...any) (string, *intake.FieldError) {
+		return kept, &intake.FieldError{Field: f.Name, Code: code, Detail: fmt.Sprintf(format, args...)}
+	}
+	if !utf8.ValidString(raw) {
+		return fail(f.Code, "This holds bytes that are not readable text. Please type it again rather than pasting it.")
+	}
+	if detail := badCharacter(kept, f.Type.Multiline()); detail != "" {
+		return fail(f.Code, "%s", detail)
+	}
+	if kept == "" {
+		if f.Required {
+			return fail(f.Code, "Please fill this in; it is required.")
+		}
+		return kept, nil
+	}
+	if n := utf8.RuneCountInString(kept); n > f.MaxLength {
+		return fail(f.TooLongCode, "This is %d characters long and the limit is %d. Please shorten it by %d %s.", n, f.MaxLength, n-f.MaxLength, plural(n-f.MaxLength, "character"))
+	}
+	if f.Type == formregistry.FieldEmail {
+		if detail := checkEmail(kept); detail != "" {
+			return fail(f.Code, "%s", detail)
+		}
+	}
+	if f.Type.Multiline() {
+		if n := CountLinks(kept); n > f.MaxLinks {
+			return fail(f.TooManyLinksCode, "This holds %d links and at most %d are allowed. Please remove %d %s (a link is anything starting with http://, https:// or www.).", n, f.MaxLinks, n-f.MaxLinks, plural(n-f.MaxLinks, "link"))
+		}
+	}
+	return kept, nil
+}
+
+// newlines are the line breaks normalised to LF, and the tab normalised to a
+// space.
+var newlines = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n", "\t", " ")
+
+// normalise returns s as it would be stored: valid UTF-8 (invalid bytes
+// become U+FFFD, for display only: such a value is refused), line breaks as
+// LF, tabs as spaces, trimmed.
+func normalise(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = newlines.Replace(s)
+	return strings.TrimSpace(s)
+}
+
+// isBidiControl reports the bidirectional embedding, override and isolate
+// controls.
+func isBidiControl(r rune) bool {
+	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// badCharacter returns a detail naming the first forbidden character class
+// in s, or "".
+func badCharacter(s string, multiline bool) string {
+	for _, r := range s {
+		switch {
+		case isBidiControl(r):
+			return "This holds invisible characters that change the direction of text (such as U+202E). Please remove them, or type it again rather than pasting it."
+		case r == '\n' && !multiline:
+			return "This must fit on one line. Please remove the line breaks."
+		case r == '\n':
+		case unicode.IsControl(r):
+			return fmt.Sprintf("This holds an invisible control character (U+%04X). Please remove it, or type it again rather than pasting it.", r)
+		}
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// checkConsents applies the consent rule: every claim names a consent
+// purpose of the version with its current text version, at most once; data
+// for a consent purpose comes with that consent given.
+func checkConsents(v *formregistry.Version, kept intake.Submission, values map[string]*string) *intake.FieldError {
+	fail := func(detail string) *intake.FieldError {
+		return &intake.FieldError{Field: ConsentsField, Code: intake.CodeConsentRequired, Detail: detail}
+	}
+	seen := map[string]bool{}
+	for _, c := range kept.Consents {
+		p, ok := v.Purpose(c.Purpose)
+		if !ok || p.Consent == nil || c.TextVersion != p.Consent.TextVersion {
+			return fail("The consent text has changed since this page was loaded. Please reload the page, read the text again, and send your introduction again.")
+		}
+		if seen[c.Purpose] {
+			return fail("A consent was sent more than once. Please reload the page and send your introduction again.")
+		}
+		seen[c.Purpose] = true
+	}
+	for _, f := range v.Fields {
+		if f.Purpose == "" || *values[f.Name] == "" || given(v, kept, f.Purpose) {
+			continue
+		}
+		return fail(fmt.Sprintf("“%s” is sent only with your consent. Please tick the box that allows it, or leave it empty.", f.Label))
+	}
+	return nil
+}
+
+// given reports whether kept gives consent to the version's purpose id under
+// its current text version.
+func given(v *formregistry.Version, kept intake.Submission, id string) bool {
+	p, ok := v.Purpose(id)
+	if !ok || p.Consent == nil {
+		return false
+	}
+	for _, c := range kept.Consents {
+		if c.Purpose == id && c.Given && c.TextVersion == p.Consent.TextVersion {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,74 @@
+package contentrules
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Email reports whether s is an email address as the form accepts it:
+// exactly one @; a local part of 1 to 64 bytes without whitespace, without
+// any of ( ) < > [ ] \ , ; : " and without a leading, trailing or doubled
+// dot; and a domain of at most 253 bytes with at least one dot, whose labels
+// are each 1 to 63 bytes of letters (any script), digits and inner hyphens,
+// the last one not all digits. It is a sanity check, not proof the address
+// receives mail.
+func Email(s string) bool { return checkEmail(s) == "" }
+
+// checkEmail returns a detail saying what is wrong with the address, or "".
+func checkEmail(s string) string {
+	const example = " An address looks like name@example.com."
+	if strings.Count(s, "@") != 1 {
+		return "An email address has exactly one @." + example
+	}
+	local, domain, _ := strings.Cut(s, "@")
+	switch {
+	case local == "":
+		return "The part before the @ is missing." + example
+	case len(local) > 64:
+		return "The part before the @ is too long (at most 64 characters)."
+	case strings.ContainsFunc(local, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(`()<>[]\,;:"`, r) }),
+		strings.HasPrefix(local, "."), strings.HasSuffix(local, "."), strings.Contains(local, ".."):
+		return "The part before the @ holds characters or dots an address cannot have. Please check it for typos."
+	case domain == "":
+		return "The domain after the @ is missing." + example
+	case !strings.Contains(domain, "."):
+		return "The domain after the @ needs a dot, as in example.com."
+	case len(domain) > 253 || !validDomain(domain):
+		return "The domain after the @ is not a valid domain. Please check it for typos."
+	}
+	return ""
+}
+
+// validDomain checks the labels of a dotted domain.
+func validDomain(domain string) bool {
+	labels := strings.Split(domain, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+			return false
+		}
+		for _, r := range l {
+			if r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	return strings.ContainsFunc(last, func(r rune) bool { return !unicode.IsDigit(r) })
+}
+
+// NormaliseEmail returns the key an address is rate-limited under: trimmed,
+// lower-cased, with a +tag removed from the local part, so that
+// "Ada+jobs@Example.com " and "ada@example.com" count as one sender. It is
+// for keys only; the address is stored as the visitor wrote it.
+func NormaliseEmail(email string) string {
+	s := strings.ToLower(strings.TrimSpace(email))
+	at := strings.LastIndex(s, "@")
+	if at <= 0 {
+		return s
+	}
+	local, domain := s[:at], s[at:]
+	if plus := strings.IndexByte(local, '+'); plus > 0 {
+		local = local[:plus]
+	}
+	return local + domain
+}

@@ -1,0 +1,39 @@
+package contentrules
+
+import (
+	"time"
+
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Evidence returns the consent evidence of a submission that passed Check:
+// one ConsentEvidence per consent given under the version's current text
+// (purpose, basis, text version, the text's SHA-256 from the registry, the
+// checkbox, actively checked, given at, and the withdrawal path), and one
+// PurposeRecord per purpose of the version, granted when the purpose is
+// required or its consent was given. ActivelyChecked is true because the
+// page's consent boxes start unticked and a claim is given only by a tick;
+// ConfirmedAt is left for the confirm step.
+func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, withdrawalPath string) ([]intake.ConsentEvidence, []intake.PurposeRecord) {
+	var evidence []intake.ConsentEvidence
+	records := make([]intake.PurposeRecord, 0, len(v.Purposes))
+	for _, p := range v.Purposes {
+		g := p.Consent != nil && given(v, kept, p.ID)
+		records = append(records, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: p.Required || g})
+		if !g {
+			continue
+		}
+		evidence = append(evidence, intake.ConsentEvidence{
+			Purpose:         p.ID,
+			Basis:           p.Basis,
+			TextVersion:     p.Consent.TextVersion,
+			TextSHA256:      p.Consent.SHA256,
+			Control:         p.Consent.Control,
+			ActivelyChecked: true,
+			GivenAt:         at,
+			WithdrawalPath:  withdrawalPath,
+		})
+	}
+	return evidence, records
+}
