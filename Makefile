@@ -1,0 +1,36 @@
+# Introductions — the two commands that matter are `make run` and `make test`.
+.PHONY: run test test-go test-browser bench bench-pow lint deploy emulator
+
+# Starts the Firestore emulator (unless FIRESTORE_EMULATOR_HOST is set) and
+# every public function with the reference page on http://127.0.0.1:$${PORT:-8080}/.
+run:
+	scripts/run.sh
+
+# Every test: Go (against the Firestore emulator, started if needed, with a
+# short fuzz run), the page in headless Chromium, and the infra checks.
+test:
+	scripts/test.sh
+
+test-go:
+	scripts/test.sh go
+
+test-browser:
+	scripts/test.sh browser
+
+# Speed and memory figures, printed with ratios; never asserted.
+bench:
+	scripts/bench.sh
+
+bench-pow:
+	scripts/bench-pow.sh
+
+lint:
+	gofmt -l . | tee /dev/stderr | (! read)
+	go vet ./...
+	terraform fmt -check -recursive infra
+
+deploy:
+	scripts/deploy.sh
+
+emulator:
+	scripts/emulator.sh start

@@ -1,0 +1,86 @@
+package drafts
+
+import (
+	"encoding/json"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// stringFields maps each text member of the draft body to where it goes and
+// the code reported when it is not a string.
+var stringFields = []struct {
+	name string
+	code intake.Code
+	set  func(*intake.Submission, string)
+}{
+	{"formId", intake.CodeFormVersionUnknown, func(s *intake.Submission, v string) { s.FormID = v }},
+	{"formVersion", intake.CodeFormVersionUnknown, func(s *intake.Submission, v string) { s.FormVersion = v }},
+	{"name", intake.CodeNameInvalid, func(s *intake.Submission, v string) { s.Fields.Name = v }},
+	{"company", intake.CodeCompanyInvalid, func(s *intake.Submission, v string) { s.Fields.Company = v }},
+	{"role", intake.CodeRoleInvalid, func(s *intake.Submission, v string) { s.Fields.Role = v }},
+	{"email", intake.CodeEmailInvalid, func(s *intake.Submission, v string) { s.Fields.Email = v }},
+	{"message", intake.CodeMessageInvalid, func(s *intake.Submission, v string) { s.Fields.Message = v }},
+	{"conversation", intake.CodeConversationInvalid, func(s *intake.Submission, v string) { s.Conversation = v }},
+	{"altcha", intake.CodePowInvalid, func(s *intake.Submission, v string) { s.Altcha = v }},
+}
+
+// HoneypotName returns the honeypot member of a form version, "" when the
+// version is unknown.
+type HoneypotName func(formID, version string) string
+
+// decodeDraft turns a draft body (already known to be one JSON object) into
+// a Submission. A member of the wrong JSON type is reported at its field with
+// that field's code; a member the form version does not know is
+// UNREADABLE_BODY. Absent text
+// members are empty.
+func decodeDraft(body []byte, honeypot HoneypotName) (intake.Submission, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object.")
+	}
+	var sub intake.Submission
+	var fieldErrs []intake.FieldError
+	seen := map[string]bool{}
+	for _, f := range stringFields {
+		raw, ok := members[f.name]
+		seen[f.name] = true
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			fieldErrs = append(fieldErrs, intake.FieldError{Field: f.name, Code: f.code, Detail: "Must be text."})
+			continue
+		}
+		f.set(&sub, v)
+	}
+	if raw, ok := members["consents"]; ok && string(raw) != "null" {
+		seen["consents"] = true
+		if err := json.Unmarshal(raw, &sub.Consents); err != nil {
+			fieldErrs = append(fieldErrs, intake.FieldError{Field: "consents", Code: intake.CodeConsentRequired, Detail: `Must be a list of {"purpose", "textVersion", "given"}.`})
+		}
+	}
+	seen["consents"] = true
+	name := honeypot(sub.FormID, sub.FormVersion)
+	if name != "" && !seen[name] {
+		seen[name] = true
+		if raw, ok := members[name]; ok {
+			var v string
+			if json.Unmarshal(raw, &v) != nil {
+				v = string(raw) // anything but an empty string fills the honeypot
+			}
+			sub.Honeypot = v
+		}
+	}
+	// Unknown members are refused only for a known form version: for an
+	// unknown one, FORM_VERSION_UNKNOWN is the clearer answer.
+	for member := range members {
+		if name != "" && !seen[member] {
+			return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
+		}
+	}
+	if len(fieldErrs) > 0 {
+		return intake.Submission{}, intake.Invalid(fieldErrs...)
+	}
+	return sub, nil
+}

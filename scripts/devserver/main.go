@@ -1,0 +1,69 @@
+// Command devserver runs every public function of the service on one origin
+// (SPEC §9), with the site's reference page at /. It is what `make run`
+// starts; configuration comes from the environment (see README.md). It needs
+// FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
+// credentials.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ownersite/introductions/shared/cloudlog"
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/setup"
+	"github.com/ownersite/introductions/shared/sitepage"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "devserver:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := config.Load(getenv)
+	logger := cloudlog.New(stderr, cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	if getenv("FIRESTORE_EMULATOR_HOST") == "" {
+		logger.Warn("FIRESTORE_EMULATOR_HOST is unset: using real Firestore with your default credentials")
+	}
+	svc, err := setup.Build(ctx, cfg, logger, setup.Overrides{})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.Port))
+	if err != nil {
+		return err
+	}
+	server := &http.Server{Handler: svc.Mux(sitepage.Handler()), ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("project", cfg.Project), slog.String("database", cfg.Database))
+	errc := make(chan error, 1)
+	go func() { errc <- server.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := server.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make test: every test. `scripts/test.sh go` or `scripts/test.sh browser`
+# runs one part. Starts the Firestore emulator when FIRESTORE_EMULATOR_HOST
+# is unset, and stops it again at the end if it started it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+part=${1:-all}
+started=""
+if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
+  if ! curl -fsS "http://127.0.0.1:${FIRESTORE_EMULATOR_PORT:-8681}/" >/dev/null 2>&1; then started=yes; fi
+  FIRESTORE_EMULATOR_HOST=$(scripts/emulator.sh start)
+  export FIRESTORE_EMULATOR_HOST
+fi
+[ -n "$started" ] && trap 'scripts/emulator.sh stop' EXIT
+
+if [ "$part" = all ] || [ "$part" = go ]; then
+  echo "== go vet" >&2
+  go vet ./...
+  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST)" >&2
+  go test -count=1 -timeout 12m ./...
+  echo "== short fuzz runs" >&2
+  for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
+    set -- $target
+    go test -run '^$' -fuzz "^$1\$" -fuzztime 5s "$2"
+  done
+  if command -v terraform >/dev/null; then
+    echo "== terraform fmt -check" >&2
+    terraform fmt -check -recursive infra
+  fi
+fi
+if [ "$part" = all ] || [ "$part" = browser ]; then
+  echo "== the page in headless Chromium" >&2
+  scripts/browser-tests.sh
+fi

@@ -1,0 +1,189 @@
+package intakeflow
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/netip"
+	"regexp"
+
+	"github.com/ownersite/introductions/shared/keyring"
+)
+
+const (
+	idBytes    = 16 // 128-bit ids
+	tokenBytes = 32 // 256-bit tokens, from a CSPRNG
+	decoyTag   = 6  // bytes of an id that authenticate a honeypot decoy
+)
+
+var b64 = base64.RawURLEncoding
+
+// keyedHash is the HMAC of kind and value under the rate-limit pepper: how a
+// client address, an email or an Idempotency-Key is named in storage and
+// logs, never raw.
+func (s *Service) keyedHash(kind, value string) string {
+	_, key := s.keys.Current()
+	mac := hmac.New(sha256.New, keyring.Derive(key, "keyed-hash/v1"))
+	mac.Write([]byte(kind))
+	mac.Write([]byte{0})
+	mac.Write([]byte(value))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// clientPrefix is the rate-limit identity of an address: IPv4 as is, IPv6
+// by its /64.
+func clientPrefix(addr netip.Addr) string {
+	addr = addr.Unmap()
+	if !addr.IsValid() {
+		return "unknown"
+	}
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}
+
+func (s *Service) random(n int) ([]byte, error) {
+	b := make([]byte, n)
+	_, err := io.ReadFull(s.entropy, b)
+	return b, err
+}
+
+// newID returns a fresh 128-bit id that can never be mistaken for a decoy.
+func (s *Service) newID() (string, error) {
+	for {
+		b, err := s.random(idBytes)
+		if err != nil {
+			return "", err
+		}
+		id := b64.EncodeToString(b)
+		if !s.isDecoy(id) {
+			return id, nil
+		}
+	}
+}
+
+func (s *Service) newToken() (string, error) {
+	b, err := s.random(tokenBytes)
+	if err != nil {
+		return "", err
+	}
+	return b64.EncodeToString(b), nil
+}
+
+var (
+	idPattern    = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
+	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+)
+
+func decoyMAC(key []byte, data []byte) []byte {
+	mac := hmac.New(sha256.New, keyring.Derive(key, "decoy/v1"))
+	mac.Write(data)
+	return mac.Sum(nil)
+}
+
+// newDecoy returns an id and token for a honeypot answer: they look like
+// real ones, are stored nowhere, and are recognised later by their MAC, so
+// that confirming a decoy answers success too.
+func (s *Service) newDecoy() (id, token string, err error) {
+	b, err := s.random(idBytes - decoyTag)
+	if err != nil {
+		return "", "", err
+	}
+	_, key := s.keys.Current()
+	id = b64.EncodeToString(append(b, decoyMAC(key, b)[:decoyTag]...))
+	return id, s.decoyToken(key, id), nil
+}
+
+func (s *Service) decoyToken(key []byte, id string) string {
+	return b64.EncodeToString(decoyMAC(key, []byte("token:"+id))[:tokenBytes])
+}
+
+// decoyKey returns the key a decoy id was made with, if it is one.
+func (s *Service) decoyKey(id string) ([]byte, bool) {
+	raw, err := b64.DecodeString(id)
+	if err != nil || len(raw) != idBytes {
+		return nil, false
+	}
+	body, tag := raw[:idBytes-decoyTag], raw[idBytes-decoyTag:]
+	for _, version := range s.keyVersions() {
+		key, ok := s.keys.Key(version)
+		if ok && hmac.Equal(decoyMAC(key, body)[:decoyTag], tag) {
+			return key, true
+		}
+	}
+	return nil, false
+}
+
+func (s *Service) isDecoy(id string) bool {
+	_, ok := s.decoyKey(id)
+	return ok
+}
+
+// keyVersions lists the versions to try: the current one only, unless the
+// keyring can list more.
+func (s *Service) keyVersions() []string {
+	if l, ok := s.keys.(interface{ Versions() []string }); ok {
+		return l.Versions()
+	}
+	v, _ := s.keys.Current()
+	return []string{v}
+}
+
+func decoyTokenMatches(s *Service, key []byte, id, token string) bool {
+	want := s.decoyToken(key, id)
+	return subtle.ConstantTimeCompare([]byte(want), []byte(token)) == 1
+}
+
+// sealKey derives the key that seals a draft's token for replays from the
+// Idempotency-Key itself: the database holds only the key's keyed hash, so
+// it alone never yields a usable token.
+func sealKey(idempotencyKey string) []byte {
+	mac := hmac.New(sha256.New, []byte(idempotencyKey))
+	mac.Write([]byte("introductions/idempotency-seal/v1"))
+	return mac.Sum(nil)
+}
+
+func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
+	block, err := aes.NewCipher(sealKey(idempotencyKey))
+	if err != nil {
+		return nil, err
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	nonce, err := s.random(gcm.NonceSize())
+	if err != nil {
+		return nil, err
+	}
+	return gcm.Seal(nonce, nonce, []byte(token), nil), nil
+}
+
+func unseal(idempotencyKey string, sealed []byte) (string, error) {
+	block, err := aes.NewCipher(sealKey(idempotencyKey))
+	if err != nil {
+		return "", err
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		return "", err
+	}
+	if len(sealed) < gcm.NonceSize() {
+		return "", errors.New("sealed token too short")
+	}
+	plain, err := gcm.Open(nil, sealed[:gcm.NonceSize()], sealed[gcm.NonceSize():], nil)
+	return string(plain), err
+}
+
+// idempotencyKeyPattern accepts what the IETF draft allows in practice: a
+// client-made string of 8 to 255 visible ASCII characters (UUIDs, ULIDs,
+// random base64).
+var idempotencyKeyPattern = regexp.MustCompile(`^[\x21-\x7e]{8,255}$`)

@@ -1,0 +1,381 @@
+// Package intakeflow is the intake's application service (SPEC §2): it takes
+// a decoded draft through the check chain, keeps it with its evidence in one
+// store call, answers honeypots with decoys, replays idempotent retries, and
+// confirms and withdraws introductions — leaving a ledger entry for every
+// decision. It speaks domain types only; HTTP lives in functions/.
+package intakeflow
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/ownersite/introductions/shared/checks"
+	"github.com/ownersite/introductions/shared/contentrules"
+	"github.com/ownersite/introductions/shared/floodlimit"
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Rate-limit layers of the authoritative counters.
+const (
+	LayerIP    = "ip"
+	LayerEmail = "email"
+)
+
+// Deps is what the service needs; New refuses a missing one.
+type Deps struct {
+	Store     intake.Store
+	Forms     *formregistry.Registry
+	Chain     checks.Chain
+	Flood     *floodlimit.Limiter
+	Keys      intake.Keyring
+	Clock     intake.Clock
+	Entropy   io.Reader // crypto/rand.Reader in production
+	Logger    *slog.Logger
+	Retention intake.Retention
+	// IPLimit and EmailLimit are the authoritative limits per rolling
+	// window.
+	IPLimit    intake.RateRule
+	EmailLimit intake.RateRule
+	// Function and Revision name the code in the ledger's provenance.
+	Function string
+	Revision string
+}
+
+// Service is safe for concurrent use.
+type Service struct {
+	Deps
+	store   intake.Store
+	keys    intake.Keyring
+	entropy io.Reader
+	logger  *slog.Logger
+
+	mu       sync.Mutex
+	inFlight map[string]bool
+}
+
+// New returns a service, or an error naming every missing dependency.
+func New(d Deps) (*Service, error) {
+	var missing []error
+	for name, ok := range map[string]bool{
+		"Store": d.Store != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
+		"Keys": d.Keys != nil, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
+		"Retention": d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
+		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
+		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,
+	} {
+		if !ok {
+			missing = append(missing, errors.New("intakeflow: missing or invalid "+name))
+		}
+	}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
+	}
+	d.IPLimit.Layer, d.EmailLimit.Layer = LayerIP, LayerEmail
+	return &Service{Deps: d, store: d.Store, keys: d.Keys, entropy: d.Entropy, logger: d.Logger, inFlight: map[string]bool{}}, nil
+}
+
+// DraftRequest is one decoded draft with where it came from.
+type DraftRequest struct {
+	Submission intake.Submission
+	// Client is the client address from the trusted X-Forwarded-For
+	// position.
+	Client netip.Addr
+	// IdempotencyKey is the Idempotency-Key header, "" when absent.
+	IdempotencyKey string
+	RequestID      string
+}
+
+// Draft is a kept draft as the visitor sees it.
+type Draft struct {
+	Introduction intake.Introduction
+	// Conversation is the transcript as kept, "" when none.
+	Conversation string
+	// Token confirms or withdraws it; only its hash is stored.
+	Token string
+	// Replayed is true when an Idempotency-Key retry returned the draft an
+	// earlier request kept.
+	Replayed bool
+}
+
+// Confirmation is the answer to a successful confirmation.
+type Confirmation struct {
+	ID          string
+	ConfirmedAt time.Time
+	// KeptUntil is when the introduction is deleted; until then the
+	// visitor can withdraw it.
+	KeptUntil time.Time
+}
+
+// WithdrawalPath is where the visitor withdraws an introduction.
+func WithdrawalPath(id string) string {
+	return "/api/introductions/" + id + "/withdrawal"
+}
+
+// Draft takes a draft through the chain and keeps it. Errors are *intake.Error:
+// FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_*,
+// RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE. Every refusal past decoding
+// leaves a content-free ledger entry; a honeypot gets a decoy success.
+func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
+	now := s.Clock.Now()
+	entry := s.newEntry(req.RequestID, now)
+	sub := req.Submission
+	entry.FormID, entry.FormVersion = sub.FormID, sub.FormVersion
+
+	if req.IdempotencyKey != "" {
+		if !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
+			return nil, s.refuse(ctx, entry, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."))
+		}
+		entry.IdempotencyKeyHash = s.keyedHash("idempotency", req.IdempotencyKey)
+		if !s.claim(entry.IdempotencyKeyHash) {
+			s.logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
+			return nil, intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")
+		}
+		defer s.release(entry.IdempotencyKeyHash)
+	}
+
+	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
+	if err != nil {
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationFail, Codes: []intake.Code{intake.CodeOf(err)}}
+		return nil, s.refuse(ctx, entry, err)
+	}
+	entry.Purposes = purposesOf(version)
+
+	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: s.keyedHash("ip", clientPrefix(req.Client))}
+	if sub.Fields.Email != "" {
+		a.EmailKey = s.keyedHash("email", contentrules.NormaliseEmail(sub.Fields.Email))
+	}
+	err = s.Chain.Run(ctx, a)
+	entry.RateLimits = a.RateDecisions
+	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
+	if errors.Is(err, checks.ErrHoneypot) {
+		return s.decoy(ctx, entry, sub, now)
+	}
+	if err != nil {
+		entry.Validation = validationAfter(a.Abuse, err)
+		return nil, s.refuse(ctx, entry, err)
+	}
+	return s.keep(ctx, entry, a, version, req)
+}
+
+func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest) (*Draft, error) {
+	now, kept := a.Now, a.Submission
+	id, err := s.newID()
+	if err != nil {
+		return nil, intake.Internal(err)
+	}
+	token, err := s.newToken()
+	if err != nil {
+		return nil, intake.Internal(err)
+	}
+	consents, purposes := contentrules.Evidence(version, kept, now, WithdrawalPath(id))
+	in := intake.Introduction{
+		ID: id, State: intake.StateDraft, FormID: version.FormID, FormVersion: version.Version,
+		Fields: kept.Fields, HasConversation: kept.Conversation != "", Consents: consents,
+		TokenHash: intake.HashToken(token), CreatedAt: now, ExpireAt: now.Add(s.Retention.Draft),
+	}
+	entry.ID, entry.SubmissionID = id, id
+	entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
+	entry.Purposes, entry.Consents, entry.WithdrawalPath = purposes, consents, WithdrawalPath(id)
+	entry.Retention = intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt}
+	entry.Redaction.Stored = storedFields(in)
+	entry.Decision, entry.Reason = intake.DecisionAwaitingConfirmation, "draft kept; it is sent on only when the visitor confirms it"
+
+	k := intake.DraftKeeping{Introduction: in, Ledger: entry, Challenge: a.Challenge, Now: now,
+		RateKeys: []intake.RateKey{{RateRule: s.IPLimit, KeyHash: a.ClientKey}}}
+	if a.EmailKey != "" {
+		k.RateKeys = append(k.RateKeys, intake.RateKey{RateRule: s.EmailLimit, KeyHash: a.EmailKey})
+	}
+	if kept.Conversation != "" {
+		k.Transcript = &intake.Transcript{IntroductionID: id, Text: kept.Conversation, ExpireAt: in.ExpireAt}
+	}
+	fingerprint := fingerprintOf(req.Submission)
+	if req.IdempotencyKey != "" {
+		sealed, err := s.seal(req.IdempotencyKey, token)
+		if err != nil {
+			return nil, intake.Internal(err)
+		}
+		k.Idempotency = &intake.IdempotencyRecord{KeyHash: entry.IdempotencyKeyHash, Fingerprint: fingerprint,
+			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt}
+	}
+
+	out, err := s.store.KeepDraft(ctx, k)
+	if out.Replay != nil {
+		return s.replay(ctx, entry, out.Replay, fingerprint, req.IdempotencyKey, kept.Conversation)
+	}
+	entry.RateLimits = append(entry.RateLimits, out.RateDecisions...)
+	if err != nil {
+		entry.ID, entry.SubmissionID = "", ""
+		entry.Consents, entry.WithdrawalPath, entry.Redaction.Stored = nil, "", nil
+		switch intake.CodeOf(err) {
+		case intake.CodeRateLimited:
+			entry.Abuse = intake.AbuseRecord{State: intake.AbuseRateLimited, Signals: append(entry.Abuse.Signals, "authoritative-limit")}
+			for _, d := range out.RateDecisions {
+				if d.Decision == intake.RateBlock {
+					s.Flood.Block(d.KeyHash, now.Add(intake.AsError(err).RetryAfter))
+				}
+			}
+		case intake.CodePowSpent:
+			entry.Abuse = intake.AbuseRecord{State: intake.AbusePowFailed, Signals: append(entry.Abuse.Signals, string(intake.CodePowSpent))}
+		default:
+			return nil, err // unavailable or internal: nothing was kept, and the ledger cannot be written either
+		}
+		return nil, s.refuse(ctx, entry, err)
+	}
+	s.logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
+		slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""))
+	return &Draft{Introduction: in, Conversation: kept.Conversation, Token: token}, nil
+}
+
+func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intake.Replay, fingerprint, key, conversation string) (*Draft, error) {
+	if r.Record.Fingerprint != fingerprint {
+		entry.ID, entry.SubmissionID = "", ""
+		entry.Consents, entry.WithdrawalPath, entry.Redaction.Stored = nil, "", nil
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{intake.CodeIdempotencyKeyReused}}
+		return nil, s.refuse(ctx, entry, intake.Errorf(intake.CodeIdempotencyKeyReused, "This Idempotency-Key was used for a different draft."))
+	}
+	token, err := unseal(key, r.Record.SealedToken)
+	if err != nil {
+		return nil, intake.Internal(err)
+	}
+	s.logger.InfoContext(ctx, "draft replayed", slog.String("submissionId", r.Introduction.ID), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
+	if !r.Introduction.HasConversation {
+		conversation = ""
+	}
+	return &Draft{Introduction: r.Introduction, Conversation: conversation, Token: token, Replayed: true}, nil
+}
+
+// decoy answers a honeypot with a success-shaped draft that is stored
+// nowhere, and records the attempt without content.
+func (s *Service) decoy(ctx context.Context, entry intake.LedgerEntry, sub intake.Submission, now time.Time) (*Draft, error) {
+	id, token, err := s.newDecoy()
+	if err != nil {
+		return nil, intake.Internal(err)
+	}
+	entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
+	if err := s.record(ctx, entry, intake.DecisionRejected, "honeypot filled: answered with a decoy, nothing kept"); err != nil {
+		return nil, err
+	}
+	in := intake.Introduction{ID: id, State: intake.StateDraft, FormID: sub.FormID, FormVersion: sub.FormVersion,
+		Fields: sub.Fields, HasConversation: sub.Conversation != "", Consents: []intake.ConsentEvidence{},
+		CreatedAt: now, ExpireAt: now.Add(s.Retention.Draft)}
+	return &Draft{Introduction: in, Conversation: sub.Conversation, Token: token}, nil
+}
+
+// refuse records a refused attempt and returns the refusal, or UNAVAILABLE
+// when the ledger cannot be written: no decision goes unrecorded.
+func (s *Service) refuse(ctx context.Context, entry intake.LedgerEntry, refusal error) error {
+	code := intake.CodeOf(refusal)
+	if entry.Validation.Result == "" {
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
+	}
+	if entry.Abuse.State == "" {
+		entry.Abuse = intake.AbuseRecord{State: intake.AbuseClean, Signals: []string{}}
+	}
+	if err := s.record(ctx, entry, intake.DecisionRejected, "refused: "+string(code)); err != nil {
+		return err
+	}
+	return refusal
+}
+
+func (s *Service) record(ctx context.Context, entry intake.LedgerEntry, d intake.Decision, reason string) error {
+	id, err := s.newID()
+	if err != nil {
+		return intake.Internal(err)
+	}
+	entry.ID = id
+	entry.Decision, entry.Reason = d, reason
+	entry.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: entry.Provenance.Time.Add(s.Retention.RejectedAttempt)}
+	entry.ExpireAt = entry.Retention.DeleteAfter
+	if err := s.store.RecordAttempt(ctx, entry); err != nil {
+		return err
+	}
+	s.logger.InfoContext(ctx, "draft refused", slog.String("ledgerId", id), slog.String("decision", string(d)),
+		slog.String("reason", reason), slog.String("abuse", string(entry.Abuse.State)))
+	return nil
+}
+
+func (s *Service) newEntry(requestID string, now time.Time) intake.LedgerEntry {
+	return intake.LedgerEntry{
+		Version:    intake.LedgerVersion,
+		Purposes:   []intake.PurposeRecord{},
+		Consents:   []intake.ConsentEvidence{},
+		RateLimits: []intake.RateDecision{},
+		Redaction:  intake.RedactionRecord{Stored: []string{}, RedactedFromLogs: intake.RedactedFromLogs},
+		Provenance: intake.Provenance{Function: s.Function, Revision: s.Revision, RequestID: requestID, Time: now},
+		UpdatedAt:  now,
+		ExpireAt:   now.Add(s.Retention.RejectedAttempt),
+	}
+}
+
+func (s *Service) claim(keyHash string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight[keyHash] {
+		return false
+	}
+	s.inFlight[keyHash] = true
+	return true
+}
+
+func (s *Service) release(keyHash string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.inFlight, keyHash)
+}
+
+func purposesOf(v *formregistry.Version) []intake.PurposeRecord {
+	out := make([]intake.PurposeRecord, 0, len(v.Purposes))
+	for _, p := range v.Purposes {
+		out = append(out, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: p.Required})
+	}
+	return out
+}
+
+// validationAfter says what the chain learned about validity before it
+// stopped: the content rules run third, so a refusal before them leaves
+// validity UNKNOWN, never PASS.
+func validationAfter(abuse intake.AbuseState, err error) intake.ValidationRecord {
+	switch abuse {
+	case intake.AbuseContentRejected:
+		e := intake.AsError(err)
+		codes := make([]intake.Code, 0, len(e.Fields))
+		for _, f := range e.Fields {
+			codes = append(codes, f.Code)
+		}
+		return intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes}
+	case intake.AbusePowFailed:
+		return intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
+	default:
+		return intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
+	}
+}
+
+func storedFields(in intake.Introduction) []string {
+	out := []string{"name", "email", "message"}
+	if in.Fields.Company != "" {
+		out = append(out, "company")
+	}
+	if in.Fields.Role != "" {
+		out = append(out, "role")
+	}
+	if in.HasConversation {
+		out = append(out, "conversation")
+	}
+	return append(out, "consents", "tokenHash")
+}
+
+// fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
+func fingerprintOf(sub intake.Submission) string {
+	b, _ := json.Marshal(sub)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

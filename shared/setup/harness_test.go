@@ -1,0 +1,251 @@
+package setup_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/cloudlog"
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/emulatortest"
+	"github.com/ownersite/introductions/shared/setup"
+	"google.golang.org/api/iterator"
+)
+
+const siteOrigin = "https://site.example"
+
+// clock is a settable clock shared by the service under test.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// logBuffer collects the service's log lines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.Write(p) }
+func (b *logBuffer) String() string               { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
+
+// harness is the wired service on an httptest server, against the emulator.
+type harness struct {
+	t       *testing.T
+	svc     *setup.Service
+	srv     *httptest.Server
+	clock   *clock
+	logs    *logBuffer
+	db      *firestore.Client
+	project string
+}
+
+// newHarness builds the real service (real store on the emulator, real
+// keyring, proof of work and registry) with env on top of test defaults.
+func newHarness(t *testing.T, env map[string]string) *harness {
+	t.Helper()
+	db, project := emulatortest.Client(t)
+	vars := map[string]string{
+		"FIRESTORE_PROJECT":  project,
+		"FIRESTORE_DATABASE": emulatortest.Database,
+		"POW_MAX_NUMBER":     "3000",
+		"ALLOWED_ORIGINS":    siteOrigin,
+		"FIRESTORE_TIMEOUT":  "20s",
+		"LOG_LEVEL":          "debug",
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	cfg, err := config.Load(func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, clock: &clock{now: time.Now().UTC().Truncate(time.Second)}, logs: &logBuffer{}, db: db, project: project}
+	logger := cloudlog.New(h.logs, slog.LevelDebug)
+	h.svc, err = setup.Build(context.Background(), cfg, logger, setup.Overrides{Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.svc.Close() })
+	h.srv = httptest.NewServer(h.svc.Mux(http.NotFoundHandler()))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("status %d, body %q is not JSON: %v", r.status, r.body, err)
+	}
+	return m
+}
+
+func (r response) code(t *testing.T) string {
+	t.Helper()
+	c, _ := r.json(t)["code"].(string)
+	return c
+}
+
+// do sends a request; headers are name/value pairs.
+func (h *harness) do(method, path, contentType string, body []byte, headers ...string) response {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.srv.URL+path, bytes.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Origin", siteOrigin)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func (h *harness) postJSON(path string, v any, headers ...string) response {
+	h.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.do(http.MethodPost, path, "application/json", b, headers...)
+}
+
+// solved fetches a challenge and solves it with a plain Go solver.
+func (h *harness) solved() string {
+	h.t.Helper()
+	r := h.do(http.MethodGet, "/api/introductions/challenge", "", nil)
+	if r.status != http.StatusOK {
+		h.t.Fatalf("challenge: %d %s", r.status, r.body)
+	}
+	c, err := altchapow.ParseChallenge(r.body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return solve(h.t, c)
+}
+
+func solve(t *testing.T, c altchapow.Challenge) string {
+	t.Helper()
+	for n := int64(0); n <= c.MaxNumber; n++ {
+		sum := sha256.Sum256([]byte(c.Salt + strconv.FormatInt(n, 10)))
+		if hex.EncodeToString(sum[:]) == c.Challenge {
+			p, _ := json.Marshal(map[string]any{"algorithm": c.Algorithm, "challenge": c.Challenge, "number": n, "salt": c.Salt, "signature": c.Signature})
+			return base64.StdEncoding.EncodeToString(p)
+		}
+	}
+	t.Fatalf("no solution for challenge up to %d", c.MaxNumber)
+	return ""
+}
+
+// draftBody is a valid draft for form version 1 with a fresh solution.
+func (h *harness) draftBody(overrides map[string]any) map[string]any {
+	h.t.Helper()
+	b := map[string]any{
+		"formId": "introduction", "formVersion": "1",
+		"name": "Ada Lovelace", "company": "Analytical Engines", "role": "CTO",
+		"email": "ada@example.com", "message": "Hello, I would like to talk about a role.",
+		"consents": []any{}, "website": "",
+	}
+	if _, ok := overrides["altcha"]; !ok {
+		b["altcha"] = h.solved()
+	}
+	for k, v := range overrides {
+		if v == nil {
+			delete(b, k)
+			continue
+		}
+		b[k] = v
+	}
+	return b
+}
+
+// fromAddress sets the client address the service sees (Cloud Run's front
+// end appends it as the rightmost X-Forwarded-For entry).
+func fromAddress(addr string) []string {
+	return []string{"X-Forwarded-For", "203.0.113.250, " + addr}
+}
+
+// count returns how many live documents a collection holds.
+func (h *harness) count(collection string) int {
+	h.t.Helper()
+	it := h.db.Collection(collection).Documents(context.Background())
+	defer it.Stop()
+	n := 0
+	for {
+		_, err := it.Next()
+		if err == iterator.Done {
+			return n
+		}
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		n++
+	}
+}
+
+// docs returns every document of a collection as JSON text.
+func (h *harness) docs(collection string) []string {
+	h.t.Helper()
+	it := h.db.Collection(collection).Documents(context.Background())
+	defer it.Stop()
+	var out []string
+	for {
+		d, err := it.Next()
+		if err == iterator.Done {
+			return out
+		}
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		b, _ := json.Marshal(d.Data())
+		out = append(out, d.Ref.ID+" "+string(b))
+	}
+}
+
+func addr(i int) string { return fmt.Sprintf("198.51.100.%d", i%250+1) }
+
+func contains(haystack []string, needle string) bool {
+	for _, s := range haystack {
+		if strings.Contains(s, needle) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,181 @@
+// Package setup is the one place the service is wired: it builds every
+// dependency from the typed config (Firestore store, keyring, proof of work,
+// form registry, check chain, intake service) and each function's handler
+// from them. Deployed functions build lazily on their first request: a failed
+// start-up answers 503 UNAVAILABLE and is retried on the next request, never
+// cached.
+package setup
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ownersite/introductions/functions/challenge"
+	"github.com/ownersite/introductions/functions/confirmation"
+	"github.com/ownersite/introductions/functions/drafts"
+	"github.com/ownersite/introductions/functions/forms"
+	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/checks"
+	"github.com/ownersite/introductions/shared/cloudlog"
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/floodlimit"
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/keyring"
+	"google.golang.org/api/option"
+)
+
+// Service is the built service: its dependencies and the handler of every
+// public function.
+type Service struct {
+	Config config.Config
+	Logger *slog.Logger
+	Store  *firestorestore.Store
+	Flow   *intakeflow.Service
+
+	Challenge    http.Handler
+	Forms        http.Handler
+	Drafts       http.Handler
+	Confirmation http.Handler
+}
+
+// Overrides replace parts of the production wiring in tests.
+type Overrides struct {
+	Clock   intake.Clock
+	Entropy io.Reader
+	// StoreOptions are passed to the Firestore client (e.g. an RPC counter).
+	StoreOptions []option.ClientOption
+}
+
+// Build wires the service from cfg. Errors say which part failed.
+func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overrides) (*Service, error) {
+	if o.Clock == nil {
+		o.Clock = intake.SystemClock{}
+	}
+	if o.Entropy == nil {
+		o.Entropy = rand.Reader
+	}
+	keys, err := loadKeys(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("HMAC keys: %w", err)
+	}
+	pow, err := altchapow.New(keys, o.Clock, altchapow.Config{MaxNumber: cfg.PowMaxNumber, Lifetime: cfg.PowLifetime})
+	if err != nil {
+		return nil, fmt.Errorf("proof of work: %w", err)
+	}
+	registry, err := formregistry.Load()
+	if err != nil {
+		return nil, fmt.Errorf("form registry: %w", err)
+	}
+	store, err := firestorestore.Open(ctx, firestorestore.Config{Project: cfg.Project, Database: cfg.Database, OpTimeout: cfg.FirestoreTimeout}, logger, o.StoreOptions...)
+	if err != nil {
+		return nil, fmt.Errorf("firestore: %w", err)
+	}
+	flood := floodlimit.New(cfg.FloodLimit, cfg.FloodWindow)
+	flow, err := intakeflow.New(intakeflow.Deps{
+		Store: store, Forms: registry, Flood: flood, Keys: keys, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
+		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
+		Retention:  cfg.Retention,
+		IPLimit:    intake.RateRule{Limit: cfg.RateLimitIPPerHour, Window: time.Hour},
+		EmailLimit: intake.RateRule{Limit: cfg.RateLimitEmailPerHour, Window: time.Hour},
+		Function:   cfg.Service, Revision: cfg.Revision,
+	})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	powParams := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: challenge.Path}
+	honeypot := func(formID, version string) string {
+		if v, ok := registry.Find(formID, version); ok {
+			return v.Honeypot
+		}
+		return ""
+	}
+	return &Service{
+		Config: cfg, Logger: logger, Store: store, Flow: flow,
+		Challenge:    challenge.New(pow, cfg.AllowedOrigins, logger),
+		Forms:        forms.New(registry, powParams, cfg.Retention, cfg.AllowedOrigins, logger),
+		Drafts:       drafts.New(flow, drafts.Options{Origins: cfg.AllowedOrigins, ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot}, logger),
+		Confirmation: confirmation.New(flow, cfg.AllowedOrigins, logger),
+	}, nil
+}
+
+func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
+	if cfg.HMACSecret == "" {
+		return keyring.Local(rand.Reader)
+	}
+	return keyring.OpenSecretManager(ctx, cfg.HMACSecret)
+}
+
+// Mux mounts every public function on one mux under the paths deployed
+// functions answer, and page at / (the dev server's one origin, SPEC §9).
+func (s *Service) Mux(page http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/introductions/challenge", s.Challenge)
+	mux.Handle("/api/forms/", s.Forms)
+	mux.Handle("/api/introductions", s.Drafts)
+	mux.Handle("/api/introductions/{id}/confirmation", s.Confirmation)
+	mux.Handle("/api/introductions/{id}/withdrawal", s.Confirmation)
+	mux.Handle("/api/", jsonapi.Edge(s.Config.AllowedOrigins, "GET, POST", http.HandlerFunc(jsonapi.NotFound)))
+	mux.Handle("/", page)
+	return mux
+}
+
+// Close releases the store.
+func (s *Service) Close() error { return s.Store.Close() }
+
+// Lazy builds the service on the first request that needs it. A failure is
+// answered 503 UNAVAILABLE with Retry-After and retried on the next request.
+type Lazy struct {
+	getenv func(string) string
+
+	mu  sync.Mutex
+	svc *Service
+}
+
+// NewLazy returns a Lazy that reads its config through getenv when first
+// used.
+func NewLazy(getenv func(string) string) *Lazy { return &Lazy{getenv: getenv} }
+
+func (l *Lazy) get(ctx context.Context) (*Service, *slog.Logger, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.svc != nil {
+		return l.svc, l.svc.Logger, nil
+	}
+	cfg, cfgErr := config.Load(l.getenv)
+	logger := cloudlog.New(stderr, cfg.LogLevel)
+	if cfgErr != nil {
+		return nil, logger, fmt.Errorf("configuration: %w", cfgErr)
+	}
+	svc, err := Build(ctx, cfg, logger, Overrides{})
+	if err != nil {
+		return nil, logger, err
+	}
+	l.svc = svc
+	return svc, logger, nil
+}
+
+// Handler returns the handler of one function, picked from the built
+// service.
+func (l *Lazy) Handler(pick func(*Service) http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		svc, logger, err := l.get(r.Context())
+		if err != nil {
+			logger.ErrorContext(r.Context(), "start-up failed; will retry on the next request", slog.String("error", err.Error()))
+			jsonapi.WriteError(w, r, nil, intake.Unavailable(errors.New("start-up failed"), 5*time.Second))
+			return
+		}
+		pick(svc).ServeHTTP(w, r)
+	}
+}

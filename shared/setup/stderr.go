@@ -1,0 +1,6 @@
+package setup
+
+import "os"
+
+// stderr is where deployed functions log: Cloud Run collects it.
+var stderr = os.Stderr
