@@ -1,0 +1,850 @@
+// The site's introduction form: an ES module with no dependencies beyond
+// solver.js beside it.
+//
+// It mounts on every element with the data-introductions-form attribute:
+//   <div data-introductions-form data-form-id="introduction" data-api-base=""></div>
+// data-api-base is prefixed to the API paths (empty: this page's origin). When
+// the functions have separate URLs, data-api-forms, data-api-challenge,
+// data-api-drafts and data-api-confirmation override it per function (the
+// confirmation URL also serves withdrawal).
+//
+// The flow (SPEC §2, §3): render the form from GET /api/forms/{formId};
+// fetch an ALTCHA challenge and solve it in Web Workers while the visitor
+// types; "Review" posts the draft and shows back what the service kept;
+// "Confirm" sends it on; the success view offers a withdrawal link whose id
+// and token live only in the URL fragment (#withdraw?id=…&token=…).
+//
+// The guide conversation: the site's guide code hands over its transcript in
+// memory (never in browser storage or cookies), either
+//   import { attachConversation } from "/js/introduction-form.js";
+//   await attachConversation([{ role: "visitor", text: "…" }, { role: "guide", text: "…" }]);
+// or, from a classic script, window.introductions.attachConversation(turns).
+
+import { solve, encodePayload, prewarm, SolveError } from "./solver.js";
+
+const DEFAULT_TRANSCRIPT_LIMIT = 12000;
+
+const BASES = {
+  legitimate_interests: "legitimate interests",
+  consent: "your consent",
+  contract: "taking steps at your request before a contract",
+  legal_obligation: "a legal obligation",
+};
+
+const POW_CODES = new Set(["POW_REQUIRED", "POW_INVALID", "POW_EXPIRED", "POW_SPENT"]);
+
+// el makes an element; attrs are attributes (false/null/undefined skipped,
+// true as empty); children are nodes or strings (as text, never markup).
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}
+
+function codePoints(s) {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+// cleanText drops control characters the service refuses (all but newline),
+// turning tabs into spaces and CRLF into LF.
+function cleanText(s) {
+  return String(s ?? "")
+    .replace(/\r\n?/g, "\n")
+    .replace(/\t/g, " ")
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, "");
+}
+
+function speaker(turn) {
+  const role = String(turn.role ?? turn.speaker ?? "").toLowerCase();
+  if (role === "visitor" || role === "user" || role === "you") return "You";
+  if (role === "guide" || role === "assistant" || role === "bot") return "Guide";
+  return role ? role[0].toUpperCase() + role.slice(1) : "";
+}
+
+/**
+ * formatTranscript turns guide turns into the text the visitor sees and
+ * sends: "You: …" / "Guide: …" paragraphs, dropping the oldest turns while
+ * the text is longer than limit characters (Unicode code points). A newest
+ * turn longer than the limit alone keeps its end.
+ * @param {Array<{role?: string, speaker?: string, text: string}|string>} turns
+ * @returns {{text: string, kept: number, dropped: number}}
+ */
+export function formatTranscript(turns, limit = DEFAULT_TRANSCRIPT_LIMIT) {
+  const parts = (Array.isArray(turns) ? turns : [])
+    .map((t) => {
+      const text = cleanText(typeof t === "string" ? t : t && t.text).trim();
+      const who = typeof t === "string" ? "" : speaker(t || {});
+      return text ? (who ? `${who}: ${text}` : text) : "";
+    })
+    .filter(Boolean);
+  const sep = 2; // "\n\n"
+  let total = 0;
+  let first = parts.length;
+  while (first > 0) {
+    const len = codePoints(parts[first - 1]) + (first < parts.length ? sep : 0);
+    if (total + len > limit) break;
+    total += len;
+    first--;
+  }
+  let kept = parts.slice(first);
+  if (kept.length === 0 && parts.length > 0) {
+    const newest = [...parts[parts.length - 1]];
+    kept = ["[…] " + newest.slice(newest.length - (limit - 4)).join("")];
+    first = parts.length - 1;
+  }
+  return { text: kept.join("\n\n"), kept: kept.length, dropped: first };
+}
+
+function retryAfterSeconds(res) {
+  const v = res && res.headers.get("Retry-After");
+  if (!v) return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, Math.round((at - Date.now()) / 1000));
+}
+
+function whenText(seconds) {
+  if (seconds === null || seconds === undefined) return "in a little while";
+  if (seconds < 90) return `in about ${Math.max(1, seconds)} second${seconds === 1 ? "" : "s"}`;
+  const minutes = Math.ceil(seconds / 60);
+  const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return minutes < 120 ? `in about ${minutes} minutes (after ${at})` : `after ${at}`;
+}
+
+function idempotencyKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function saltExpiry(salt) {
+  const q = String(salt || "").split("?")[1];
+  const v = q ? new URLSearchParams(q).get("expires") : null;
+  return v && /^\d+$/.test(v) ? Number(v) * 1000 : null;
+}
+
+// ProofOfWork keeps one solved (or solving) challenge ready ahead of need.
+class ProofOfWork {
+  constructor(url) {
+    this.url = url;
+    this.current = null; // {promise, progress, expiresAt}
+    this.listener = null;
+  }
+
+  // start makes sure a challenge is being fetched or is solved and fresh.
+  start() {
+    const c = this.current;
+    if (c && !c.failed && !(c.expiresAt && c.expiresAt - Date.now() < 60_000)) return c;
+    const entry = { progress: 0, expiresAt: null, failed: false, ready: false };
+    entry.promise = (async () => {
+      const res = await fetch(this.url(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
+      if (!res.ok) throw new Error(`challenge: HTTP ${res.status}`);
+      const challenge = await res.json();
+      entry.expiresAt = saltExpiry(challenge.salt);
+      const { number } = await solve(challenge, {
+        onProgress: (p) => {
+          entry.progress = p;
+          if (this.listener && this.current === entry) this.listener(p);
+        },
+      });
+      entry.ready = true;
+      return encodePayload(challenge, number);
+    })();
+    entry.promise.catch(() => {
+      entry.failed = true;
+    });
+    this.current = entry;
+    return entry;
+  }
+
+  // payload resolves to a solved challenge's ALTCHA payload.
+  payload(onProgress) {
+    const entry = this.start();
+    this.listener = onProgress || null;
+    if (onProgress && !entry.ready) onProgress(entry.progress);
+    return entry.promise;
+  }
+
+  isReady() {
+    return !!(this.current && this.current.ready);
+  }
+
+  // discard forgets the current solution (spent, refused) and starts another.
+  discard() {
+    this.current = null;
+    this.start();
+  }
+}
+
+/** IntroductionForm is one mounted form. */
+export class IntroductionForm {
+  /** @param {HTMLElement} root */
+  constructor(root) {
+    this.root = root;
+    this.formId = root.dataset.formId || "introduction";
+    const base = (root.dataset.apiBase || "").replace(/\/+$/, "");
+    const pick = (name) => (root.dataset[name] || base).replace(/\/+$/, "");
+    this.urls = {
+      form: () => `${pick("apiForms")}/api/forms/${encodeURIComponent(this.formId)}`,
+      challenge: () => pick("apiChallenge") + ((this.def && this.def.proofOfWork && this.def.proofOfWork.challengePath) || "/api/introductions/challenge"),
+      drafts: () => `${pick("apiDrafts")}/api/introductions`,
+      confirmation: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/confirmation`,
+      withdrawal: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/withdrawal`,
+    };
+    this.def = null;
+    this.pow = new ProofOfWork(this.urls.challenge);
+    this.transcript = null; // {text, kept, dropped}
+    this.draft = null;
+    this.lastAttempt = null; // {body, key} of a draft post that failed in transit
+    this.view = "";
+    this.fields = new Map(); // name -> {input, error}
+  }
+
+  /** start loads the definition and shows the view the URL asks for. */
+  async start() {
+    window.addEventListener("hashchange", () => this.route());
+    await this.loadDefinition();
+    this.route();
+  }
+
+  async loadDefinition() {
+    this.setStatus("Loading the form…");
+    try {
+      const res = await fetch(this.urls.form(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      this.def = await res.json();
+    } catch {
+      this.def = null;
+      this.root.replaceChildren(
+        el("p", { class: "intro-status", role: "alert" }, "The form could not be loaded. Please check your connection and try again."),
+        this.button("Try again", () => this.loadDefinition().then(() => this.route())),
+      );
+    }
+  }
+
+  withdrawalParams() {
+    const h = location.hash;
+    if (!h.startsWith("#withdraw?")) return null;
+    const p = new URLSearchParams(h.slice("#withdraw?".length));
+    const id = p.get("id");
+    const token = p.get("token");
+    return id && token ? { id, token } : null;
+  }
+
+  route() {
+    const w = this.withdrawalParams();
+    if (w) return this.showWithdraw(w);
+    if (!this.def) return;
+    if (this.view !== "form" && this.view !== "review" && this.view !== "success") this.showForm();
+  }
+
+  setStatus(text) {
+    this.root.replaceChildren(el("p", { class: "intro-status" }, text));
+  }
+
+  button(label, onClick, cls) {
+    const b = el("button", { type: "button", class: cls }, label);
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  heading(text) {
+    return el("h1", { tabindex: "-1" }, text);
+  }
+
+  focusHeading() {
+    const h = this.root.querySelector("h1");
+    if (h) h.focus();
+  }
+
+  fieldDef(name) {
+    return (this.def.fields || []).find((f) => f.name === name) || { name, label: name };
+  }
+
+  consentPurpose() {
+    const conv = this.fieldDef("conversation");
+    return (this.def.purposes || []).find((p) => p.id === (conv.purpose || "attach-conversation") && p.consent);
+  }
+
+  // ---- the form ----
+
+  showForm(values = this.formValues) {
+    const def = this.def;
+    this.view = "form";
+    this.fields.clear();
+    this.pow.start();
+    prewarm();
+    const form = el("form", { novalidate: true, "aria-describedby": "intro-lead" });
+    for (const f of def.fields || []) {
+      if (f.type === "transcript") continue;
+      form.append(this.renderField(f, values ? values[f.name] : ""));
+    }
+    this.conversationBox = el("div");
+    form.append(this.conversationBox);
+    this.renderConversation();
+
+    const hp = def.honeypot && def.honeypot.name;
+    if (hp) {
+      // Invisible to people and assistive technology, never focusable.
+      form.append(
+        el("div", { class: "intro-hp", hidden: true, "aria-hidden": "true", inert: true },
+          el("label", {}, "Leave this empty", el("input", { type: "text", name: hp, tabindex: "-1", autocomplete: "off", value: "" }))),
+      );
+    }
+
+    form.append(this.renderNotice());
+    this.submitButton = el("button", { type: "submit" }, "Review");
+    form.append(el("div", { class: "intro-actions" }, this.submitButton));
+    this.progress = el("div", { class: "intro-progress", "aria-live": "polite" });
+    form.append(this.progress);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.review();
+    });
+    this.form = form;
+    this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
+    this.root.replaceChildren(
+      this.heading(def.title || "Introduce yourself"),
+      def.description ? el("p", { class: "intro-lead", id: "intro-lead" }, def.description) : el("p", { id: "intro-lead", hidden: true }),
+      this.summary,
+      form,
+    );
+  }
+
+  renderField(f, value) {
+    const id = `intro-${f.name}`;
+    const hintId = `${id}-hint`;
+    const errId = `${id}-error`;
+    const attrs = {
+      id,
+      name: f.name,
+      autocomplete: f.autocomplete || "off",
+      maxlength: f.maxLength > 0 ? f.maxLength : null,
+      "aria-required": f.required ? "true" : null,
+      "aria-describedby": [f.hint ? hintId : "", errId].filter(Boolean).join(" "),
+    };
+    let input;
+    if (f.type === "textarea") {
+      input = el("textarea", { ...attrs, rows: 8 });
+      input.value = value || "";
+    } else {
+      input = el("input", { ...attrs, type: f.type === "email" ? "email" : "text", spellcheck: f.type === "email" ? "false" : null });
+      input.value = value || "";
+    }
+    const error = el("p", { class: "intro-error", id: errId });
+    this.fields.set(f.name, { input, error, def: f });
+    return el("div", { class: "intro-field" },
+      el("label", { for: id }, f.label || f.name, f.required ? null : el("span", { class: "intro-optional" }, " (optional)")),
+      f.hint ? el("span", { class: "intro-hint", id: hintId }, f.hint) : null,
+      input,
+      error);
+  }
+
+  renderConversation() {
+    const box = this.conversationBox;
+    if (!box) return;
+    const def = this.fieldDef("conversation");
+    const purpose = this.consentPurpose();
+    const t = this.transcript;
+    const prevChecked = this.consentInput ? this.consentInput.checked : false;
+    this.consentInput = null;
+    if (!t || !purpose) {
+      this.fields.delete("conversation");
+      this.fields.delete("consents");
+      box.replaceChildren();
+      return;
+    }
+    const control = purpose.consent.control || "consent-attach-conversation";
+    const consent = el("input", { type: "checkbox", id: control, name: control, "aria-describedby": "intro-consents-error" });
+    consent.checked = prevChecked;
+    this.consentInput = consent;
+    const convError = el("p", { class: "intro-error", id: "intro-conversation-error" });
+    const consentError = el("p", { class: "intro-error", id: "intro-consents-error" });
+    const text = el("div", {
+      class: "intro-transcript",
+      id: "intro-conversation",
+      tabindex: "0",
+      role: "region",
+      "aria-label": "The conversation as it would be sent",
+      "aria-describedby": "intro-conversation-error",
+    }, t.text);
+    this.fields.set("conversation", { input: text, error: convError, def });
+    this.fields.set("consents", { input: consent, error: consentError, def: { name: "consents" } });
+    box.replaceChildren(
+      el("fieldset", { class: "intro-conversation" },
+        el("legend", {}, def.label || "Your conversation with the guide"),
+        def.hint ? el("p", { class: "intro-hint" }, def.hint) : null,
+        el("p", {}, `This is the whole text that would be sent with your introduction (${codePoints(t.text).toLocaleString()} characters).`),
+        t.dropped > 0
+          ? el("p", { class: "intro-hint" }, `The oldest ${t.dropped === 1 ? "turn was" : `${t.dropped} turns were`} left out to stay within ${(def.maxLength || DEFAULT_TRANSCRIPT_LIMIT).toLocaleString()} characters.`)
+          : null,
+        text,
+        convError,
+        el("label", { class: "intro-check", for: control }, consent, el("span", {}, purpose.consent.text)),
+        consentError,
+        el("div", { class: "intro-actions" }, this.button("Remove the conversation", () => {
+          this.transcript = null;
+          this.renderConversation();
+          this.submitButton && this.submitButton.focus();
+        }, "intro-secondary")),
+      ),
+    );
+  }
+
+  renderNotice() {
+    const def = this.def;
+    const purposes = (def.purposes || []).map((p) =>
+      el("li", {}, p.description || p.id, " ",
+        el("span", { class: "intro-basis" }, `(legal basis: ${BASES[p.basis] || String(p.basis || "").replace(/_/g, " ")}${p.required ? "" : "; optional"})`)));
+    const notice = def.notice || {};
+    const r = def.retention || {};
+    return el("details", { class: "intro-notice-box" },
+      el("summary", {}, notice.title || "How your introduction is handled"),
+      el("h2", {}, "What it is used for"),
+      el("ul", { class: "intro-purposes" }, purposes),
+      (notice.sections || []).map((s) => [el("h2", {}, s.heading), el("p", {}, s.body)]),
+      r.draftMinutes
+        ? el("p", {}, `A draft you do not confirm is deleted after ${r.draftMinutes} minutes; a confirmed introduction is kept for ${r.introductionDays} days.`)
+        : null);
+  }
+
+  get formValues() {
+    if (!this.fields || this.fields.size === 0) return this._values;
+    const v = {};
+    for (const [name, f] of this.fields) {
+      if (f.input && "value" in f.input && f.input.type !== "checkbox") v[name] = f.input.value;
+    }
+    return v;
+  }
+
+  set formValues(v) {
+    this._values = v;
+  }
+
+  clearErrors() {
+    for (const f of this.fields.values()) {
+      f.error.textContent = "";
+      f.input.removeAttribute("aria-invalid");
+    }
+    if (this.summary) this.summary.replaceChildren();
+  }
+
+  collect() {
+    const def = this.def;
+    const body = { formId: def.formId || this.formId, formVersion: def.formVersion };
+    for (const f of def.fields || []) {
+      if (f.type === "transcript") continue;
+      const field = this.fields.get(f.name);
+      body[f.name] = field ? field.input.value : "";
+    }
+    body.consents = [];
+    const purpose = this.consentPurpose();
+    if (this.transcript && this.consentInput && this.consentInput.checked && purpose) {
+      body.conversation = this.transcript.text;
+      body.consents.push({ purpose: purpose.id, textVersion: purpose.consent.textVersion, given: true });
+    }
+    const hp = def.honeypot && def.honeypot.name;
+    if (hp) body[hp] = this.form.elements[hp] ? this.form.elements[hp].value : "";
+    return body;
+  }
+
+  // sentence turns a problem code into a sentence for the visitor.
+  sentence(code, field, detail, retryAfter) {
+    const f = field ? this.fieldDef(field) : {};
+    const max = f.maxLength ? `${f.maxLength.toLocaleString()} characters` : "the allowed length";
+    const label = (f.label || field || "This field").replace(/\s*\(optional\)$/i, "");
+    switch (code) {
+      case "NAME_INVALID":
+        return `Please enter your name: up to ${max}, without special control characters.`;
+      case "COMPANY_INVALID":
+      case "ROLE_INVALID":
+        return `${label} can be up to ${max} of ordinary text.`;
+      case "EMAIL_INVALID":
+        return "Please enter an email address with a domain, like name@example.com.";
+      case "MESSAGE_INVALID":
+        return `Please write a message of up to ${max}.`;
+      case "MESSAGE_TOO_MANY_LINKS":
+        return `Your message can contain at most ${f.maxLinks ?? 3} links; please remove some.`;
+      case "CONVERSATION_INVALID":
+        return "The conversation cannot be attached as it is. You can remove it and send your introduction without it.";
+      case "CONVERSATION_TOO_LONG":
+        return `The conversation is longer than ${max}. Remove it, or ask the guide for a shorter one.`;
+      case "CONVERSATION_TOO_MANY_LINKS":
+        return `The conversation can contain at most ${f.maxLinks ?? 3} links. You can remove it and send your introduction without it.`;
+      case "CONSENT_REQUIRED":
+        return "To attach the conversation, tick the box to agree; or remove the conversation.";
+      case "FORM_VERSION_UNKNOWN":
+        return "This form has changed since you opened it. Reload the form (what you typed is kept) and review again.";
+      case "POW_REQUIRED":
+      case "POW_INVALID":
+      case "POW_EXPIRED":
+      case "POW_SPENT":
+        return "The automatic robot check did not go through. Please press Review again.";
+      case "RATE_LIMITED":
+        return `You have sent several introductions in a short time. Please try again ${whenText(retryAfter)}.`;
+      case "UNAVAILABLE":
+        return `The service is busy right now. Please try again ${whenText(retryAfter ?? 30)}.`;
+      case "BODY_TOO_LARGE":
+        return "Your introduction is too large to send. Please shorten the message or remove the conversation.";
+      case "IDEMPOTENCY_IN_FLIGHT":
+        return "Your previous attempt is still being sent. Please wait a moment and try again.";
+      case "NOT_FOUND":
+        return "This draft is no longer available (drafts are kept for a short time only). Please review and send it again.";
+      case "STATE_CONFLICT":
+        return "This introduction has already moved on, so this step is no longer possible.";
+      case "NETWORK":
+        return "Your introduction could not reach the service. Please check your connection and try again.";
+      case "SOLVER":
+        return "Your browser could not complete the automatic robot check. Please reload the page and try again.";
+      default:
+        return "Something went wrong on our side. Please try again in a moment.";
+    }
+  }
+
+  // showProblem puts each error at its field and lists them all at the top.
+  showProblem(problem, retryAfter) {
+    this.clearErrors();
+    const items = [];
+    const errors = Array.isArray(problem.errors) && problem.errors.length ? problem.errors : [{ field: "", code: problem.code }];
+    let first = null;
+    for (const e of errors) {
+      const field = e.field === "consents" && !this.fields.has("consents") ? "" : e.field;
+      const text = this.sentence(e.code || problem.code, field, e.detail, retryAfter);
+      const target = field && this.fields.get(field);
+      if (target) {
+        target.error.textContent = target.error.textContent ? `${target.error.textContent} ${text}` : text;
+        target.input.setAttribute("aria-invalid", "true");
+        first = first || target.input;
+        const link = el("a", { href: `#${target.input.id}` }, text);
+        link.addEventListener("click", (ev) => {
+          ev.preventDefault();
+          target.input.focus();
+        });
+        items.push(el("li", {}, link));
+      } else {
+        items.push(el("li", {}, text));
+      }
+    }
+    const extra = [];
+    if (errors.some((e) => e.code === "FORM_VERSION_UNKNOWN") || problem.code === "FORM_VERSION_UNKNOWN") {
+      extra.push(this.button("Reload the form", async () => {
+        const values = this.formValues;
+        await this.loadDefinition();
+        if (this.def) this.showForm(values);
+      }));
+    }
+    this.summary.replaceChildren(
+      el("h2", {}, items.length === 1 ? "There is a problem" : "There are problems"),
+      el("ul", {}, items),
+      extra,
+    );
+    if (first) first.focus();
+    else this.summary.focus();
+  }
+
+  showProgress(fraction) {
+    if (!this.progress) return;
+    const pct = Math.round(fraction * 100);
+    this.progress.replaceChildren(
+      el("label", { for: "intro-pow-progress" }, `Checking that you are not a robot… ${pct}%`),
+      el("progress", { id: "intro-pow-progress", max: "100", value: String(pct) }),
+    );
+  }
+
+  async postJSON(url, body, headers = {}) {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify(body),
+      credentials: "omit",
+      cache: "no-store",
+      referrerPolicy: "no-referrer",
+    });
+    let data = null;
+    const type = res.headers.get("Content-Type") || "";
+    if (res.status !== 204 && /json/.test(type)) {
+      try {
+        data = await res.json();
+      } catch {
+        data = null;
+      }
+    }
+    if (!res.ok && (!data || !data.code)) {
+      const byStatus = { 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 409: "STATE_CONFLICT", 413: "BODY_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED", 503: "UNAVAILABLE" };
+      data = { code: byStatus[res.status] || "UNAVAILABLE", status: res.status };
+    }
+    return { res, data, retryAfter: retryAfterSeconds(res) };
+  }
+
+  // send posts once and, if the request never got an answer, once more
+  // with the same body (and so the same Idempotency-Key).
+  async send(url, body, headers) {
+    try {
+      return await this.postJSON(url, body, headers);
+    } catch {
+      await new Promise((r) => setTimeout(r, 1000));
+      return await this.postJSON(url, body, headers);
+    }
+  }
+
+  async review() {
+    if (this.busy) return;
+    this.busy = true;
+    this.submitButton.disabled = true;
+    this.clearErrors();
+    try {
+      const body = this.collect();
+      let resolved = false;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (!this.pow.isReady()) this.showProgress(this.pow.current ? this.pow.current.progress : 0);
+        let altcha;
+        try {
+          altcha = await this.pow.payload((p) => this.showProgress(p));
+        } catch (err) {
+          this.pow.discard();
+          try {
+            altcha = await this.pow.payload((p) => this.showProgress(p));
+          } catch (err2) {
+            this.progress.replaceChildren();
+            this.showProblem({ code: err2 instanceof SolveError ? "SOLVER" : "NETWORK" });
+            return;
+          }
+        }
+        this.progress.replaceChildren();
+        const full = { ...body, altcha };
+        const json = JSON.stringify(full);
+        const key = this.lastAttempt && this.lastAttempt.json === json ? this.lastAttempt.key : idempotencyKey();
+        let answer;
+        try {
+          answer = await this.send(this.urls.drafts(), full, { "Idempotency-Key": key });
+        } catch {
+          this.lastAttempt = { json, key };
+          this.showProblem({ code: "NETWORK" });
+          return;
+        }
+        this.lastAttempt = null;
+        const { res, data, retryAfter } = answer;
+        if (res.status === 201 || res.status === 200) {
+          this.pow.discard(); // spent: get the next one ready for an edit
+          this.formValues = this.formValues;
+          this.showReview(data);
+          resolved = true;
+          return;
+        }
+        const codes = data.errors && data.errors.length ? data.errors.map((e) => e.code) : [data.code];
+        if (attempt === 0 && codes.every((c) => POW_CODES.has(c))) {
+          this.pow.discard(); // expired, spent or from another instance: solve a new one
+          continue;
+        }
+        this.showProblem(data, retryAfter);
+        return;
+      }
+      if (!resolved) this.showProblem({ code: "POW_INVALID" });
+    } finally {
+      this.busy = false;
+      if (this.submitButton) this.submitButton.disabled = false;
+    }
+  }
+
+  // ---- the review step ----
+
+  showReview(draft) {
+    this.draft = draft;
+    this.view = "review";
+    const kept = draft.introduction || {};
+    const rows = [];
+    for (const f of this.def.fields || []) {
+      if (f.type === "transcript") continue;
+      const v = kept[f.name];
+      rows.push(el("dt", {}, f.label || f.name), v ? el("dd", { "data-field": f.name }, v) : el("dd", { class: "intro-empty", "data-field": f.name }, "(not given)"));
+    }
+    if (kept.conversation) {
+      rows.push(
+        el("dt", {}, `${this.fieldDef("conversation").label || "Conversation"} (attached with your consent)`),
+        el("dd", { class: "intro-transcript", "data-field": "conversation", tabindex: "0", role: "region", "aria-label": "The conversation as kept" }, kept.conversation),
+      );
+    }
+    const until = draft.expiresAt ? new Date(draft.expiresAt) : null;
+    this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
+    this.confirmButton = this.button("Confirm and send", () => this.confirm());
+    this.root.replaceChildren(
+      this.heading("Please check your introduction"),
+      el("p", {}, "This is exactly what was received and kept. Nothing is sent on until you confirm."),
+      this.summary,
+      el("dl", { class: "intro-kept" }, rows),
+      until && !Number.isNaN(until.getTime())
+        ? el("p", { class: "intro-hint" }, `If you do not confirm, this draft is deleted at ${until.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.`)
+        : null,
+      el("div", { class: "intro-actions" },
+        this.confirmButton,
+        this.button("Edit", () => {
+          this.draft = null;
+          this.showForm(this._values);
+          this.focusHeading();
+        }, "intro-secondary")),
+    );
+    this.focusHeading();
+  }
+
+  async confirm() {
+    if (this.busy || !this.draft) return;
+    this.busy = true;
+    this.confirmButton.disabled = true;
+    try {
+      let answer;
+      try {
+        answer = await this.send(this.urls.confirmation(this.draft.id), { token: this.draft.token });
+      } catch {
+        this.showReviewProblem({ code: "NETWORK" });
+        return;
+      }
+      const { res, data, retryAfter } = answer;
+      if (res.ok) {
+        this.showSuccess(this.draft, data || {});
+        return;
+      }
+      if (data.code === "NOT_FOUND") {
+        const values = this._values;
+        this.draft = null;
+        this.showForm(values);
+        this.showProblem(data);
+        return;
+      }
+      this.showReviewProblem(data, retryAfter);
+    } finally {
+      this.busy = false;
+      if (this.confirmButton) this.confirmButton.disabled = false;
+    }
+  }
+
+  showReviewProblem(problem, retryAfter) {
+    this.summary.replaceChildren(el("p", {}, this.sentence(problem.code, "", "", retryAfter)));
+    this.summary.focus();
+  }
+
+  // ---- success and withdrawal ----
+
+  withdrawalLink(id, token) {
+    const u = new URL(location.href);
+    u.hash = `withdraw?${new URLSearchParams({ id, token })}`;
+    return u.href;
+  }
+
+  showSuccess(draft, confirmation) {
+    this.view = "success";
+    this.draft = null;
+    this._values = {};
+    this.transcript = null;
+    const href = this.withdrawalLink(confirmation.id || draft.id, draft.token);
+    this.root.replaceChildren(
+      this.heading("Thank you — your introduction is on its way"),
+      el("p", { class: "intro-done" }, "It has been sent on. You will hear back by email if it is a fit."),
+      el("h2", {}, "Changed your mind?"),
+      el("p", {}, "This link withdraws your introduction and erases it, with any attached conversation, at once. Keep it somewhere safe: it is not stored in this browser, and it is the only way to withdraw."),
+      el("a", { class: "intro-link", href, id: "intro-withdraw-link" }, href),
+    );
+    this.focusHeading();
+  }
+
+  showWithdraw({ id, token }) {
+    this.view = "withdraw";
+    const status = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
+    const go = this.button("Withdraw my introduction", async () => {
+      go.disabled = true;
+      let answer;
+      try {
+        answer = await this.send(this.urls.withdrawal(id), { token });
+      } catch {
+        status.replaceChildren(el("p", {}, this.sentence("NETWORK")));
+        go.disabled = false;
+        return;
+      }
+      const { res, data, retryAfter } = answer;
+      if (res.ok) {
+        history.replaceState(null, "", location.pathname + location.search);
+        this.view = "withdrawn";
+        this.root.replaceChildren(
+          this.heading("Your introduction has been withdrawn"),
+          el("p", { class: "intro-done" }, "It has been erased, with any conversation you attached. Only a record that a withdrawal happened remains, without any of its content."),
+        );
+        this.focusHeading();
+        return;
+      }
+      status.replaceChildren(el("p", {}, data.code === "NOT_FOUND"
+        ? "There is nothing to withdraw under this link: it was already withdrawn, or the introduction is no longer kept."
+        : this.sentence(data.code, "", "", retryAfter)));
+      status.focus();
+      go.disabled = false;
+    });
+    this.root.replaceChildren(
+      this.heading("Withdraw your introduction"),
+      el("p", {}, "Withdrawing erases your introduction, and any conversation you attached, at once. This cannot be undone."),
+      status,
+      el("div", { class: "intro-actions" }, go, this.button("Keep it", () => {
+        history.replaceState(null, "", location.pathname + location.search);
+        this.view = "";
+        this.route();
+        this.focusHeading();
+      }, "intro-secondary")),
+    );
+    this.focusHeading();
+  }
+
+  /**
+   * attachConversation hands over the guide's transcript (kept in memory
+   * only). Returns {kept, dropped}: the number of turns shown and left out.
+   */
+  attachConversation(turns) {
+    const limit = (this.def && this.fieldDef("conversation").maxLength) || DEFAULT_TRANSCRIPT_LIMIT;
+    const t = formatTranscript(turns, limit);
+    this.transcript = t.text ? t : null;
+    if (this.view === "form") this.renderConversation();
+    return { kept: t.kept, dropped: t.dropped };
+  }
+}
+
+const mounted = [];
+let readyResolve;
+/** ready resolves to the mounted forms once the page has started them. */
+export const ready = new Promise((r) => (readyResolve = r));
+
+/**
+ * attachConversation hands the guide conversation to the page's form(s):
+ * an array of turns {role: "visitor"|"guide", text} (or plain strings). The
+ * page keeps it in memory only, drops the oldest turns past the form's
+ * limit (12,000 characters), shows the whole text, and sends it only when
+ * the visitor ticks the consent box. Resolves to {kept, dropped}.
+ */
+export async function attachConversation(turns) {
+  const forms = await ready;
+  let result = { kept: 0, dropped: 0 };
+  for (const f of forms) result = f.attachConversation(turns);
+  return result;
+}
+
+/** mount starts a form on root (done automatically for [data-introductions-form]). */
+export function mount(root) {
+  const f = new IntroductionForm(root);
+  mounted.push(f);
+  return f.start().then(() => f);
+}
+
+function boot() {
+  const roots = document.querySelectorAll("[data-introductions-form]");
+  Promise.all(Array.from(roots, (r) => mount(r))).then(readyResolve, () => readyResolve(mounted));
+}
+
+if (typeof window !== "undefined") {
+  window.introductions = Object.freeze({ attachConversation, ready });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot, { once: true });
+  else boot();
+}
