@@ -68,7 +68,7 @@ func New(d Deps) (*Service, error) {
 	for name, ok := range map[string]bool{
 		"Store": d.Store != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
 		"Keys": d.Keys != nil, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
-		"Retention": d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
+		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
 		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,
 	} {

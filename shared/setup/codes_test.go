@@ -42,7 +42,9 @@ func TestEveryRefusalIsADocumentedProblem(t *testing.T) {
 			return h.postJSON("/api/introductions", h.draftBody(map[string]any{"email": "ada@localhost"}))
 		}, 422, "EMAIL_INVALID", "email"},
 		{"message empty", func() response { return h.postJSON("/api/introductions", h.draftBody(map[string]any{"message": " "})) }, 422, "MESSAGE_INVALID", "message"},
-		{"message four links", func() response { return h.postJSON("/api/introductions", h.draftBody(map[string]any{"message": links})) }, 422, "MESSAGE_TOO_MANY_LINKS", "message"},
+		{"message four links", func() response {
+			return h.postJSON("/api/introductions", h.draftBody(map[string]any{"message": links}))
+		}, 422, "MESSAGE_TOO_MANY_LINKS", "message"},
 		{"conversation control character", func() response {
 			return h.postJSON("/api/introductions", h.draftBody(map[string]any{"conversation": "a\x07b", "consents": consentTo("attach-conversation")}))
 		}, 422, "CONVERSATION_INVALID", "conversation"},

@@ -48,8 +48,12 @@ type logBuffer struct {
 	buf bytes.Buffer
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.Write(p) }
-func (b *logBuffer) String() string               { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+func (b *logBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
 // harness is the wired service on an httptest server, against the emulator.
 type harness struct {
