@@ -1,0 +1,207 @@
+package intakeflow_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	altcha "github.com/altcha-org/altcha-lib-go"
+	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/checks"
+	"github.com/ownersite/introductions/shared/floodlimit"
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/keyring"
+)
+
+type fixedClock struct{ now time.Time }
+
+func (c fixedClock) Now() time.Time { return c.now }
+
+// untouchableStore fails the test if a draft reaches the database; it only
+// takes the content-free ledger entry of a refusal, written after the
+// verdict.
+type untouchableStore struct {
+	t       *testing.T
+	mu      sync.Mutex
+	entries []intake.LedgerEntry
+	// keep, when set, is called instead of failing.
+	keep func(intake.DraftKeeping) (intake.KeepOutcome, error)
+}
+
+func (s *untouchableStore) KeepDraft(_ context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
+	if s.keep != nil {
+		return s.keep(k)
+	}
+	s.t.Errorf("the store was touched for a draft that must be refused before the database")
+	return intake.KeepOutcome{}, intake.Internal(fmt.Errorf("touched"))
+}
+func (s *untouchableStore) Confirm(context.Context, string, []byte, time.Time, time.Duration) (*intake.Introduction, error) {
+	s.t.Errorf("Confirm called")
+	return nil, intake.ErrNotFound
+}
+func (s *untouchableStore) Withdraw(context.Context, string, []byte, time.Time) error {
+	s.t.Errorf("Withdraw called")
+	return intake.ErrNotFound
+}
+func (s *untouchableStore) RecordAttempt(_ context.Context, e intake.LedgerEntry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entries = append(s.entries, e)
+	return nil
+}
+
+type fixture struct {
+	svc   *intakeflow.Service
+	store *untouchableStore
+	pow   *altchapow.ProofOfWork
+	keys  *keyring.Ring
+	now   time.Time
+}
+
+func newFixture(t *testing.T) *fixture {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	keys, err := keyring.Local(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := fixedClock{now}
+	pow, err := altchapow.New(keys, clock, altchapow.Config{MaxNumber: 2000, Lifetime: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &untouchableStore{t: t}
+	flood := floodlimit.New(100, time.Minute)
+	svc, err := intakeflow.New(intakeflow.Deps{
+		Store: store, Forms: formregistry.Default(), Flood: flood, Keys: keys, Clock: clock, Entropy: rand.Reader,
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
+		Retention:  intake.DefaultRetention,
+		IPLimit:    intake.RateRule{Limit: 10, Window: time.Hour},
+		EmailLimit: intake.RateRule{Limit: 5, Window: time.Hour},
+		Function:   "test", Revision: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{svc: svc, store: store, pow: pow, keys: keys, now: now}
+}
+
+func payloadFor(t *testing.T, c altcha.Challenge, salt string, number int64) string {
+	t.Helper()
+	b, _ := json.Marshal(altcha.Payload{Algorithm: c.Algorithm, Challenge: c.Challenge, Number: number, Salt: salt, Signature: c.Signature})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func solveNumber(t *testing.T, salt, challenge string, max int64) int64 {
+	for n := int64(0); n <= max; n++ {
+		sum := sha256.Sum256([]byte(salt + strconv.FormatInt(n, 10)))
+		if hex.EncodeToString(sum[:]) == challenge {
+			return n
+		}
+	}
+	t.Fatal("unsolvable")
+	return 0
+}
+
+func submission(altchaPayload string) intake.Submission {
+	return intake.Submission{FormID: "introduction", FormVersion: "1", Altcha: altchaPayload,
+		Fields: intake.Fields{Name: "Ada", Email: "ada@example.com", Message: "Hello."}}
+}
+
+// TestProofOfWorkIsRefusedBeforeTheDatabase: spliced salts, a missing
+// expiry, an expired challenge and a foreign key are all refused by the
+// chain; the store never sees the draft.
+func TestProofOfWorkIsRefusedBeforeTheDatabase(t *testing.T) {
+	f := newFixture(t)
+	version, key := f.keys.Current()
+	signing := string(keyring.Derive(key, "altcha-v1"))
+	expires := f.now.Add(5 * time.Minute)
+	number := int64(1234)
+	legit, err := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: signing, Number: &number, Expires: &expires,
+		Params: map[string][]string{"kv": {version}}, MaxNumber: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noExpiry, _ := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: signing, Number: &number, Params: map[string][]string{"kv": {version}}})
+	past := f.now.Add(-time.Second)
+	expired, _ := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: signing, Number: &number, Expires: &past, Params: map[string][]string{"kv": {version}}})
+	foreign, _ := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: strings.Repeat("k", 32), Number: &number, Expires: &expires, Params: map[string][]string{"kv": {version}}})
+
+	// The legitimate solution is accepted by the verifier itself (so the
+	// refusals below are not refusals of everything).
+	if _, err := f.pow.Verify(payloadFor(t, legit, legit.Salt, number)); err != nil {
+		t.Fatalf("the legitimate payload must verify: %v", err)
+	}
+	cases := []struct {
+		name    string
+		payload string
+		code    intake.Code
+	}{
+		{"digit moved from number into salt", payloadFor(t, legit, legit.Salt+"1", 234), intake.CodePowInvalid},
+		{"trailing delimiter moved out of the salt", payloadFor(t, legit, strings.TrimSuffix(legit.Salt, "&"), number), intake.CodePowInvalid},
+		{"expiry digits moved into the number", payloadFor(t, legit, strings.Replace(legit.Salt, strconv.FormatInt(expires.Unix(), 10), strconv.FormatInt(expires.Unix()/10, 10), 1), number), intake.CodePowInvalid},
+		{"missing expiry", payloadFor(t, noExpiry, noExpiry.Salt, number), intake.CodePowInvalid},
+		{"expired", payloadFor(t, expired, expired.Salt, number), intake.CodePowExpired},
+		{"wrong key", payloadFor(t, foreign, foreign.Salt, number), intake.CodePowInvalid},
+		{"empty", "", intake.CodePowRequired},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f.store.t = t
+			_, err := f.svc.Draft(context.Background(), intakeflow.DraftRequest{Submission: submission(tc.payload), Client: netip.MustParseAddr("192.0.2.1")})
+			if intake.CodeOf(err) != tc.code {
+				t.Fatalf("got %v, want %s", err, tc.code)
+			}
+			last := f.store.entries[len(f.store.entries)-1]
+			if last.Abuse.State != intake.AbusePowFailed || last.Decision != intake.DecisionRejected {
+				t.Fatalf("ledger entry: %+v", last)
+			}
+		})
+	}
+}
+
+// TestSecondRequestWithTheKeyInFlightIsRefused holds a draft inside the
+// store and sends the same Idempotency-Key again.
+func TestSecondRequestWithTheKeyInFlightIsRefused(t *testing.T) {
+	f := newFixture(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	f.store.keep = func(k intake.DraftKeeping) (intake.KeepOutcome, error) {
+		close(entered)
+		<-release
+		return intake.KeepOutcome{}, nil
+	}
+	challenge, err := f.pow.Issue(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := solveNumber(t, challenge.Salt, challenge.Challenge, challenge.MaxNumber)
+	b, _ := json.Marshal(map[string]any{"algorithm": challenge.Algorithm, "challenge": challenge.Challenge, "number": n, "salt": challenge.Salt, "signature": challenge.Signature})
+	req := intakeflow.DraftRequest{Submission: submission(base64.StdEncoding.EncodeToString(b)), Client: netip.MustParseAddr("192.0.2.2"), IdempotencyKey: "in-flight-key-1234"}
+	done := make(chan error)
+	go func() {
+		_, err := f.svc.Draft(context.Background(), req)
+		done <- err
+	}()
+	<-entered
+	if _, err := f.svc.Draft(context.Background(), req); intake.CodeOf(err) != intake.CodeIdempotencyInFlight {
+		t.Fatalf("second request while the first is in flight: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("first request: %v", err)
+	}
+}
