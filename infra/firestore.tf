@@ -22,7 +22,6 @@ resource "google_firestore_database" "introductions" {
   name                    = var.firestore_database
   location_id             = local.firestore_location
   type                    = "FIRESTORE_NATIVE"
-  concurrency_mode        = "OPTIMISTIC"
   delete_protection_state = "DELETE_PROTECTION_ENABLED"
   deletion_policy         = "ABANDON"
 
