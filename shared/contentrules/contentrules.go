@@ -153,7 +153,7 @@ func badCharacter(s string, multiline bool) string {
 	for _, r := range s {
 		switch {
 		case isBidiControl(r):
-			return "This holds invisible characters that change the direction of text (such as U+202E). Please remove them, or type it again rather than pasting it."
+			return fmt.Sprintf("This holds an invisible character that changes the direction of text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case r == '\n' && !multiline:
 			return "This must fit on one line. Please remove the line breaks."
 		case r == '\n':
