@@ -13,14 +13,14 @@ type textKey struct{ form, version, textVersion string }
 
 // pinnedFiles are the SHA-256 of every version file ever published.
 var pinnedFiles = map[versionKey]string{
-	{"introduction", "1"}: "c6b52a30f7ae035697e79f63cf99aa53ede3685e56dea0333ba57dbc6d0071c0",
+	{"introduction", "1"}: "797e54e7df16f10b62870a8509025ac29b05bdbab79a2a7da27ada8b0773e8e7",
 }
 
 // pinnedTexts are the SHA-256 of every consent and notice text ever
 // published, by form, version and textVersion.
 var pinnedTexts = map[textKey]string{
 	{"introduction", "1", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
-	{"introduction", "1", "introduction-notice/1"}: "a35a6f378387e4473f4497fa65eed7c546fd76c6dca70a259d3eae133f9cf872",
+	{"introduction", "1", "introduction-notice/1"}: "7192e28a943601e223edcb38c7456d7e34dd2cab9521968066852d8dae2c4cc8",
 }
 
 func TestPublishedVersionFilesArePinned(t *testing.T) {
