@@ -82,6 +82,9 @@ func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission
 	for i := range v.Fields {
 		f := &v.Fields[i]
 		value := values[f.Name]
+		if value == nil {
+			continue // not a field a submission carries; the registry refuses it at load
+		}
 		var fe *intake.FieldError
 		*value, fe = checkField(f, *value)
 		if fe != nil {
@@ -190,7 +193,7 @@ func checkConsents(v *formregistry.Version, kept intake.Submission, values map[s
 		seen[c.Purpose] = true
 	}
 	for _, f := range v.Fields {
-		if f.Purpose == "" || *values[f.Name] == "" || given(v, kept, f.Purpose) {
+		if f.Purpose == "" || values[f.Name] == nil || *values[f.Name] == "" || given(v, kept, f.Purpose) {
 			continue
 		}
 		return fail(fmt.Sprintf("“%s” is sent only with your consent. Please tick the box that allows it, or leave it empty.", f.Label))

@@ -37,3 +37,17 @@ func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, wit
 	}
 	return evidence, records
 }
+
+// EvidenceMatches reports whether stored consent evidence still matches the
+// registry's version it was given under: a consent purpose of v with the
+// same basis, text version, text SHA-256 and control. False means the
+// record's decision becomes REPAIR_NEEDED (SPEC §3). Look v up with
+// (*formregistry.Registry).Find, which keeps retired versions.
+func EvidenceMatches(v *formregistry.Version, e intake.ConsentEvidence) bool {
+	p, ok := v.Purpose(e.Purpose)
+	if !ok || p.Consent == nil {
+		return false
+	}
+	return p.Basis == e.Basis && p.Consent.TextVersion == e.TextVersion &&
+		p.Consent.SHA256 == e.TextSHA256 && p.Consent.Control == e.Control
+}

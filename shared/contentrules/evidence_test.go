@@ -2,6 +2,7 @@ package contentrules
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +54,38 @@ func TestEvidence(t *testing.T) {
 	}
 	if len(p.Consent.SHA256) != 64 {
 		t.Fatalf("registry consent hash %q is not a SHA-256", p.Consent.SHA256)
+	}
+}
+
+func TestEvidenceMatches(t *testing.T) {
+	v := v1(t)
+	at := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	s := good()
+	s.Consents = []intake.ConsentClaim{attach}
+	evidence, _ := Evidence(v, s, at, "/w")
+	if len(evidence) != 1 {
+		t.Fatalf("evidence = %+v", evidence)
+	}
+	tests := []struct {
+		name   string
+		change func(e *intake.ConsentEvidence)
+		want   bool
+	}{
+		{"as recorded", func(e *intake.ConsentEvidence) {}, true},
+		{"text hash changed", func(e *intake.ConsentEvidence) { e.TextSHA256 = strings.Repeat("0", 64) }, false},
+		{"text version changed", func(e *intake.ConsentEvidence) { e.TextVersion = "attach-conversation/2" }, false},
+		{"basis changed", func(e *intake.ConsentEvidence) { e.Basis = intake.BasisLegitimateInterests }, false},
+		{"control changed", func(e *intake.ConsentEvidence) { e.Control = "other" }, false},
+		{"purpose unknown", func(e *intake.ConsentEvidence) { e.Purpose = "future-roles" }, false},
+		{"purpose without consent", func(e *intake.ConsentEvidence) { e.Purpose = "introduction" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := evidence[0]
+			tt.change(&e)
+			if got := EvidenceMatches(v, e); got != tt.want {
+				t.Errorf("EvidenceMatches = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
