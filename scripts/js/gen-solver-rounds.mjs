@@ -28,9 +28,11 @@ const END = '// END GENERATED ROUNDS';
 function round(t, ind) {
   return [
     `t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + ${K[t] | 0} + w${t}) | 0;`,
-    `t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;`,
-    `h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;`,
-  ].map((l) => ind + l);
+    // Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)); this round's a ^ b is the next one's b ^ c.
+    `ab = a ^ b;`,
+    `t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;`,
+    `bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;`,
+  ].filter((l) => !l.startsWith('//')).map((l) => ind + l);
 }
 
 function schedule(t, ind) {

@@ -4,9 +4,10 @@
 // digest equals the challenge. The hash is computed synchronously here, with a
 // SHA-256 written for this one shape of message:
 //   - the salt is fixed, so the state after its full 64-byte blocks (the
-//     midstate) is computed once per job;
-//   - in the last block, the words holding only salt bytes are fixed too, so
-//     the rounds that consume them are also run once per job;
+//     midstate) is computed once per job, and the state after the blocks
+//     before the last once per run of numbers that share them;
+//   - in the last block, the leading words holding only salt bytes are fixed
+//     too, so the rounds that consume them run once per run as well;
 //   - the digest's last word is known after round 60 (it is then the working
 //     variable e), so a candidate is rejected there, three rounds early, by
 //     comparing one 32-bit word with the parsed target; a match is confirmed
@@ -99,12 +100,19 @@ function digitsOf(n, out) {
 
 const encoder = new TextEncoder();
 
-// Job holds what is fixed for one challenge.
+// Job holds one challenge's search: what is fixed for all numbers, and the
+// layout of the last block for the current run of numbers.
+//
+// The message is salt + digits. Its last 64-byte block is the only one that
+// changes from one number to the next, except when a carry changes a digit
+// that lies in an earlier block (or the digit count grows): then layout()
+// recomputes the midstate of the earlier blocks, the template of the last
+// block (its digit bytes zeroed) and the state after the rounds that consume
+// its leading words holding no digit.
 class Job {
   constructor(m) {
     this.id = m.id;
     this.maxNumber = m.maxNumber;
-    this.index = m.index;
     this.stride = m.stride;
     this.chunk = m.chunk;
     this.nextChunk = m.index; // global index of the next chunk to search
@@ -116,59 +124,82 @@ class Job {
     this.target = target;
 
     const salt = encoder.encode(m.salt);
-    this.saltBytes = salt;
-    const full = salt.length - (salt.length % 64);
-    const mid = new Int32Array(IV);
-    const w = new Int32Array(64);
-    for (let off = 0; off < full; off += 64) {
-      loadWords(w, salt, off);
-      compress(mid, w);
+    if (salt.length > 1 << 20) throw new Error("salt too long");
+    this.salt = salt;
+    this.saltFull = salt.length - (salt.length % 64);
+    this.w = new Int32Array(64);
+    this.saltMid = new Int32Array(IV);
+    for (let off = 0; off < this.saltFull; off += 64) {
+      loadWords(this.w, salt, off);
+      compress(this.saltMid, this.w);
     }
-    this.mid = mid;
-    this.rest = salt.subarray(full); // salt bytes in the tail, < 64
-    this.w = w;
-    this.digits = new Uint8Array(20);
-    this.block = new Uint8Array(128);
+    this.digits = new Uint8Array(24);
+    this.buf = new Uint8Array(256);
+    this.mid = new Int32Array(8);
+    this.pre = new Int32Array(8);
+    this.tpl = new Int32Array(16);
     this.h = new Int32Array(8);
-
-    const r = this.rest.length;
-    const maxDigits = String(m.maxNumber).length;
-    // The fast path needs every message's tail in one block.
-    this.fast = r + maxDigits + 9 <= 64;
-    if (this.fast) this.prepareFast(salt.length);
+    // Set by layout():
+    this.nd = 0; // digits in the current numbers
+    this.hd = 0; // of which in the blocks before the last
+    this.r = 0; // offset in the last block of digit hd
+    this.k = 0; // leading words of the last block holding no digit (16: none holds one)
+    this.last = -1; // last word of the last block holding a digit
   }
 
-  // prepareFast fixes, per digit count, the tail block's words with the
-  // digits zeroed, and runs the rounds over the leading salt-only words.
-  prepareFast(saltLen) {
-    const r = this.rest.length;
-    const k = r >>> 2; // words 0..k-1 hold salt bytes only
-    this.k = k;
-    this.templates = [];
-    for (let d = 1; d <= 16; d++) {
-      if (r + d + 9 > 64) break;
-      const block = new Uint8Array(64);
-      block.set(this.rest, 0);
-      block[r + d] = 0x80;
-      const bits = (saltLen + d) * 8;
-      block[60] = bits >>> 24;
-      block[61] = (bits >>> 16) & 0xff;
-      block[62] = (bits >>> 8) & 0xff;
-      block[63] = bits & 0xff;
-      const words = new Int32Array(16);
-      loadWords(words, block, 0);
-      this.templates[d] = words;
+  // padded writes the message from byte saltFull on, with its padding, into
+  // buf, for the nd digits in this.digits; returns its length (whole blocks).
+  padded(nd) {
+    const buf = this.buf;
+    buf.fill(0);
+    const rest = this.salt.subarray(this.saltFull);
+    buf.set(rest, 0);
+    for (let i = 0; i < nd; i++) buf[rest.length + i] = this.digits[i];
+    const len = rest.length + nd;
+    buf[len] = 0x80;
+    const total = Math.ceil((len + 9) / 64) * 64;
+    const bytes = this.salt.length + nd;
+    const hi = Math.floor(bytes / 0x20000000);
+    const lo = (bytes * 8) >>> 0;
+    buf[total - 8] = hi >>> 24;
+    buf[total - 7] = (hi >>> 16) & 0xff;
+    buf[total - 6] = (hi >>> 8) & 0xff;
+    buf[total - 5] = hi & 0xff;
+    buf[total - 4] = lo >>> 24;
+    buf[total - 3] = (lo >>> 16) & 0xff;
+    buf[total - 2] = (lo >>> 8) & 0xff;
+    buf[total - 1] = lo & 0xff;
+    return total;
+  }
+
+  layout(nd) {
+    const buf = this.buf;
+    const total = this.padded(nd);
+    const lastOff = total - 64;
+    const lastStart = this.saltFull + lastOff;
+    const w = this.w;
+    const mid = this.mid;
+    mid.set(this.saltMid);
+    for (let off = 0; off < lastOff; off += 64) {
+      loadWords(w, buf, off);
+      compress(mid, w);
     }
-    const words = this.templates[1];
-    let a = this.mid[0], b = this.mid[1], c = this.mid[2], d = this.mid[3];
-    let e = this.mid[4], f = this.mid[5], g = this.mid[6], hh = this.mid[7];
+    const saltLen = this.salt.length;
+    const hd = Math.min(nd, Math.max(0, lastStart - saltLen));
+    const r = Math.max(0, saltLen - lastStart);
+    for (let i = hd; i < nd; i++) buf[lastOff + r + i - hd] = 0;
+    const tpl = this.tpl;
+    loadWords(tpl, buf, lastOff);
+    const k = hd < nd ? r >>> 2 : 16;
+    let a = mid[0], b = mid[1], c = mid[2], d = mid[3];
+    let e = mid[4], f = mid[5], g = mid[6], hh = mid[7];
     for (let t = 0; t < k; t++) {
       const t1 =
         (hh +
           (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) +
           ((e & f) ^ (~e & g)) +
           K[t] +
-          words[t]) |
+          tpl[t]) |
         0;
       const t2 =
         ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) +
@@ -183,32 +214,29 @@ class Job {
       b = a;
       a = (t1 + t2) | 0;
     }
-    this.pre = new Int32Array([a, b, c, d, e, f, g, hh]);
+    this.pre[0] = a;
+    this.pre[1] = b;
+    this.pre[2] = c;
+    this.pre[3] = d;
+    this.pre[4] = e;
+    this.pre[5] = f;
+    this.pre[6] = g;
+    this.pre[7] = hh;
+    this.nd = nd;
+    this.hd = hd;
+    this.r = r;
+    this.k = k;
+    this.last = hd < nd ? (r + nd - hd - 1) >>> 2 : -1;
   }
 
   // full reports whether SHA-256(salt + n) is the target, hashing in full.
   full(n) {
-    const digits = this.digits;
-    const nd = digitsOf(n, digits);
-    const rest = this.rest;
-    const r = rest.length;
-    const block = this.block;
-    const len = r + nd;
-    const blocks = len + 9 <= 64 ? 1 : 2;
-    block.fill(0);
-    block.set(rest, 0);
-    block.set(digits.subarray(0, nd), r);
-    block[len] = 0x80;
-    const bits = (this.saltBytes.length + nd) * 8;
-    const end = blocks * 64;
-    block[end - 4] = bits >>> 24;
-    block[end - 3] = (bits >>> 16) & 0xff;
-    block[end - 2] = (bits >>> 8) & 0xff;
-    block[end - 1] = bits & 0xff;
+    const nd = digitsOf(n, this.digits);
+    const total = this.padded(nd);
     const h = this.h;
-    h.set(this.mid);
-    for (let i = 0; i < blocks; i++) {
-      loadWords(this.w, block, 64 * i);
+    h.set(this.saltMid);
+    for (let off = 0; off < total; off += 64) {
+      loadWords(this.w, this.buf, off);
       compress(h, this.w);
     }
     const target = this.target;
@@ -216,28 +244,26 @@ class Job {
     return true;
   }
 
-  // searchFast looks for the solution in from..to (inclusive), returning it
-  // or -1. Only for the fast path (the tail is one block).
-  searchFast(from, to) {
+  // search looks for the solution in from..to (inclusive), returning it or -1.
+  search(from, to) {
     const wv = this.w;
-    const r = this.rest.length;
-    const k = this.k;
     const digits = this.digits;
     const pre = this.pre;
-    const p0 = pre[0], p1 = pre[1], p2 = pre[2], p3 = pre[3];
-    const p4 = pre[4], p5 = pre[5], p6 = pre[6], p7 = pre[7];
-    const h7 = this.mid[7];
     const t7 = this.target[7];
+    const tpl = this.tpl;
     let nd = digitsOf(from, digits);
-    let tpl = this.templates[nd];
+    this.layout(nd);
+    let k = this.k, r = this.r, hd = this.hd, last = this.last;
+    let p0 = pre[0], p1 = pre[1], p2 = pre[2], p3 = pre[3];
+    let p4 = pre[4], p5 = pre[5], p6 = pre[6], p7 = pre[7];
+    let h7 = this.mid[7];
     wv.set(tpl);
-    let last = (r + nd - 1) >>> 2; // last word holding a digit
     let t1 = 0, t2 = 0;
     for (let n = from; n <= to; n++) {
-      // Put the digits into the words k..last (the template has zeros there).
+      // Put the last block's digits into its words k..last (zeros in tpl).
       for (let j = k; j <= last; j++) wv[j] = tpl[j];
-      for (let i = 0; i < nd; i++) {
-        const p = r + i;
+      for (let i = hd; i < nd; i++) {
+        const p = r + i - hd;
         wv[p >>> 2] |= digits[i] << (24 - 8 * (p & 3));
       }
       const w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
@@ -245,325 +271,398 @@ class Job {
       const w8 = wv[8], w9 = wv[9], w10 = wv[10], w11 = wv[11];
       const w12 = wv[12], w13 = wv[13], w14 = wv[14], w15 = wv[15];
       let a = p0, b = p1, c = p2, d = p3, e = p4, f = p5, g = p6, h = p7;
+      let ab = 0, bc = p1 ^ p2;
       // Rounds k..60, unrolled; rounds 0..k-1 are in pre. Between the
       // markers the code is written by scripts/js/gen-solver-rounds.mjs.
       // BEGIN GENERATED ROUNDS
       switch (k) {
         case 0:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1116352408 + w0) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 1:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1899447441 + w1) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 2:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1245643825 + w2) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 3:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -373957723 + w3) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 4:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 961987163 + w4) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 5:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1508970993 + w5) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 6:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1841331548 + w6) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 7:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1424204075 + w7) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 8:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -670586216 + w8) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 9:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 310598401 + w9) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 10:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 607225278 + w10) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 11:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1426881987 + w11) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 12:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1925078388 + w12) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 13:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -2132889090 + w13) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 14:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1680079193 + w14) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
         case 15:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1046744716 + w15) | 0;
-          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-          h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       }
       const w16 = ((((w14 >>> 17) | (w14 << 15)) ^ ((w14 >>> 19) | (w14 << 13)) ^ (w14 >>> 10)) + w9 +
         (((w1 >>> 7) | (w1 << 25)) ^ ((w1 >>> 18) | (w1 << 14)) ^ (w1 >>> 3)) + w0) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -459576895 + w16) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w17 = ((((w15 >>> 17) | (w15 << 15)) ^ ((w15 >>> 19) | (w15 << 13)) ^ (w15 >>> 10)) + w10 +
         (((w2 >>> 7) | (w2 << 25)) ^ ((w2 >>> 18) | (w2 << 14)) ^ (w2 >>> 3)) + w1) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -272742522 + w17) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w18 = ((((w16 >>> 17) | (w16 << 15)) ^ ((w16 >>> 19) | (w16 << 13)) ^ (w16 >>> 10)) + w11 +
         (((w3 >>> 7) | (w3 << 25)) ^ ((w3 >>> 18) | (w3 << 14)) ^ (w3 >>> 3)) + w2) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 264347078 + w18) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w19 = ((((w17 >>> 17) | (w17 << 15)) ^ ((w17 >>> 19) | (w17 << 13)) ^ (w17 >>> 10)) + w12 +
         (((w4 >>> 7) | (w4 << 25)) ^ ((w4 >>> 18) | (w4 << 14)) ^ (w4 >>> 3)) + w3) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 604807628 + w19) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w20 = ((((w18 >>> 17) | (w18 << 15)) ^ ((w18 >>> 19) | (w18 << 13)) ^ (w18 >>> 10)) + w13 +
         (((w5 >>> 7) | (w5 << 25)) ^ ((w5 >>> 18) | (w5 << 14)) ^ (w5 >>> 3)) + w4) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 770255983 + w20) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w21 = ((((w19 >>> 17) | (w19 << 15)) ^ ((w19 >>> 19) | (w19 << 13)) ^ (w19 >>> 10)) + w14 +
         (((w6 >>> 7) | (w6 << 25)) ^ ((w6 >>> 18) | (w6 << 14)) ^ (w6 >>> 3)) + w5) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1249150122 + w21) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w22 = ((((w20 >>> 17) | (w20 << 15)) ^ ((w20 >>> 19) | (w20 << 13)) ^ (w20 >>> 10)) + w15 +
         (((w7 >>> 7) | (w7 << 25)) ^ ((w7 >>> 18) | (w7 << 14)) ^ (w7 >>> 3)) + w6) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1555081692 + w22) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w23 = ((((w21 >>> 17) | (w21 << 15)) ^ ((w21 >>> 19) | (w21 << 13)) ^ (w21 >>> 10)) + w16 +
         (((w8 >>> 7) | (w8 << 25)) ^ ((w8 >>> 18) | (w8 << 14)) ^ (w8 >>> 3)) + w7) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1996064986 + w23) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w24 = ((((w22 >>> 17) | (w22 << 15)) ^ ((w22 >>> 19) | (w22 << 13)) ^ (w22 >>> 10)) + w17 +
         (((w9 >>> 7) | (w9 << 25)) ^ ((w9 >>> 18) | (w9 << 14)) ^ (w9 >>> 3)) + w8) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1740746414 + w24) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w25 = ((((w23 >>> 17) | (w23 << 15)) ^ ((w23 >>> 19) | (w23 << 13)) ^ (w23 >>> 10)) + w18 +
         (((w10 >>> 7) | (w10 << 25)) ^ ((w10 >>> 18) | (w10 << 14)) ^ (w10 >>> 3)) + w9) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1473132947 + w25) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w26 = ((((w24 >>> 17) | (w24 << 15)) ^ ((w24 >>> 19) | (w24 << 13)) ^ (w24 >>> 10)) + w19 +
         (((w11 >>> 7) | (w11 << 25)) ^ ((w11 >>> 18) | (w11 << 14)) ^ (w11 >>> 3)) + w10) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1341970488 + w26) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w27 = ((((w25 >>> 17) | (w25 << 15)) ^ ((w25 >>> 19) | (w25 << 13)) ^ (w25 >>> 10)) + w20 +
         (((w12 >>> 7) | (w12 << 25)) ^ ((w12 >>> 18) | (w12 << 14)) ^ (w12 >>> 3)) + w11) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1084653625 + w27) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w28 = ((((w26 >>> 17) | (w26 << 15)) ^ ((w26 >>> 19) | (w26 << 13)) ^ (w26 >>> 10)) + w21 +
         (((w13 >>> 7) | (w13 << 25)) ^ ((w13 >>> 18) | (w13 << 14)) ^ (w13 >>> 3)) + w12) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -958395405 + w28) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w29 = ((((w27 >>> 17) | (w27 << 15)) ^ ((w27 >>> 19) | (w27 << 13)) ^ (w27 >>> 10)) + w22 +
         (((w14 >>> 7) | (w14 << 25)) ^ ((w14 >>> 18) | (w14 << 14)) ^ (w14 >>> 3)) + w13) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -710438585 + w29) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w30 = ((((w28 >>> 17) | (w28 << 15)) ^ ((w28 >>> 19) | (w28 << 13)) ^ (w28 >>> 10)) + w23 +
         (((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3)) + w14) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 113926993 + w30) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w31 = ((((w29 >>> 17) | (w29 << 15)) ^ ((w29 >>> 19) | (w29 << 13)) ^ (w29 >>> 10)) + w24 +
         (((w16 >>> 7) | (w16 << 25)) ^ ((w16 >>> 18) | (w16 << 14)) ^ (w16 >>> 3)) + w15) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 338241895 + w31) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w32 = ((((w30 >>> 17) | (w30 << 15)) ^ ((w30 >>> 19) | (w30 << 13)) ^ (w30 >>> 10)) + w25 +
         (((w17 >>> 7) | (w17 << 25)) ^ ((w17 >>> 18) | (w17 << 14)) ^ (w17 >>> 3)) + w16) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 666307205 + w32) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w33 = ((((w31 >>> 17) | (w31 << 15)) ^ ((w31 >>> 19) | (w31 << 13)) ^ (w31 >>> 10)) + w26 +
         (((w18 >>> 7) | (w18 << 25)) ^ ((w18 >>> 18) | (w18 << 14)) ^ (w18 >>> 3)) + w17) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 773529912 + w33) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w34 = ((((w32 >>> 17) | (w32 << 15)) ^ ((w32 >>> 19) | (w32 << 13)) ^ (w32 >>> 10)) + w27 +
         (((w19 >>> 7) | (w19 << 25)) ^ ((w19 >>> 18) | (w19 << 14)) ^ (w19 >>> 3)) + w18) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1294757372 + w34) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w35 = ((((w33 >>> 17) | (w33 << 15)) ^ ((w33 >>> 19) | (w33 << 13)) ^ (w33 >>> 10)) + w28 +
         (((w20 >>> 7) | (w20 << 25)) ^ ((w20 >>> 18) | (w20 << 14)) ^ (w20 >>> 3)) + w19) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1396182291 + w35) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w36 = ((((w34 >>> 17) | (w34 << 15)) ^ ((w34 >>> 19) | (w34 << 13)) ^ (w34 >>> 10)) + w29 +
         (((w21 >>> 7) | (w21 << 25)) ^ ((w21 >>> 18) | (w21 << 14)) ^ (w21 >>> 3)) + w20) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1695183700 + w36) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w37 = ((((w35 >>> 17) | (w35 << 15)) ^ ((w35 >>> 19) | (w35 << 13)) ^ (w35 >>> 10)) + w30 +
         (((w22 >>> 7) | (w22 << 25)) ^ ((w22 >>> 18) | (w22 << 14)) ^ (w22 >>> 3)) + w21) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1986661051 + w37) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w38 = ((((w36 >>> 17) | (w36 << 15)) ^ ((w36 >>> 19) | (w36 << 13)) ^ (w36 >>> 10)) + w31 +
         (((w23 >>> 7) | (w23 << 25)) ^ ((w23 >>> 18) | (w23 << 14)) ^ (w23 >>> 3)) + w22) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -2117940946 + w38) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w39 = ((((w37 >>> 17) | (w37 << 15)) ^ ((w37 >>> 19) | (w37 << 13)) ^ (w37 >>> 10)) + w32 +
         (((w24 >>> 7) | (w24 << 25)) ^ ((w24 >>> 18) | (w24 << 14)) ^ (w24 >>> 3)) + w23) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1838011259 + w39) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w40 = ((((w38 >>> 17) | (w38 << 15)) ^ ((w38 >>> 19) | (w38 << 13)) ^ (w38 >>> 10)) + w33 +
         (((w25 >>> 7) | (w25 << 25)) ^ ((w25 >>> 18) | (w25 << 14)) ^ (w25 >>> 3)) + w24) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1564481375 + w40) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w41 = ((((w39 >>> 17) | (w39 << 15)) ^ ((w39 >>> 19) | (w39 << 13)) ^ (w39 >>> 10)) + w34 +
         (((w26 >>> 7) | (w26 << 25)) ^ ((w26 >>> 18) | (w26 << 14)) ^ (w26 >>> 3)) + w25) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1474664885 + w41) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w42 = ((((w40 >>> 17) | (w40 << 15)) ^ ((w40 >>> 19) | (w40 << 13)) ^ (w40 >>> 10)) + w35 +
         (((w27 >>> 7) | (w27 << 25)) ^ ((w27 >>> 18) | (w27 << 14)) ^ (w27 >>> 3)) + w26) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1035236496 + w42) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w43 = ((((w41 >>> 17) | (w41 << 15)) ^ ((w41 >>> 19) | (w41 << 13)) ^ (w41 >>> 10)) + w36 +
         (((w28 >>> 7) | (w28 << 25)) ^ ((w28 >>> 18) | (w28 << 14)) ^ (w28 >>> 3)) + w27) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -949202525 + w43) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w44 = ((((w42 >>> 17) | (w42 << 15)) ^ ((w42 >>> 19) | (w42 << 13)) ^ (w42 >>> 10)) + w37 +
         (((w29 >>> 7) | (w29 << 25)) ^ ((w29 >>> 18) | (w29 << 14)) ^ (w29 >>> 3)) + w28) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -778901479 + w44) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w45 = ((((w43 >>> 17) | (w43 << 15)) ^ ((w43 >>> 19) | (w43 << 13)) ^ (w43 >>> 10)) + w38 +
         (((w30 >>> 7) | (w30 << 25)) ^ ((w30 >>> 18) | (w30 << 14)) ^ (w30 >>> 3)) + w29) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -694614492 + w45) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w46 = ((((w44 >>> 17) | (w44 << 15)) ^ ((w44 >>> 19) | (w44 << 13)) ^ (w44 >>> 10)) + w39 +
         (((w31 >>> 7) | (w31 << 25)) ^ ((w31 >>> 18) | (w31 << 14)) ^ (w31 >>> 3)) + w30) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -200395387 + w46) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w47 = ((((w45 >>> 17) | (w45 << 15)) ^ ((w45 >>> 19) | (w45 << 13)) ^ (w45 >>> 10)) + w40 +
         (((w32 >>> 7) | (w32 << 25)) ^ ((w32 >>> 18) | (w32 << 14)) ^ (w32 >>> 3)) + w31) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 275423344 + w47) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w48 = ((((w46 >>> 17) | (w46 << 15)) ^ ((w46 >>> 19) | (w46 << 13)) ^ (w46 >>> 10)) + w41 +
         (((w33 >>> 7) | (w33 << 25)) ^ ((w33 >>> 18) | (w33 << 14)) ^ (w33 >>> 3)) + w32) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 430227734 + w48) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w49 = ((((w47 >>> 17) | (w47 << 15)) ^ ((w47 >>> 19) | (w47 << 13)) ^ (w47 >>> 10)) + w42 +
         (((w34 >>> 7) | (w34 << 25)) ^ ((w34 >>> 18) | (w34 << 14)) ^ (w34 >>> 3)) + w33) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 506948616 + w49) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w50 = ((((w48 >>> 17) | (w48 << 15)) ^ ((w48 >>> 19) | (w48 << 13)) ^ (w48 >>> 10)) + w43 +
         (((w35 >>> 7) | (w35 << 25)) ^ ((w35 >>> 18) | (w35 << 14)) ^ (w35 >>> 3)) + w34) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 659060556 + w50) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w51 = ((((w49 >>> 17) | (w49 << 15)) ^ ((w49 >>> 19) | (w49 << 13)) ^ (w49 >>> 10)) + w44 +
         (((w36 >>> 7) | (w36 << 25)) ^ ((w36 >>> 18) | (w36 << 14)) ^ (w36 >>> 3)) + w35) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 883997877 + w51) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w52 = ((((w50 >>> 17) | (w50 << 15)) ^ ((w50 >>> 19) | (w50 << 13)) ^ (w50 >>> 10)) + w45 +
         (((w37 >>> 7) | (w37 << 25)) ^ ((w37 >>> 18) | (w37 << 14)) ^ (w37 >>> 3)) + w36) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 958139571 + w52) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w53 = ((((w51 >>> 17) | (w51 << 15)) ^ ((w51 >>> 19) | (w51 << 13)) ^ (w51 >>> 10)) + w46 +
         (((w38 >>> 7) | (w38 << 25)) ^ ((w38 >>> 18) | (w38 << 14)) ^ (w38 >>> 3)) + w37) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1322822218 + w53) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w54 = ((((w52 >>> 17) | (w52 << 15)) ^ ((w52 >>> 19) | (w52 << 13)) ^ (w52 >>> 10)) + w47 +
         (((w39 >>> 7) | (w39 << 25)) ^ ((w39 >>> 18) | (w39 << 14)) ^ (w39 >>> 3)) + w38) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1537002063 + w54) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w55 = ((((w53 >>> 17) | (w53 << 15)) ^ ((w53 >>> 19) | (w53 << 13)) ^ (w53 >>> 10)) + w48 +
         (((w40 >>> 7) | (w40 << 25)) ^ ((w40 >>> 18) | (w40 << 14)) ^ (w40 >>> 3)) + w39) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1747873779 + w55) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w56 = ((((w54 >>> 17) | (w54 << 15)) ^ ((w54 >>> 19) | (w54 << 13)) ^ (w54 >>> 10)) + w49 +
         (((w41 >>> 7) | (w41 << 25)) ^ ((w41 >>> 18) | (w41 << 14)) ^ (w41 >>> 3)) + w40) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1955562222 + w56) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w57 = ((((w55 >>> 17) | (w55 << 15)) ^ ((w55 >>> 19) | (w55 << 13)) ^ (w55 >>> 10)) + w50 +
         (((w42 >>> 7) | (w42 << 25)) ^ ((w42 >>> 18) | (w42 << 14)) ^ (w42 >>> 3)) + w41) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 2024104815 + w57) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w58 = ((((w56 >>> 17) | (w56 << 15)) ^ ((w56 >>> 19) | (w56 << 13)) ^ (w56 >>> 10)) + w51 +
         (((w43 >>> 7) | (w43 << 25)) ^ ((w43 >>> 18) | (w43 << 14)) ^ (w43 >>> 3)) + w42) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -2067236844 + w58) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w59 = ((((w57 >>> 17) | (w57 << 15)) ^ ((w57 >>> 19) | (w57 << 13)) ^ (w57 >>> 10)) + w52 +
         (((w44 >>> 7) | (w44 << 25)) ^ ((w44 >>> 18) | (w44 << 14)) ^ (w44 >>> 3)) + w43) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1933114872 + w59) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       const w60 = ((((w58 >>> 17) | (w58 << 15)) ^ ((w58 >>> 19) | (w58 << 13)) ^ (w58 >>> 10)) + w53 +
         (((w45 >>> 7) | (w45 << 25)) ^ ((w45 >>> 18) | (w45 << 14)) ^ (w45 >>> 3)) + w44) | 0;
       t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1866530822 + w60) | 0;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) | (c & (a | b)))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       // END GENERATED ROUNDS
       // After round 60, e is the last word of the final state.
       if (((e + h7) | 0) === t7 && this.full(n)) return n;
+      if (n === to) break;
       // Next number: increment the decimal digits.
       let i = nd - 1;
       while (i >= 0 && digits[i] === 0x39) digits[i--] = 0x30;
+      let moved = false;
       if (i >= 0) {
         digits[i]++;
+        moved = i < hd; // a digit before the last block changed
       } else {
         // 99…9 became 100…0: one more digit.
         digits[0] = 0x31;
         digits[nd] = 0x30;
         nd++;
-        tpl = this.templates[nd];
-        if (!tpl) return -1; // only after the last number of the fast path
+        moved = true;
+      }
+      if (moved) {
+        this.layout(nd);
+        k = this.k;
+        r = this.r;
+        hd = this.hd;
+        last = this.last;
+        p0 = pre[0];
+        p1 = pre[1];
+        p2 = pre[2];
+        p3 = pre[3];
+        p4 = pre[4];
+        p5 = pre[5];
+        p6 = pre[6];
+        p7 = pre[7];
+        h7 = this.mid[7];
         wv.set(tpl);
-        last = (r + nd - 1) >>> 2;
       }
     }
-    return -1;
-  }
-
-  // searchSlow is the general path for tails that need two blocks.
-  searchSlow(from, to) {
-    for (let n = from; n <= to; n++) if (this.full(n)) return n;
     return -1;
   }
 
@@ -576,7 +675,7 @@ class Job {
       if (from > this.maxNumber) return -2;
       const to = Math.min(from + this.chunk - 1, this.maxNumber);
       this.nextChunk += this.stride;
-      const n = this.fast ? this.searchFast(from, to) : this.searchSlow(from, to);
+      const n = this.search(from, to);
       this.checked += to - from + 1;
       if (n >= 0) return n;
     } while (performance.now() - started < sliceMs);

@@ -12,7 +12,7 @@
 // every worker shares the low numbers; the first worker to find the number
 // stops the others.
 
-const DEFAULT_CHUNK = 1024;
+const DEFAULT_CHUNK = 4096;
 const MAX_WORKERS = 16;
 
 /** SolveError is the rejection of solve for a challenge it cannot solve. */
