@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -85,10 +86,14 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 				return intake.RateLimited(retryAfter)
 			}
 
+			// The ledger entry records the authoritative layers' decisions
+			// beside those the caller already made (the flood layer).
+			entry := k.Ledger
+			entry.RateLimits = append(slices.Clone(entry.RateLimits), out.RateDecisions...)
 			writes := []error{
 				tx.Create(introRef, toIntroductionDoc(k.Introduction)),
 				tx.Set(challengeRef, spentChallengeDoc{ExpireAt: k.Challenge.ExpireAt}),
-				tx.Create(ledgerRef, k.Ledger),
+				tx.Create(ledgerRef, entry),
 			}
 			if t := k.Transcript; t != nil {
 				writes = append(writes, tx.Set(s.transcriptRef(t.IntroductionID), transcriptDoc{Text: t.Text, ExpireAt: t.ExpireAt}))

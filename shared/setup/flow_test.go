@@ -59,6 +59,11 @@ func TestDraftConfirmWithdraw(t *testing.T) {
 		t.Errorf("withdrawal path: %v", w)
 	}
 	ledger := strings.Join(h.docs("ledger"), "\n")
+	for _, layer := range []string{`"layer":"flood"`, `"layer":"ip"`, `"layer":"email"`} {
+		if !strings.Contains(ledger, layer) {
+			t.Errorf("the ledger entry lacks the %s rate-limit decision: %s", layer, ledger)
+		}
+	}
 	if !strings.Contains(ledger, `"HANDOFF_PENDING"`) {
 		t.Errorf("ledger after confirmation: %s", ledger)
 	}
