@@ -102,3 +102,22 @@ func DecodeStrict(body []byte, v any) error {
 	}
 	return nil
 }
+
+// Recover turns a panic in next into a 500 INTERNAL problem (the panic is
+// logged, never sent).
+func Recover(logger interface {
+	Error(msg string, args ...any)
+}, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				logger.Error("handler panicked", "panic", p)
+				WriteError(w, r, nil, intake.Errorf(intake.CodeInternal, "Something went wrong on our side."))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,48 @@
+package jsonapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/netip"
+	"regexp"
+	"strings"
+)
+
+var traceID = regexp.MustCompile(`^[0-9a-fA-F]{32}`)
+
+// RequestID names a request in logs and the ledger's provenance: Cloud
+// Run's trace id when the front end sent one, a random id otherwise.
+func RequestID(r *http.Request) string {
+	if m := traceID.FindString(r.Header.Get("X-Cloud-Trace-Context")); m != "" {
+		return strings.ToLower(m)
+	}
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ClientAddr returns the client address: the X-Forwarded-For entry at
+// position (counted from the right, 1 = rightmost, the one Cloud Run's front
+// end appends), or the connection's address when the header is absent or
+// shorter. Entries left of the trusted one are client-controlled and
+// ignored.
+func ClientAddr(r *http.Request, position int) netip.Addr {
+	var entries []string
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		for _, e := range strings.Split(h, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				entries = append(entries, e)
+			}
+		}
+	}
+	if position >= 1 && len(entries) >= position {
+		if a, err := netip.ParseAddr(entries[len(entries)-position]); err == nil {
+			return a.Unmap()
+		}
+	}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().Unmap()
+	}
+	return netip.Addr{}
+}
