@@ -1,0 +1,150 @@
+// The proof-of-work bench (make bench-pow): over the 21 fixed challenges of
+// scripts/powbench (max number 100,000), the median solve time in headless
+// Chromium of our solver, of the ALTCHA reference solver (altcha-lib 2.8.0
+// v1: solveChallengeWorkers and single-threaded solveChallenge), and of the
+// native Go single-core solver; then our solver with the CPU slowed six
+// times (DevTools CPU throttling, applied to the page and to its workers).
+//
+//   node scripts/js/bench-pow.mjs [--rounds 3] [--json]
+//
+// Each of our rounds solves all 21; a challenge's time is its median over
+// the rounds, after one untimed warm-up round. The reference solvers run
+// one round (they are ~100× slower). Every answer is checked against the
+// known number.
+import { launch, staticServer, powbench, median, benchPage, benchModule, missing } from './harness.mjs';
+
+const args = process.argv.slice(2);
+const rounds = Number(args[args.indexOf('--rounds') + 1]) || 3;
+const asJSON = args.includes('--json');
+
+const absent = missing();
+if (absent.length) {
+  console.error(`bench-pow: missing ${absent.join(', ')}`);
+  process.exit(1);
+}
+
+function check(name, cases, results) {
+  results.forEach((r, i) => {
+    if (r.number !== cases[i].number) throw new Error(`${name}: challenge ${i} solved to ${r.number}, want ${cases[i].number}`);
+  });
+}
+
+async function roundsOf(page, name, cases, n) {
+  const challenges = cases.map((c) => c.challenge);
+  await page.evaluate((cs) => window.bench.ours(cs), challenges); // warm-up
+  const per = cases.map(() => []);
+  for (let r = 0; r < n; r++) {
+    const res = await page.evaluate((cs) => window.bench.ours(cs), challenges);
+    check(name, cases, res);
+    res.forEach((x, i) => per[i].push(x.ms));
+  }
+  const times = per.map(median);
+  return { times, median: median(times) };
+}
+
+// throttle slows the page and each of its workers by rate, through a CDP
+// session of the page that attaches to the workers itself.
+async function throttle(context, page, rate) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+  const attached = [];
+  cdp.on('Target.attachedToTarget', ({ sessionId, targetInfo }) => {
+    if (targetInfo.type !== 'worker') return;
+    attached.push(targetInfo.targetId);
+    const send = (id, method, params) =>
+      cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(() => {});
+    send(1, 'Emulation.setCPUThrottlingRate', { rate });
+    send(2, 'Runtime.runIfWaitingForDebugger', {});
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
+  return { cdp, attached };
+}
+
+async function main() {
+  const cases = await powbench(['challenges']);
+  const native = await powbench(['solve', '-rounds', String(rounds)]);
+  native.results.forEach((r, i) => {
+    if (r.number !== cases[i].number) throw new Error(`native: challenge ${i} solved to ${r.number}`);
+  });
+
+  const server = await staticServer({
+    '/bench/': ['text/html; charset=utf-8', benchPage],
+    '/bench/bench.js': ['text/javascript; charset=utf-8', benchModule],
+  });
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${server.origin}/bench/`);
+    await page.waitForFunction(() => window.bench);
+    const cores = await page.evaluate(() => window.bench.cores);
+
+    const ours = await roundsOf(page, 'ours', cases, rounds);
+
+    const challenges = cases.map((c) => c.challenge);
+    await page.evaluate((cs) => window.bench.referenceWorkers(cs), challenges.slice(0, 1));
+    const refW = await page.evaluate((cs) => window.bench.referenceWorkers(cs), challenges);
+    check('reference workers', cases, refW);
+    const refS = await page.evaluate((cs) => window.bench.referenceSingle(cs), challenges);
+    check('reference single', cases, refS);
+
+    // The same for ours under 6× CPU throttling, in a fresh page so the
+    // workers start under the throttle.
+    const slow = await browser.context.newPage();
+    const t = await throttle(browser.context, slow, 6);
+    await slow.goto(`${server.origin}/bench/`);
+    await slow.waitForFunction(() => window.bench);
+    await slow.evaluate(() => window.bench.prewarm());
+    const throttled = await roundsOf(slow, 'ours throttled', cases, rounds);
+
+    const report = {
+      challenges: cases.length,
+      maxNumber: cases[0].challenge.maxnumber,
+      hardwareConcurrency: cores,
+      rounds,
+      medianMs: {
+        ours: ours.median,
+        referenceWorkers: median(refW.map((x) => x.ms)),
+        referenceSingleThread: median(refS.map((x) => x.ms)),
+        nativeGoSingleCore: native.medianMs,
+        oursCpuThrottled6x: throttled.median,
+      },
+      throttledWorkers: t.attached.length,
+      nativeMethod: native.method,
+    };
+    const m = report.medianMs;
+    report.ratios = {
+      oursToNative: m.ours / m.nativeGoSingleCore,
+      referenceWorkersToNative: m.referenceWorkers / m.nativeGoSingleCore,
+      referenceSingleToNative: m.referenceSingleThread / m.nativeGoSingleCore,
+      referenceWorkersToOurs: m.referenceWorkers / m.ours,
+      oursThrottledToNative: m.oursCpuThrottled6x / m.nativeGoSingleCore,
+      oursThrottledToOurs: m.oursCpuThrottled6x / m.ours,
+    };
+    report.perChallengeMs = {
+      ours: ours.times,
+      oursCpuThrottled6x: throttled.times,
+      referenceWorkers: refW.map((x) => x.ms),
+      nativeGoSingleCore: native.results.map((r) => r.tookMs),
+    };
+    if (asJSON) {
+      console.log(JSON.stringify(report, null, 2));
+    } else {
+      const f = (x) => x.toFixed(2).padStart(9);
+      const r = (x) => x.toFixed(2).padStart(7);
+      console.log(`proof-of-work bench: ${report.challenges} challenges, max number ${report.maxNumber}, ${cores} worker(s), median of ${rounds} rounds for ours and native`);
+      console.log(`  our solver (Web Workers)          ${f(m.ours)} ms   ratio to native ${r(report.ratios.oursToNative)}`);
+      console.log(`  ALTCHA reference, workers         ${f(m.referenceWorkers)} ms   ratio to native ${r(report.ratios.referenceWorkersToNative)}   (${report.ratios.referenceWorkersToOurs.toFixed(0)}× ours)`);
+      console.log(`  ALTCHA reference, single thread   ${f(m.referenceSingleThread)} ms   ratio to native ${r(report.ratios.referenceSingleToNative)}`);
+      console.log(`  native Go, one core               ${f(m.nativeGoSingleCore)} ms`);
+      console.log(`  our solver, CPU throttled 6×      ${f(m.oursCpuThrottled6x)} ms   ratio to native ${r(report.ratios.oursThrottledToNative)}   (${report.ratios.oursThrottledToOurs.toFixed(1)}× unthrottled; ${t.attached.length} worker(s) throttled)`);
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+main().catch((err) => {
+  console.error('bench-pow:', err && err.stack ? err.stack : err);
+  process.exit(1);
+});

@@ -1,0 +1,248 @@
+// Shared pieces of the browser tests and the proof-of-work bench: Debian's
+// Chromium through playwright-core with a fresh profile, a loopback-only
+// static server for the page's assets (and altcha-lib's files for the
+// reference solver), the Go helpers built once, and the dev server.
+import { spawn, execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, extname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const repo = fileURLToPath(new URL('../../', import.meta.url));
+export const assetsDir = join(repo, 'shared/sitepage/assets');
+export const altchaDir = join(repo, 'scripts/js/node_modules/altcha-lib/dist/esm/v1');
+export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+export const pageCSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+const run = promisify(execFile);
+
+/** missing lists what the browser tests need and this machine lacks. */
+export function missing() {
+  const out = [];
+  if (!existsSync(chromiumPath)) out.push(`Chromium (${chromiumPath})`);
+  if (!existsSync(join(repo, 'scripts/js/node_modules/playwright-core'))) out.push('scripts/js/node_modules (npm ci in scripts/js)');
+  return out;
+}
+
+/** launch starts headless Chromium with a fresh profile; close() removes it. */
+export async function launch(options = {}) {
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(join(tmpdir(), 'introductions-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+    viewport: options.viewport || { width: 1000, height: 900 },
+    deviceScaleFactor: options.deviceScaleFactor || 1,
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+};
+
+function fileUnder(root, rel) {
+  const p = normalize(join(root, rel));
+  if (p !== root && !p.startsWith(root.endsWith(sep) ? root : root + sep)) return null;
+  try {
+    return statSync(p).isFile() ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * staticServer serves, on 127.0.0.1 only and with the page CSP, the page's
+ * assets at /, altcha-lib's v1 modules at /altcha/, and extra in-memory
+ * files ({path: [contentType, body]}).
+ */
+export async function staticServer(extra = {}) {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    res.setHeader('Content-Security-Policy', pageCSP);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    if (extra[path]) {
+      res.setHeader('Content-Type', extra[path][0]);
+      res.end(extra[path][1]);
+      return;
+    }
+    let file = null;
+    if (path === '/') file = join(assetsDir, 'index.html');
+    else if (path.startsWith('/altcha/')) file = fileUnder(altchaDir, path.slice('/altcha/'.length));
+    else file = fileUnder(assetsDir, path.slice(1));
+    if (!file) {
+      res.statusCode = 404;
+      res.end('not found');
+      return;
+    }
+    res.setHeader('Content-Type', types[extname(file)] || 'application/octet-stream');
+    res.end(readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return { origin, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** freePort asks the kernel for a free loopback port. */
+export async function freePort() {
+  const s = netServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const built = new Map();
+
+/** buildGo builds a main package of the module once into a temp dir. */
+export async function buildGo(pkg) {
+  if (built.has(pkg)) return built.get(pkg);
+  const dir = mkdtempSync(join(tmpdir(), 'introductions-go-'));
+  const out = join(dir, pkg.split('/').pop());
+  const p = run('go', ['build', '-o', out, `./${pkg}`], { cwd: repo, maxBuffer: 1 << 24 }).then(() => out);
+  built.set(pkg, p);
+  return p;
+}
+
+/** powbench runs the built powbench with args and parses its JSON. */
+export async function powbench(args, input) {
+  const bin = await buildGo('scripts/powbench');
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`powbench ${args.join(' ')} exited ${code}`))));
+    child.stdin.end(input === undefined ? '' : JSON.stringify(input));
+  });
+}
+
+/**
+ * devServer builds and starts scripts/devserver on a free port against the
+ * Firestore emulator, with a project id unique to this run. Resolves once
+ * it answers; stop() ends it.
+ */
+export async function devServer(env = {}) {
+  const bin = await buildGo('scripts/devserver');
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const project = `introductions-page-${process.pid}-${Date.now().toString(36)}`;
+  const child = spawn(bin, [], {
+    cwd: repo,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      FIRESTORE_EMULATOR_HOST: process.env.FIRESTORE_EMULATOR_HOST || '127.0.0.1:8681',
+      FIRESTORE_PROJECT: project,
+      ALLOWED_ORIGINS: origin,
+      POW_MAX_NUMBER: '20000',
+      RATE_LIMIT_IP_PER_HOUR: '1000',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (d) => {
+    log = (log + d).slice(-20000);
+  });
+  const exited = new Promise((r) => child.on('exit', r));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`devserver exited ${child.exitCode}:\n${log}`);
+    try {
+      const res = await fetch(`${origin}/api/forms/introduction`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`devserver did not answer within 60 s:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    origin,
+    project,
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** median of numbers. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The bench page: loads the solvers and exposes them to the driver. */
+export const benchPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>pow bench</title>
+<script type="module" src="/bench/bench.js"></script></head><body><p id="status">loading</p></body></html>`;
+
+export const benchModule = `
+import { solve, prewarm } from "/js/solver.js";
+import { solveChallenge, solveChallengeWorkers } from "/altcha/index.js";
+
+async function timeEach(challenges, fn) {
+  const out = [];
+  for (const c of challenges) {
+    const t0 = performance.now();
+    const number = await fn(c);
+    out.push({ number, ms: performance.now() - t0 });
+  }
+  return out;
+}
+
+window.bench = {
+  cores: navigator.hardwareConcurrency,
+  prewarm: () => prewarm(),
+  ours: (cs) => timeEach(cs, async (c) => (await solve(c)).number),
+  oursAbort: async (c, afterMs) => {
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), afterMs);
+    try { await solve(c, { signal: ctl.signal }); return "finished"; }
+    catch (e) { return e && e.name; }
+  },
+  oursError: async (c) => {
+    try { await solve(c); return "finished"; } catch (e) { return e && (e.code || e.name); }
+  },
+  referenceWorkers: (cs) => timeEach(cs, async (c) => {
+    const s = await solveChallengeWorkers("/altcha/worker.js", navigator.hardwareConcurrency, c.challenge, c.salt, c.algorithm, c.maxnumber);
+    return s ? s.number : null;
+  }),
+  referenceSingle: (cs) => timeEach(cs, async (c) => {
+    const s = await solveChallenge(c.challenge, c.salt, c.algorithm, c.maxnumber).promise;
+    return s ? s.number : null;
+  }),
+};
+document.getElementById("status").textContent = "ready";
+`;
