@@ -143,6 +143,9 @@ func (s *Store) conditionally(ctx context.Context, move string, ref *firestore.D
 		if err != nil || b == nil {
 			return err
 		}
+		if s.beforeCommit != nil {
+			s.beforeCommit(move)
+		}
 		_, err = b.Commit(ctx)
 		switch status.Code(err) {
 		case codes.OK:

@@ -91,6 +91,9 @@ type Store struct {
 	// transitions counts committed confirmations, for tests that prove a
 	// race made exactly one.
 	transitions atomic.Int64
+	// beforeCommit, when set by a test, runs between a conditional write's
+	// read and its commit, to make a race happen on purpose.
+	beforeCommit func(move string)
 }
 
 var _ intake.Store = (*Store)(nil)
