@@ -1,0 +1,63 @@
+package setup_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/ownersite/introductions/shared/cloudlog"
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/emulatortest"
+	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/setup"
+)
+
+// BenchmarkDraftAndConfirm measures, through the wired HTTP handlers on the
+// emulator, the Firestore round trips (RPCs counted by a gRPC interceptor)
+// of one draft and of one confirmation. The target is at most 3 each.
+func BenchmarkDraftAndConfirm(b *testing.B) {
+	host := emulatortest.Host(b)
+	project := emulatortest.Project(b)
+	emulatortest.Reset(b, host, project)
+	vars := map[string]string{"FIRESTORE_PROJECT": project, "POW_MAX_NUMBER": "1000", "RATE_LIMIT_IP_PER_HOUR": "10000",
+		"RATE_LIMIT_EMAIL_PER_HOUR": "10000", "FLOOD_LIMIT": "1000000"}
+	cfg, err := config.Load(func(k string) string { return vars[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	counter := &firestorestore.RPCCounter{}
+	svc, err := setup.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), setup.Overrides{StoreOptions: counter.ClientOptions()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	srv := httptest.NewServer(svc.Mux(http.NotFoundHandler()))
+	defer srv.Close()
+	h := &harness{t: &testing.T{}, svc: svc, srv: srv}
+	var draftRPCs, confirmRPCs int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		body := h.draftBody(map[string]any{"email": fmt.Sprintf("bench%d@example.com", i)})
+		b.StartTimer()
+		before := counter.Count()
+		r := h.postJSON("/api/introductions", body, fromAddress(addr(i))...)
+		if r.status != http.StatusCreated {
+			b.Fatalf("draft: %d %s", r.status, r.body)
+		}
+		mid := counter.Count()
+		d := r.json(h.t)
+		c := h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": d["token"].(string)})
+		if c.status != http.StatusOK {
+			b.Fatalf("confirm: %d %s", c.status, c.body)
+		}
+		draftRPCs += mid - before
+		confirmRPCs += counter.Count() - mid
+	}
+	b.ReportMetric(float64(draftRPCs)/float64(b.N), "rpcs/draft")
+	b.ReportMetric(float64(confirmRPCs)/float64(b.N), "rpcs/confirm")
+}
