@@ -483,3 +483,28 @@ func TestTranslate(t *testing.T) {
 		t.Fatal("a domain error was rewrapped")
 	}
 }
+
+// TestOpenOnEmulator: Open connects to the named database (here the
+// emulator's, through FIRESTORE_EMULATOR_HOST) and an RPCCounter's options
+// still count its calls.
+func TestOpenOnEmulator(t *testing.T) {
+	client, project := emulatortest.Client(t)
+	ctx := context.Background()
+	rpcs := &RPCCounter{}
+	s, err := Open(ctx, Config{Project: project, Database: emulatortest.Database, OpTimeout: 10 * time.Second}, discard, rpcs.ClientOptions()...)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	e := draft("opened", t0).Ledger
+	if err := s.RecordAttempt(ctx, e); err != nil {
+		t.Fatalf("RecordAttempt: %v", err)
+	}
+	if rpcs.Count() != 1 {
+		t.Fatalf("RecordAttempt counted %d RPCs, want 1", rpcs.Count())
+	}
+	snap, err := client.Collection(Ledger).Doc("opened").Get(ctx)
+	if err != nil || !snap.Exists() {
+		t.Fatalf("the entry is not in database %s of %s: %v", emulatortest.Database, project, err)
+	}
+}
