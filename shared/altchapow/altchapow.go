@@ -188,9 +188,10 @@ type Challenge struct {
 // Issue returns a new challenge, expiring Lifetime from now, whose salt
 // carries the expiry, the current key version and params (sorted; the
 // names "expires" and "kv" are reserved). It fails only when params use a
-// reserved name or make the salt longer than 1024 bytes, or when the random
-// source fails; these are the caller's or the machine's faults, not the
-// visitor's.
+// reserved name or make the salt longer than 1024 bytes, when the keyring's
+// current key has become shorter than keyring.MinKeyLen (it never signs
+// with one), or when the random source fails; these are the caller's or the
+// machine's faults, not the visitor's.
 func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
 	signed := url.Values{}
 	for name, values := range params {
@@ -200,6 +201,9 @@ func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
 		signed[name] = append([]string(nil), values...)
 	}
 	version, master := p.keys.Current()
+	if len(master) < keyring.MinKeyLen {
+		return Challenge{}, fmt.Errorf("altchapow: current key is shorter than %d bytes; refusing to sign", keyring.MinKeyLen)
+	}
 	signed.Set(paramKey, version)
 	expires := p.clock.Now().Add(p.lifetime)
 

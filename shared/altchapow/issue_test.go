@@ -311,3 +311,43 @@ func keysOf[V any](m map[string]V) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// swappableRing is an intake.Keyring whose keys a test can change after
+// New has checked them, as a faulty implementation might.
+type swappableRing struct {
+	version string
+	key     []byte
+}
+
+func (r *swappableRing) Current() (string, []byte) { return r.version, r.key }
+func (r *swappableRing) Key(v string) ([]byte, bool) {
+	if v != r.version {
+		return nil, false
+	}
+	return r.key, true
+}
+
+// TestShortKeyNeverSigns checks that a keyring whose key has become short
+// after New neither signs a challenge nor verifies one.
+func TestShortKeyNeverSigns(t *testing.T) {
+	r := &swappableRing{version: "1", key: bytesOf('a')}
+	pow := newPoW(t, r, t0, 1)
+	c, err := pow.Issue(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, n := solved(t, c)
+	if _, err := pow.Verify(payload); err != nil {
+		t.Fatalf("Verify() with the full key: %v", err)
+	}
+
+	short := bytesOf('a')[:keyring.MinKeyLen-1]
+	r.key = short
+	if c, err := pow.Issue(nil); err == nil {
+		t.Errorf("Issue() with a %d-byte key = %+v, want an error", len(short), c)
+	}
+	shortSigned := encode(t, forge(keyring.Derive(short, altchapow.Purpose), c.Salt, n))
+	if _, err := pow.Verify(shortSigned); !errors.Is(err, altchapow.ErrUnknownKey) {
+		t.Errorf("Verify() of a payload signed with a %d-byte key = %v, want %v", len(short), err, altchapow.ErrUnknownKey)
+	}
+}
