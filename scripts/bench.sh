@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make bench: prints figures, asserts nothing. Firestore round trips per
+# draft and per confirmation (Go benchmark with a gRPC counter), the store's
+# own benchmarks, and the dev server's start-up time and resident memory
+# after 1,000 drafts against references measured in the same run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
+  FIRESTORE_EMULATOR_HOST=$(scripts/emulator.sh start)
+  export FIRESTORE_EMULATOR_HOST
+fi
+echo "== Firestore round trips through the wired handlers (target: at most 3 each)"
+go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./shared/setup/
+echo "== proof of work and content rules, CPU only"
+go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
+echo "== start-up and memory (devserver vs a bare net/http server; 128 MiB tier)"
+mkdir -p bin
+go build -o bin/devserver ./scripts/devserver
+go build -o bin/servicebench ./scripts/servicebench
+bin/servicebench -devserver bin/devserver -drafts "${BENCH_DRAFTS:-1000}"
