@@ -45,7 +45,12 @@ func main() {
 	env := []string{"FIRESTORE_PROJECT=servicebench", "POW_MAX_NUMBER=1000", "RATE_LIMIT_IP_PER_HOUR=10000",
 		"RATE_LIMIT_EMAIL_PER_HOUR=10000", "FLOOD_LIMIT=1000000", "LOG_LEVEL=error"}
 
-	ref := median(*starts, func() time.Duration { d, p := startAndWait(self, []string{"reference"}, nil, "/"); p.Process.Kill(); p.Wait(); return d })
+	ref := median(*starts, func() time.Duration {
+		d, p := startAndWait(self, []string{"reference"}, nil, "/")
+		p.Process.Kill()
+		p.Wait()
+		return d
+	})
 	svc := median(*starts, func() time.Duration {
 		d, p := startAndWait(*devserver, nil, env, "/api/introductions/challenge")
 		p.Process.Kill()
