@@ -44,8 +44,10 @@ const Algorithm = "SHA-256"
 
 // Defaults and bounds of Config.
 const (
-	DefaultMaxNumber int64         = 100_000
-	DefaultLifetime  time.Duration = 10 * time.Minute
+	// DefaultMaxNumber is the MaxNumber of a zero Config (SPEC §2.1).
+	DefaultMaxNumber int64 = 100_000
+	// DefaultLifetime is the Lifetime of a zero Config (SPEC §2.1).
+	DefaultLifetime time.Duration = 10 * time.Minute
 	// MaxMaxNumber is the largest MaxNumber New accepts: beyond it a
 	// visitor's browser would work for minutes.
 	MaxMaxNumber int64 = 100_000_000
@@ -89,7 +91,8 @@ var (
 	// (POW_INVALID).
 	ErrNoExpiry = errors.New("altchapow: challenge without expiry")
 	// ErrUnknownKey: the salt has no single kv param, or names a key
-	// version this keyring does not hold (POW_INVALID).
+	// version this keyring does not hold or holds with a key shorter than
+	// keyring.MinKeyLen (POW_INVALID).
 	ErrUnknownKey = errors.New("altchapow: unknown key version")
 	// ErrBadSolution: the hash or the signature does not match
 	// (POW_INVALID).

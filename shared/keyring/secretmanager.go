@@ -28,6 +28,8 @@ type SecretAccessor interface {
 	AccessSecretVersion(ctx context.Context, req *secretmanagerpb.AccessSecretVersionRequest, opts ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error)
 }
 
+var _ SecretAccessor = (*secretmanager.Client)(nil)
+
 // FromSecretManager loads a Ring from the Secret Manager secret named
 // secret ("projects/P/secrets/S" or "projects/P/locations/L/secrets/S").
 // Each version's payload bytes are a master key, and the version number is
