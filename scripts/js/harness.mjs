@@ -145,11 +145,11 @@ export async function powbench(args, input) {
  * Firestore emulator, with a project id unique to this run. Resolves once
  * it answers; stop() ends it.
  */
-export async function devServer(env = {}) {
+export async function devServer(env = {}, options = {}) {
   const bin = await buildGo('scripts/devserver');
-  const port = await freePort();
+  const port = options.port || (await freePort());
   const origin = `http://127.0.0.1:${port}`;
-  const project = `introductions-page-${process.pid}-${Date.now().toString(36)}`;
+  const project = options.project || `introductions-page-${process.pid}-${Date.now().toString(36)}`;
   const child = spawn(bin, [], {
     cwd: repo,
     env: {
@@ -160,6 +160,8 @@ export async function devServer(env = {}) {
       ALLOWED_ORIGINS: origin,
       POW_MAX_NUMBER: '20000',
       RATE_LIMIT_IP_PER_HOUR: '1000',
+      RATE_LIMIT_EMAIL_PER_HOUR: '1000',
+      FLOOD_LIMIT: '100000',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -186,6 +188,7 @@ export async function devServer(env = {}) {
   }
   return {
     origin,
+    port,
     project,
     log: () => log,
     async stop() {

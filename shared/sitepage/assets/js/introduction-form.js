@@ -133,9 +133,12 @@ function saltExpiry(salt) {
 }
 
 // ProofOfWork keeps one solved (or solving) challenge ready ahead of need.
+// Its state is mirrored in the form root's data-pow attribute (fetching,
+// solving, ready, failed) for the site's styling and for tests.
 class ProofOfWork {
-  constructor(url) {
+  constructor(url, onState) {
     this.url = url;
+    this.onState = onState || (() => {});
     this.current = null; // {promise, progress, expiresAt}
     this.listener = null;
   }
@@ -144,25 +147,34 @@ class ProofOfWork {
   start() {
     const c = this.current;
     if (c && !c.failed && !(c.expiresAt && c.expiresAt - Date.now() < 60_000)) return c;
-    const entry = { progress: 0, expiresAt: null, failed: false, ready: false };
+    if (c) c.ctl.abort();
+    const entry = { progress: 0, expiresAt: null, failed: false, ready: false, ctl: new AbortController() };
+    const state = (s) => {
+      if (this.current === entry) this.onState(s);
+    };
+    this.current = entry;
     entry.promise = (async () => {
+      state("fetching");
       const res = await fetch(this.url(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
       if (!res.ok) throw new Error(`challenge: HTTP ${res.status}`);
       const challenge = await res.json();
       entry.expiresAt = saltExpiry(challenge.salt);
+      state("solving");
       const { number } = await solve(challenge, {
+        signal: entry.ctl.signal,
         onProgress: (p) => {
           entry.progress = p;
           if (this.listener && this.current === entry) this.listener(p);
         },
       });
       entry.ready = true;
+      state("ready");
       return encodePayload(challenge, number);
     })();
     entry.promise.catch(() => {
       entry.failed = true;
+      state("failed");
     });
-    this.current = entry;
     return entry;
   }
 
@@ -180,6 +192,7 @@ class ProofOfWork {
 
   // discard forgets the current solution (spent, refused) and starts another.
   discard() {
+    if (this.current) this.current.ctl.abort();
     this.current = null;
     this.start();
   }
@@ -201,7 +214,9 @@ export class IntroductionForm {
       withdrawal: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/withdrawal`,
     };
     this.def = null;
-    this.pow = new ProofOfWork(this.urls.challenge);
+    this.pow = new ProofOfWork(this.urls.challenge, (s) => {
+      this.root.dataset.pow = s;
+    });
     this.transcript = null; // {text, kept, dropped}
     this.draft = null;
     this.lastAttempt = null; // {body, key} of a draft post that failed in transit
@@ -747,7 +762,7 @@ export class IntroductionForm {
     const href = this.withdrawalLink(confirmation.id || draft.id, draft.token);
     this.root.replaceChildren(
       this.heading("Thank you — your introduction is on its way"),
-      el("p", { class: "intro-done" }, "It has been sent on. You will hear back by email if it is a fit."),
+      el("p", { class: "intro-done" }, "It has been sent on to the site owner, who can answer you by email."),
       el("h2", {}, "Changed your mind?"),
       el("p", {}, "This link withdraws your introduction and erases it, with any attached conversation, at once. Keep it somewhere safe: it is not stored in this browser, and it is the only way to withdraw."),
       el("a", { class: "intro-link", href, id: "intro-withdraw-link" }, href),

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make bench-pow: median solve times over the 21 fixed challenges of
+# scripts/powbench (max number 100,000) in headless Chromium: our Web Worker
+# solver, the ALTCHA reference solver (altcha-lib 2.8.0 v1, workers and
+# single thread) and the native Go single-core solver, with the ratios; then
+# our solver under 6x DevTools CPU throttling. Extra arguments go to
+# scripts/js/bench-pow.mjs (--rounds N, --json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ] || [ ! -d scripts/js/node_modules/playwright-core ]; then
+  echo "bench-pow: needs $chromium and scripts/js/node_modules (cd scripts/js && npm ci)" >&2
+  exit 1
+fi
+exec node scripts/js/bench-pow.mjs "$@"

@@ -1,0 +1,316 @@
+// The site's form page in headless Chromium against the real dev server
+// (scripts/devserver on the Firestore emulator, a project id of its own):
+// the whole flow, what the review shows, field errors, the honeypot,
+// keyboard-only use, a phone viewport, strict CSP, same-origin requests, no
+// browser storage, and the silent recovery from a challenge of another
+// instance, then the rate limit. UPDATE_SCREENSHOTS=1 writes the README's
+// screenshots to shared/sitepage/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, devServer, missing, repo, pageCSP } from './harness.mjs';
+
+const absent = missing();
+const skip = absent.length ? `missing ${absent.join(', ')}` : false;
+const shotDir = process.env.UPDATE_SCREENSHOTS
+  ? join(repo, 'shared/sitepage/screenshots')
+  : mkdtempSync(join(tmpdir(), 'introductions-shots-'));
+
+let server, browser;
+
+before(async () => {
+  if (skip) return;
+  [server, browser] = await Promise.all([devServer(), launch()]);
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+// open loads the page in a fresh page of the browser and records CSP
+// violations, requests, page errors and console errors.
+async function open(origin, viewport) {
+  const page = await browser.context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  const seen = { requests: [], errors: [] };
+  page.on('request', (r) => seen.requests.push(r.url()));
+  page.on('pageerror', (e) => seen.errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) seen.errors.push(m.text());
+  });
+  const res = await page.goto(`${origin}/`);
+  await page.waitForSelector('form');
+  return { page, res, seen };
+}
+
+async function fill(page, v) {
+  for (const [name, value] of Object.entries(v)) await page.fill(`#intro-${name}`, value);
+}
+
+const ada = {
+  name: 'Ada Lovelace',
+  company: 'Analytical Engines',
+  role: 'CTO',
+  email: 'ada@example.com',
+  message: 'Hello! I would like to talk about the engine.\nSecond line.',
+};
+
+function draftResponse(page) {
+  return page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/introductions');
+}
+
+// turns makes a guide conversation of n turns of about size characters each.
+function turns(n, size) {
+  return Array.from({ length: n }, (_, i) => ({
+    role: i % 2 ? 'guide' : 'visitor',
+    text: `Turn ${i}: ` + 'lorem ipsum '.repeat(Math.ceil(size / 12)).slice(0, size),
+  }));
+}
+
+test('the whole flow: fill, review shows what was kept, confirm, withdraw; strict CSP, same origin, no storage', { skip }, async () => {
+  const { page, res, seen } = await open(server.origin);
+  assert.equal(res.headers()['content-security-policy'], pageCSP);
+  const def = await (await fetch(`${server.origin}/api/forms/introduction`)).json();
+
+  await fill(page, ada);
+  // A transcript longer than 12,000 characters: the oldest turns are dropped.
+  const handed = turns(40, 500);
+  const kept = await page.evaluate((t) => window.introductions.attachConversation(t), handed);
+  assert.ok(kept.dropped > 0 && kept.kept > 0 && kept.kept + kept.dropped === handed.length, JSON.stringify(kept));
+  const shown = await page.textContent('#intro-conversation');
+  assert.ok([...shown].length <= 12000, `shown ${[...shown].length} characters`);
+  assert.ok(shown.includes('Turn 39:') && !shown.includes('Turn 0:'), 'the newest turns stay, the oldest go');
+  assert.match(await page.textContent('.intro-conversation'), new RegExp(`oldest ${kept.dropped} turns were left out`));
+  await page.getByLabel(/Attach my conversation/).check();
+
+  const answer = draftResponse(page);
+  await page.getByRole('button', { name: 'Review' }).click();
+  const draftRes = await answer;
+  assert.equal(draftRes.status(), 201);
+  const draft = await draftRes.json();
+  const sent = draftRes.request().postDataJSON();
+  assert.equal(sent.formVersion, def.formVersion);
+  assert.equal(sent.website, '');
+  assert.deepEqual(sent.consents, [{ purpose: 'attach-conversation', textVersion: 'attach-conversation/1', given: true }]);
+  assert.equal(sent.conversation, shown);
+  assert.match(draftRes.request().headers()['idempotency-key'] || '', /^[0-9a-f-]{32,36}$/);
+
+  await page.waitForSelector('text=Please check your introduction');
+  for (const name of ['name', 'company', 'role', 'email', 'message', 'conversation']) {
+    assert.equal(await page.textContent(`dd[data-field="${name}"]`), draft.introduction[name], `review of ${name}`);
+  }
+
+  const confirmed = page.waitForResponse((r) => r.url().endsWith(`/api/introductions/${draft.id}/confirmation`));
+  await page.getByRole('button', { name: 'Confirm and send' }).click();
+  assert.equal((await confirmed).status(), 200);
+  const link = new URL(await page.getAttribute('#intro-withdraw-link', 'href'));
+  assert.equal(link.search, '', 'id and token never in the query');
+  assert.equal(link.hash, `#withdraw?id=${encodeURIComponent(draft.id)}&token=${encodeURIComponent(draft.token)}`);
+
+  await page.click('#intro-withdraw-link');
+  await page.waitForSelector('text=Withdraw your introduction');
+  const withdrawn = page.waitForResponse((r) => r.url().endsWith(`/api/introductions/${draft.id}/withdrawal`));
+  await page.getByRole('button', { name: 'Withdraw my introduction' }).click();
+  assert.ok([200, 204].includes((await withdrawn).status()));
+  await page.waitForSelector('text=Your introduction has been withdrawn');
+  assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
+  const after = await fetch(`${server.origin}/api/introductions/${draft.id}/confirmation`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: draft.token }),
+  });
+  assert.equal(after.status, 404, 'withdrawn: the id is unknown');
+
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(seen.errors, []);
+  const foreign = seen.requests.filter((u) => new URL(u).origin !== server.origin);
+  assert.deepEqual(foreign, [], 'every request goes to the page origin');
+  assert.ok(seen.requests.some((u) => u.endsWith('/js/solver-worker.js')), 'the solver ran in a worker');
+  const storage = await page.evaluate(async () => ({
+    local: localStorage.length,
+    session: sessionStorage.length,
+    cookie: document.cookie,
+    idb: (await indexedDB.databases()).length,
+    caches: (await caches.keys()).length,
+  }));
+  assert.deepEqual(storage, { local: 0, session: 0, cookie: '', idb: 0, caches: 0 });
+  assert.deepEqual(await browser.context.cookies(), []);
+  await page.close();
+});
+
+test('the review shows what the service kept, not what the form holds', { skip }, async () => {
+  const { page } = await open(server.origin);
+  await page.route('**/api/introductions', async (route) => {
+    const res = await route.fetch();
+    const json = await res.json();
+    json.introduction.name = 'Name As Kept';
+    json.introduction.message = 'Message as kept';
+    await route.fulfill({ response: res, json });
+  });
+  await fill(page, { ...ada, email: 'kept@example.com' });
+  await page.getByRole('button', { name: 'Review' }).click();
+  await page.waitForSelector('text=Please check your introduction');
+  assert.equal(await page.textContent('dd[data-field="name"]'), 'Name As Kept');
+  assert.equal(await page.textContent('dd[data-field="message"]'), 'Message as kept');
+  assert.equal(await page.textContent('dd[data-field="email"]'), 'kept@example.com');
+  assert.equal(await page.locator('dd[data-field="conversation"]').count(), 0, 'no conversation was attached');
+  await page.close();
+});
+
+test('problem codes become sentences at their fields, announced, and the work is kept for the retry', { skip }, async () => {
+  const { page } = await open(server.origin);
+  await fill(page, {
+    name: '   ',
+    email: 'not-an-address',
+    message: 'See https://a.example https://b.example https://c.example https://d.example',
+  });
+  const answer = draftResponse(page);
+  await page.getByRole('button', { name: 'Review' }).click();
+  const problem = await (await answer).json();
+  assert.deepEqual(problem.errors.map((e) => e.code).sort(), ['EMAIL_INVALID', 'MESSAGE_TOO_MANY_LINKS', 'NAME_INVALID']);
+  await page.waitForSelector('#intro-name-error:not(:empty)');
+  const expected = {
+    name: /Please enter your name/,
+    email: /email address with a domain/,
+    message: /at most 3 links/,
+  };
+  for (const [field, re] of Object.entries(expected)) {
+    const input = page.locator(`#intro-${field}`);
+    assert.match(await page.textContent(`#intro-${field}-error`), re);
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.ok((await input.getAttribute('aria-describedby')).split(' ').includes(`intro-${field}-error`));
+  }
+  assert.equal(await page.textContent('#intro-company-error'), '');
+  assert.equal(await page.getAttribute('.intro-summary', 'role'), 'alert');
+  assert.equal(await page.locator('.intro-summary li').count(), 3);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'intro-name', 'focus moves to the first field in error');
+
+  // Corrected, the draft is kept with the same solution (nothing re-solved).
+  const challenges = [];
+  page.on('request', (r) => r.url().endsWith('/api/introductions/challenge') && challenges.push(r.url()));
+  await fill(page, { name: 'Grace Hopper', email: 'grace@example.com', message: 'One link: https://a.example' });
+  const second = draftResponse(page);
+  await page.getByRole('button', { name: 'Review' }).click();
+  const ok = await second;
+  assert.equal(ok.status(), 201);
+  assert.equal(ok.request().postDataJSON().altcha, (await answer).request().postDataJSON().altcha);
+  await page.waitForSelector('text=Please check your introduction');
+  assert.equal(await page.locator('.intro-error:not(:empty)').count(), 0);
+  await page.close();
+});
+
+test('keyboard only, labels, the honeypot out of reach, and a phone viewport', { skip }, async () => {
+  const { page, seen } = await open(server.origin, { width: 390, height: 844 });
+  const hp = page.locator('input[name="website"]');
+  assert.equal(await hp.count(), 1);
+  assert.equal(await hp.isVisible(), false);
+  assert.equal(await hp.evaluate((e) => getComputedStyle(e.closest('.intro-hp')).display), 'none');
+  const snapshot = await page.locator('body').ariaSnapshot();
+  assert.ok(!/website|Leave this empty/i.test(snapshot), 'the honeypot is not in the accessibility tree');
+  for (const label of ['Your name', 'Company (optional)', 'Role (optional)', 'Email', 'Message']) {
+    assert.equal(await page.getByLabel(label, { exact: true }).count(), 1, `a control labelled ${label}`);
+  }
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling on a phone');
+
+  // Tab through the page: the fields in order, never the honeypot.
+  const order = [];
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press('Tab');
+    order.push(await page.evaluate(() => document.activeElement.id || document.activeElement.name || document.activeElement.tagName));
+  }
+  assert.ok(!order.includes('website'), `honeypot focused: ${order}`);
+  assert.deepEqual(order.slice(0, 5), ['intro-name', 'intro-company', 'intro-role', 'intro-email', 'intro-message']);
+  assert.deepEqual(order.slice(5, 7), ['SUMMARY', 'BUTTON'], 'then the notice and Review');
+
+  await page.focus('h1');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('Katherine Johnson');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('katherine@example.com');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('Orbital mechanics.');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Review');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('text=Please check your introduction');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'H1', 'focus moves to the new step');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Confirm and send');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('text=your introduction is on its way');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'intro-withdraw-link');
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+});
+
+test('screenshots of the form and of the review step (phone viewport)', { skip }, async () => {
+  mkdirSync(shotDir, { recursive: true });
+  const { page } = await open(server.origin, { width: 420, height: 900 });
+  await fill(page, {
+    ...ada,
+    message: 'Hello! I lead the engine team at Analytical Engines and would like to talk about a role.',
+  });
+  await page.evaluate(() =>
+    window.introductions.attachConversation([
+      { role: 'visitor', text: 'Is the owner open to a CTO role?' },
+      { role: 'guide', text: 'They are open to conversations about engineering leadership roles. You can introduce yourself below.' },
+    ]));
+  await page.getByLabel(/Attach my conversation/).check();
+  await page.screenshot({ path: join(shotDir, 'form.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Review' }).click();
+  await page.waitForSelector('text=Please check your introduction');
+  await page.screenshot({ path: join(shotDir, 'review.png'), fullPage: true });
+  await page.close();
+});
+
+test('a challenge from another instance is replaced silently; then the rate limit says when to try again', { skip }, async () => {
+  // Instance one hands out the challenge; instance two (its own random
+  // key, same port) refuses it, so the page must solve another by itself.
+  const first = await devServer({ RATE_LIMIT_IP_PER_HOUR: '1' });
+  let second;
+  try {
+    const { page, seen } = await open(first.origin);
+    await page.waitForSelector('[data-pow="ready"]');
+    await first.stop();
+    second = await devServer({ RATE_LIMIT_IP_PER_HOUR: '1' }, { port: first.port, project: first.project });
+    const drafts = [];
+    page.on('response', (r) => {
+      if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/introductions') drafts.push(r);
+    });
+    await fill(page, { ...ada, email: 'another-instance@example.com' });
+    await page.getByRole('button', { name: 'Review' }).click();
+    await page.waitForSelector('text=Please check your introduction');
+    assert.equal(drafts.length, 2, 'refused once, then sent again');
+    assert.ok(drafts[0].status() >= 400 && drafts[0].status() < 500);
+    assert.match((await drafts[0].json()).code, /^POW_/);
+    assert.equal(drafts[1].status(), 201);
+
+    // The one draft an hour this instance allows is used: the next is refused.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const limited = draftResponse(page);
+    await page.getByRole('button', { name: 'Review' }).click();
+    const res = await limited;
+    assert.equal(res.status(), 429);
+    assert.ok(Number(res.headers()['retry-after']) > 0);
+    await page.waitForSelector('.intro-summary li');
+    assert.match(await page.textContent('.intro-summary'), /try again (in about \d+ (minutes|seconds)|after)/);
+    assert.deepEqual(seen.errors, []);
+    await page.close();
+  } finally {
+    await first.stop();
+    if (second) await second.stop();
+  }
+});
