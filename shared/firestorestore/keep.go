@@ -90,6 +90,9 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 			// beside those the caller already made (the flood layer).
 			entry := k.Ledger
 			entry.RateLimits = append(slices.Clone(entry.RateLimits), out.RateDecisions...)
+			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+				return err
+			}
 			writes := []error{
 				tx.Create(introRef, toIntroductionDoc(k.Introduction)),
 				tx.Set(challengeRef, spentChallengeDoc{ExpireAt: k.Challenge.ExpireAt}),

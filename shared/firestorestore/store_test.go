@@ -37,6 +37,15 @@ func TestKeepConfirmWithdraw(t *testing.T) {
 		}
 	}
 
+	var kept intake.LedgerEntry
+	snap, err := ts.client.Collection(Ledger).Doc("happy").Get(ctx)
+	if err != nil || snap.DataTo(&kept) != nil {
+		t.Fatalf("reading ledger: %v", err)
+	}
+	if n := len(kept.RateLimits); n == 0 || kept.RateLimits[n-1] != out.RateDecisions[0] {
+		t.Fatalf("ledger rate limits %+v lack the store's decision %+v", kept.RateLimits, out.RateDecisions[0])
+	}
+
 	confirmAt := t0.Add(5 * time.Minute)
 	first, err := ts.Confirm(ctx, "happy", intake.HashToken(token("happy")), confirmAt, keepFor)
 	if err != nil {
@@ -59,7 +68,7 @@ func TestKeepConfirmWithdraw(t *testing.T) {
 		t.Fatalf("transitions = %d, want 1", n)
 	}
 	var transcript transcriptDoc
-	snap, err := ts.client.Collection(Transcripts).Doc("happy").Get(ctx)
+	snap, err = ts.client.Collection(Transcripts).Doc("happy").Get(ctx)
 	if err != nil || snap.DataTo(&transcript) != nil {
 		t.Fatalf("reading transcript: %v", err)
 	}
