@@ -167,7 +167,7 @@ test('the review shows what the service kept, not what the form holds', { skip }
 });
 
 test('problem codes become sentences at their fields, announced, and the work is kept for the retry', { skip }, async () => {
-  const { page } = await open(server.origin);
+  const { page } = await open(server.origin, { width: 420, height: 900 });
   await fill(page, {
     name: '   ',
     email: 'not-an-address',
@@ -193,6 +193,8 @@ test('problem codes become sentences at their fields, announced, and the work is
   assert.equal(await page.getAttribute('.intro-summary', 'role'), 'alert');
   assert.equal(await page.locator('.intro-summary li').count(), 3);
   assert.equal(await page.evaluate(() => document.activeElement.id), 'intro-name', 'focus moves to the first field in error');
+  mkdirSync(shotDir, { recursive: true });
+  await page.screenshot({ path: join(shotDir, 'errors.png'), fullPage: true });
 
   // Corrected, the draft is kept with the same solution (nothing re-solved).
   const challenges = [];
