@@ -1,0 +1,44 @@
+package floodlimit
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+func TestAdmitBlocksPastTheLimitPerKeyOnly(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	l := New(3, 10*time.Minute)
+	for i := 0; i < 3; i++ {
+		if d, _ := l.Admit("a", now); d.Decision != intake.RateAllow || d.Count != i+1 || d.Layer != Layer {
+			t.Fatalf("request %d: %+v", i, d)
+		}
+	}
+	d, wait := l.Admit("a", now)
+	if d.Decision != intake.RateBlock || wait < time.Minute {
+		t.Fatalf("fourth request: %+v wait %s", d, wait)
+	}
+	if d, _ := l.Admit("b", now); d.Decision != intake.RateAllow {
+		t.Fatal("a blocked key must never block another")
+	}
+	// Two windows later everything the key did has left the estimate.
+	if d, _ := l.Admit("a", now.Add(20*time.Minute)); d.Decision != intake.RateAllow {
+		t.Fatalf("after two windows: %+v", d)
+	}
+}
+
+func TestRememberedBlocksExpire(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	l := New(3, time.Minute)
+	l.Block("k", now.Add(90*time.Second))
+	if wait, ok := l.Blocked("k", now); !ok || wait != 2*time.Minute {
+		t.Fatalf("blocked: %v %s", ok, wait)
+	}
+	if _, ok := l.Blocked("other", now); ok {
+		t.Fatal("only the blocked key is blocked")
+	}
+	if _, ok := l.Blocked("k", now.Add(90*time.Second)); ok {
+		t.Fatal("a block ends at its time")
+	}
+}
