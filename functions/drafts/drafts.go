@@ -8,7 +8,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 
@@ -82,7 +81,7 @@ func New(flow Flow, opts Options, logger *slog.Logger) http.Handler {
 		}
 		d, err := flow.Draft(r.Context(), intakeflow.DraftRequest{
 			Submission:     sub,
-			Client:         clientAddr(r, opts.ForwardedForPosition),
+			Client:         jsonapi.ClientAddr(r, opts.ForwardedForPosition),
 			IdempotencyKey: idempotencyKey(r),
 			RequestID:      jsonapi.RequestID(r),
 		})
@@ -103,10 +102,6 @@ func New(flow Flow, opts Options, logger *slog.Logger) http.Handler {
 		})
 	})
 	return jsonapi.Recover(logger, jsonapi.Edge(opts.Origins, "POST", serve))
-}
-
-func clientAddr(r *http.Request, position int) netip.Addr {
-	return jsonapi.ClientAddr(r, position)
 }
 
 // idempotencyKey reads the header as the IETF draft sends it (a structured

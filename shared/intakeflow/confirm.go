@@ -3,6 +3,7 @@ package intakeflow
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -16,10 +17,10 @@ func (s *Service) Confirm(ctx context.Context, id, token string) (*Confirmation,
 		return nil, intake.ErrNotFound
 	}
 	if key, ok := s.decoyKey(id); ok {
-		if !decoyTokenMatches(s, key, id, token) {
+		if !s.decoyTokenMatches(key, id, token) {
 			return nil, intake.ErrNotFound
 		}
-		return &Confirmation{ID: id, ConfirmedAt: now.Truncate(1e9), KeptUntil: now.Add(s.Retention.Introduction).Truncate(1e9)}, nil
+		return &Confirmation{ID: id, ConfirmedAt: now.Truncate(time.Second), KeptUntil: now.Add(s.Retention.Introduction).Truncate(time.Second)}, nil
 	}
 	in, err := s.store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction)
 	if err != nil {
@@ -39,7 +40,7 @@ func (s *Service) Withdraw(ctx context.Context, id, token string) error {
 		return intake.ErrNotFound
 	}
 	if key, ok := s.decoyKey(id); ok {
-		if !decoyTokenMatches(s, key, id, token) {
+		if !s.decoyTokenMatches(key, id, token) {
 			return intake.ErrNotFound
 		}
 		return nil

@@ -137,7 +137,7 @@ func (s *Service) keyVersions() []string {
 	return []string{v}
 }
 
-func decoyTokenMatches(s *Service, key []byte, id, token string) bool {
+func (s *Service) decoyTokenMatches(key []byte, id, token string) bool {
 	want := s.decoyToken(key, id)
 	return subtle.ConstantTimeCompare([]byte(want), []byte(token)) == 1
 }

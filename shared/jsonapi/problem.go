@@ -1,6 +1,7 @@
 package jsonapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -140,13 +141,18 @@ func retryAfterSeconds(d time.Duration) string {
 	return strconv.FormatInt(s, 10)
 }
 
-// WriteJSON answers with v as JSON and the given status.
+// WriteJSON answers with v as JSON and the given status. HTML characters
+// are not escaped: the answers are JSON, never HTML, and a challenge's salt
+// reads as the ALTCHA client hashes it.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		WriteError(w, nil, nil, intake.Internal(err))
 		return
 	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)

@@ -3,10 +3,10 @@ package setup_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/ownersite/introductions/shared/cloudlog"

@@ -37,7 +37,8 @@ func TestLogsCarryNoPersonalData(t *testing.T) {
 		return h.draftBody(b)
 	}
 	from := fromAddress(canary["ip"])
-	kept := h.postJSON("/api/introductions", body(nil), append(from, "Idempotency-Key", canary["idem"])...)
+	kept := h.postJSON("/api/introductions", body(nil), append(from, "Idempotency-Key", canary["idem"],
+		"X-Cloud-Trace-Context", "0123456789abcdef0123456789abcdef/42;o=1")...)
 	if kept.status != http.StatusCreated {
 		t.Fatalf("draft: %d %s", kept.status, kept.body)
 	}
@@ -64,6 +65,9 @@ func TestLogsCarryNoPersonalData(t *testing.T) {
 		if strings.Contains(logs, value) {
 			t.Errorf("the logs contain the %s canary %q", what, value)
 		}
+	}
+	if !strings.Contains(logs, `"logging.googleapis.com/trace":"projects/`+h.project+`/traces/0123456789abcdef0123456789abcdef"`) {
+		t.Error("the kept draft's log line is not grouped under its Cloud Run trace")
 	}
 	if strings.Contains(logs, token) {
 		t.Error("the logs contain the token")

@@ -101,13 +101,25 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		}
 		return ""
 	}
+	traced := func(h http.Handler) http.Handler { return traced(cfg.Project, h) }
 	return &Service{
 		Config: cfg, Logger: logger, Store: store, Flow: flow,
-		Challenge:    challenge.New(pow, cfg.AllowedOrigins, logger),
-		Forms:        forms.New(registry, powParams, cfg.Retention, cfg.AllowedOrigins, logger),
-		Drafts:       drafts.New(flow, drafts.Options{Origins: cfg.AllowedOrigins, ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot}, logger),
-		Confirmation: confirmation.New(flow, cfg.AllowedOrigins, logger),
+		Challenge:    traced(challenge.New(pow, cfg.AllowedOrigins, logger)),
+		Forms:        traced(forms.New(registry, powParams, cfg.Retention, cfg.AllowedOrigins, logger)),
+		Drafts:       traced(drafts.New(flow, drafts.Options{Origins: cfg.AllowedOrigins, ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot}, logger)),
+		Confirmation: traced(confirmation.New(flow, cfg.AllowedOrigins, logger)),
 	}, nil
+}
+
+// traced puts Cloud Run's trace header into the request context, so every
+// log line of the request is grouped under its trace in Cloud Logging.
+func traced(project string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if header := r.Header.Get(cloudlog.TraceHeader); header != "" {
+			r = r.WithContext(cloudlog.WithTrace(r.Context(), project, header))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
