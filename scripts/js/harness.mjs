@@ -131,12 +131,15 @@ export async function buildGo(pkg) {
 export async function powbench(args, input) {
   const bin = await buildGo('scripts/powbench');
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(bin, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`powbench ${args.join(' ')} exited ${code}`))));
-    child.stdin.end(input === undefined ? '' : JSON.stringify(input));
+    if (input !== undefined) {
+      child.stdin.on('error', reject);
+      child.stdin.end(JSON.stringify(input));
+    }
   });
 }
 
@@ -228,6 +231,17 @@ async function timeEach(challenges, fn) {
 window.bench = {
   cores: navigator.hardwareConcurrency,
   prewarm: () => prewarm(),
+  calibrate: () => {
+    let best = Infinity;
+    for (let r = 0; r < 5; r++) {
+      let x = 0;
+      const t0 = performance.now();
+      for (let i = 0; i < 2e7; i++) x = (x + i * 7) | 0;
+      best = Math.min(best, performance.now() - t0);
+      window.__sink = x;
+    }
+    return best;
+  },
   ours: (cs) => timeEach(cs, async (c) => (await solve(c)).number),
   oursAbort: async (c, afterMs) => {
     const ctl = new AbortController();

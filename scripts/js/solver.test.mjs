@@ -84,6 +84,23 @@ test('abort rejects with AbortError, and the pool still solves afterwards', { sk
   assert.equal(after1.number, c.number);
 });
 
+test('onProgress reports a growing fraction up to the answer', { skip }, async () => {
+  const cases = await powbench(['make', '-n', '2', '-max', '2000000', '-seed', '15']);
+  const c = cases[1]; // number 2,000,000: the whole range, many slices of work
+  const seen = await page.evaluate(async (ch) => {
+    const { solve } = await import('/js/solver.js');
+    const fractions = [];
+    const { number } = await solve(ch, { workers: 1, onProgress: (f) => fractions.push(f) });
+    return { number, fractions };
+  }, c.challenge);
+  assert.equal(seen.number, c.number);
+  assert.ok(seen.fractions.length > 0, 'no progress reported');
+  seen.fractions.forEach((f, i) => {
+    assert.ok(f >= 0 && f <= 1, `fraction ${f}`);
+    if (i > 0) assert.ok(f >= seen.fractions[i - 1], 'progress went back');
+  });
+});
+
 test('a challenge without a solution, or malformed, is a SolveError', { skip }, async () => {
   const [c] = await powbench(['make', '-n', '2', '-max', '500', '-seed', '14']);
   assert.equal(await page.evaluate((x) => window.bench.oursError(x), { ...c.challenge, challenge: '0'.repeat(64) }), 'NO_SOLUTION');

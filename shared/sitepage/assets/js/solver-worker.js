@@ -8,14 +8,17 @@
 //     before the last once per run of numbers that share them;
 //   - in the last block, the leading words holding only salt bytes are fixed
 //     too, so the rounds that consume them run once per run as well;
-//   - the digest's last word is known after round 60 (it is then the working
-//     variable e), so a candidate is rejected there, three rounds early, by
-//     comparing one 32-bit word with the parsed target; a match is confirmed
-//     with a full hash.
+//   - the last seven rounds are worked backwards from the target: the final
+//     state is the target minus the midstate, and since a round's T2 depends
+//     only on a, b, c, the values of a after rounds 60..57 follow from it
+//     without the message. So a candidate is rejected after round 56 by
+//     comparing one 32-bit word (a) with the one the target implies; a
+//     match is confirmed with a full hash.
 //
 // Protocol (structured-clone messages):
-//   in:  {type: "job", id, salt, challenge, maxNumber, index, stride, chunk}
-//        the worker searches chunks index, index+stride, … of `chunk` numbers
+//   in:  {type: "job", id, salt, challenge, maxNumber, index, stride, chunk, progress}
+//        the worker searches chunks index, index+stride, … of `chunk` numbers,
+//        reporting progress after each slice of work when progress is true
 //   in:  {type: "abort", id}
 //   out: {type: "found", id, number} | {type: "done", id} (its share has no
 //        solution) | {type: "progress", id, checked} | {type: "error", id, message}
@@ -83,6 +86,32 @@ function compress(h, w) {
   h[7] = (h[7] + hh) | 0;
 }
 
+// roundT2 is a round's T2 = Σ0(a) + Maj(a, b, c).
+function roundT2(a, b, c) {
+  return ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+}
+
+// backwardA57 returns the value a must have after round 56 (0-based) for the
+// last block, started from mid, to give the target. After round t the state
+// is (a', b', c', d', e', f', g', h') = (T1 + T2, a, b, c, d + T1, e, f, g),
+// and T2 needs only a, b, c: so from the final state (target - mid) each
+// round backwards yields its T1 = a' - T2 and then d = e' - T1, which is the
+// a of three rounds earlier.
+function backwardA57(target, mid) {
+  const a64 = (target[0] - mid[0]) | 0;
+  const a63 = (target[1] - mid[1]) | 0;
+  const a62 = (target[2] - mid[2]) | 0;
+  const a61 = (target[3] - mid[3]) | 0;
+  const e64 = (target[4] - mid[4]) | 0;
+  const e63 = (target[5] - mid[5]) | 0;
+  const e62 = (target[6] - mid[6]) | 0;
+  const e61 = (target[7] - mid[7]) | 0;
+  const a60 = (e64 - ((a64 - roundT2(a63, a62, a61)) | 0)) | 0;
+  const a59 = (e63 - ((a63 - roundT2(a62, a61, a60)) | 0)) | 0;
+  const a58 = (e62 - ((a62 - roundT2(a61, a60, a59)) | 0)) | 0;
+  return (e61 - ((a61 - roundT2(a60, a59, a58)) | 0)) | 0;
+}
+
 // loadWords reads 16 big-endian words from bytes[off..off+64) into w.
 function loadWords(w, bytes, off) {
   for (let i = 0; i < 16; i++) {
@@ -117,6 +146,7 @@ class Job {
     this.chunk = m.chunk;
     this.nextChunk = m.index; // global index of the next chunk to search
     this.checked = 0;
+    this.progress = !!m.progress;
 
     if (!/^[0-9a-fA-F]{64}$/.test(m.challenge)) throw new Error("challenge is not a SHA-256 hex digest");
     const target = new Int32Array(8);
@@ -227,6 +257,7 @@ class Job {
     this.r = r;
     this.k = k;
     this.last = hd < nd ? (r + nd - hd - 1) >>> 2 : -1;
+    this.a57 = backwardA57(this.target, mid);
   }
 
   // full reports whether SHA-256(salt + n) is the target, hashing in full.
@@ -249,14 +280,13 @@ class Job {
     const wv = this.w;
     const digits = this.digits;
     const pre = this.pre;
-    const t7 = this.target[7];
     const tpl = this.tpl;
     let nd = digitsOf(from, digits);
     this.layout(nd);
     let k = this.k, r = this.r, hd = this.hd, last = this.last;
     let p0 = pre[0], p1 = pre[1], p2 = pre[2], p3 = pre[3];
     let p4 = pre[4], p5 = pre[5], p6 = pre[6], p7 = pre[7];
-    let h7 = this.mid[7];
+    let want = this.a57;
     wv.set(tpl);
     let t1 = 0, t2 = 0;
     for (let n = from; n <= to; n++) {
@@ -272,7 +302,7 @@ class Job {
       const w12 = wv[12], w13 = wv[13], w14 = wv[14], w15 = wv[15];
       let a = p0, b = p1, c = p2, d = p3, e = p4, f = p5, g = p6, h = p7;
       let ab = 0, bc = p1 ^ p2;
-      // Rounds k..60, unrolled; rounds 0..k-1 are in pre. Between the
+      // Rounds k..56, unrolled; rounds 0..k-1 are in pre. Between the
       // markers the code is written by scripts/js/gen-solver-rounds.mjs.
       // BEGIN GENERATED ROUNDS
       switch (k) {
@@ -603,33 +633,9 @@ class Job {
       ab = a ^ b;
       t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
       bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-      const w57 = ((((w55 >>> 17) | (w55 << 15)) ^ ((w55 >>> 19) | (w55 << 13)) ^ (w55 >>> 10)) + w50 +
-        (((w42 >>> 7) | (w42 << 25)) ^ ((w42 >>> 18) | (w42 << 14)) ^ (w42 >>> 3)) + w41) | 0;
-      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 2024104815 + w57) | 0;
-      ab = a ^ b;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
-      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-      const w58 = ((((w56 >>> 17) | (w56 << 15)) ^ ((w56 >>> 19) | (w56 << 13)) ^ (w56 >>> 10)) + w51 +
-        (((w43 >>> 7) | (w43 << 25)) ^ ((w43 >>> 18) | (w43 << 14)) ^ (w43 >>> 3)) + w42) | 0;
-      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -2067236844 + w58) | 0;
-      ab = a ^ b;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
-      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-      const w59 = ((((w57 >>> 17) | (w57 << 15)) ^ ((w57 >>> 19) | (w57 << 13)) ^ (w57 >>> 10)) + w52 +
-        (((w44 >>> 7) | (w44 << 25)) ^ ((w44 >>> 18) | (w44 << 14)) ^ (w44 >>> 3)) + w43) | 0;
-      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1933114872 + w59) | 0;
-      ab = a ^ b;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
-      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-      const w60 = ((((w58 >>> 17) | (w58 << 15)) ^ ((w58 >>> 19) | (w58 << 13)) ^ (w58 >>> 10)) + w53 +
-        (((w45 >>> 7) | (w45 << 25)) ^ ((w45 >>> 18) | (w45 << 14)) ^ (w45 >>> 3)) + w44) | 0;
-      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1866530822 + w60) | 0;
-      ab = a ^ b;
-      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
-      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
       // END GENERATED ROUNDS
-      // After round 60, e is the last word of the final state.
-      if (((e + h7) | 0) === t7 && this.full(n)) return n;
+      // After round 56, a must be what the target implies.
+      if (a === want && this.full(n)) return n;
       if (n === to) break;
       // Next number: increment the decimal digits.
       let i = nd - 1;
@@ -659,7 +665,7 @@ class Job {
         p5 = pre[5];
         p6 = pre[6];
         p7 = pre[7];
-        h7 = this.mid[7];
+        want = this.a57;
         wv.set(tpl);
       }
     }
@@ -714,7 +720,7 @@ tick.port1.onmessage = () => {
     job = null;
     postMessage({ type: "done", id: current.id });
   } else {
-    postMessage({ type: "progress", id: current.id, checked: current.checked });
+    if (current.progress) postMessage({ type: "progress", id: current.id, checked: current.checked });
     schedule();
   }
 };

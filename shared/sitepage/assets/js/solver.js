@@ -159,6 +159,7 @@ function solveNow(challenge, options, started) {
         index,
         stride: workers.length,
         chunk: options.chunk || DEFAULT_CHUNK,
+        progress: typeof onProgress === "function",
       });
     });
   });
