@@ -510,6 +510,13 @@ export class IntroductionForm {
         return `The service is busy right now. Please try again ${whenText(retryAfter ?? 30)}.`;
       case "BODY_TOO_LARGE":
         return "Your introduction is too large to send. Please shorten the message or remove the conversation.";
+      case "UNREADABLE_BODY":
+      case "UNSUPPORTED_MEDIA_TYPE":
+      case "METHOD_NOT_ALLOWED":
+        return "Your browser sent something the service could not read. Please reload the page and try again.";
+      case "IDEMPOTENCY_KEY_INVALID":
+      case "IDEMPOTENCY_KEY_REUSED":
+        return "This attempt clashed with an earlier one. Please press the button again.";
       case "IDEMPOTENCY_IN_FLIGHT":
         return "Your previous attempt is still being sent. Please wait a moment and try again.";
       case "NOT_FOUND":
@@ -757,6 +764,7 @@ export class IntroductionForm {
   showSuccess(draft, confirmation) {
     this.view = "success";
     this.draft = null;
+    this.fields.clear();
     this._values = {};
     this.transcript = null;
     const href = this.withdrawalLink(confirmation.id || draft.id, draft.token);
