@@ -76,12 +76,14 @@ function fileUnder(root, rel) {
 /**
  * staticServer serves, on 127.0.0.1 only and with the page CSP, the page's
  * assets at /, altcha-lib's v1 modules at /altcha/, and extra in-memory
- * files ({path: [contentType, body]}).
+ * files ({path: [contentType, body]}, read on each request); options.csp
+ * (a string, or a function asked on each request) replaces the page CSP.
  */
-export async function staticServer(extra = {}) {
+export async function staticServer(extra = {}, options = {}) {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    res.setHeader('Content-Security-Policy', pageCSP);
+    const csp = typeof options.csp === 'function' ? options.csp() : options.csp;
+    res.setHeader('Content-Security-Policy', csp || pageCSP);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
     if (extra[path]) {

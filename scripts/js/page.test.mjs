@@ -7,10 +7,10 @@
 // screenshots to shared/sitepage/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, devServer, missing, repo, pageCSP } from './harness.mjs';
+import { launch, devServer, staticServer, missing, repo, pageCSP, assetsDir } from './harness.mjs';
 
 const absent = missing();
 const skip = absent.length ? `missing ${absent.join(', ')}` : false;
@@ -314,5 +314,57 @@ test('a challenge from another instance is replaced silently; then the rate limi
   } finally {
     await first.stop();
     if (second) await second.stop();
+  }
+});
+
+test('progress is shown while the challenge is still being solved', { skip }, async () => {
+  const page = await browser.context.newPage();
+  // Hold the challenge until the visitor has pressed Review.
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route('**/api/introductions/challenge', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('form');
+  await fill(page, { ...ada, email: 'progress@example.com' });
+  await page.getByRole('button', { name: 'Review' }).click();
+  const progress = page.locator('.intro-progress progress');
+  await progress.waitFor();
+  assert.match(await page.textContent('.intro-progress'), /Checking that you are not a robot… \d+%/);
+  assert.equal(await page.getByRole('button', { name: 'Review' }).isDisabled(), true);
+  release();
+  await page.waitForSelector('text=Please check your introduction');
+  await page.close();
+});
+
+test('a static site on another origin points the page at the API with data-api-base', { skip }, async () => {
+  const files = {};
+  let csp = '';
+  const site = await staticServer(files, { csp: () => csp });
+  const api = await devServer({ ALLOWED_ORIGINS: site.origin });
+  try {
+    const html = readFileSync(join(assetsDir, 'index.html'), 'utf8');
+    assert.match(html, /data-api-base=""/);
+    files['/'] = ['text/html; charset=utf-8', html.replace('data-api-base=""', `data-api-base="${api.origin}"`)];
+    // The site's own CSP must let the page connect to the API origin.
+    csp = `default-src 'self'; connect-src 'self' ${api.origin}; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
+    const { page, seen } = await open(site.origin);
+    await fill(page, { ...ada, email: 'cross-origin@example.com' });
+    await page.getByRole('button', { name: 'Review' }).click();
+    await page.waitForSelector('text=Please check your introduction');
+    await page.getByRole('button', { name: 'Confirm and send' }).click();
+    await page.waitForSelector('#intro-withdraw-link');
+    const origins = new Set(seen.requests.map((u) => new URL(u).origin));
+    assert.deepEqual([...origins].sort(), [api.origin, site.origin].sort());
+    assert.ok(seen.requests.filter((u) => u.includes('/api/')).every((u) => u.startsWith(api.origin)), 'the API calls go to data-api-base');
+    assert.ok(seen.requests.filter((u) => !u.includes('/api/')).every((u) => u.startsWith(site.origin)), 'the assets come from the site');
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.deepEqual(seen.errors, []);
+    await page.close();
+  } finally {
+    await api.stop();
+    await site.close();
   }
 });
