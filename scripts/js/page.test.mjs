@@ -157,7 +157,14 @@ test('the review shows what the service kept, not what the form holds', { skip }
     await route.fulfill({ response: res, json });
   });
   await fill(page, { ...ada, email: 'kept@example.com' });
+  // A conversation handed over but not consented to is not sent.
+  await page.evaluate(() => window.introductions.attachConversation([{ role: 'visitor', text: 'not to be sent' }]));
+  assert.equal(await page.isChecked('#consent-attach-conversation'), false);
+  const answer = draftResponse(page);
   await page.getByRole('button', { name: 'Review' }).click();
+  const sent = (await answer).request().postDataJSON();
+  assert.equal(sent.conversation, undefined);
+  assert.deepEqual(sent.consents, []);
   await page.waitForSelector('text=Please check your introduction');
   assert.equal(await page.textContent('dd[data-field="name"]'), 'Name As Kept');
   assert.equal(await page.textContent('dd[data-field="message"]'), 'Message as kept');
@@ -367,4 +374,32 @@ test('a static site on another origin points the page at the API with data-api-b
     await api.stop();
     await site.close();
   }
+});
+
+test('a form version the service no longer knows: the page says so and reloads the form, keeping what was typed', { skip }, async () => {
+  const page = await browser.context.newPage();
+  await page.route('**/api/forms/introduction', async (route) => {
+    const res = await route.fetch();
+    const def = await res.json();
+    def.formVersion = '999';
+    await route.fulfill({ response: res, json: def });
+  });
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('form');
+  await fill(page, { ...ada, email: 'version@example.com' });
+  const answer = draftResponse(page);
+  await page.getByRole('button', { name: 'Review' }).click();
+  const problem = await (await answer).json();
+  assert.equal(problem.code, 'FORM_VERSION_UNKNOWN');
+  await page.waitForSelector('.intro-summary li');
+  assert.match(await page.textContent('.intro-summary'), /This form has changed since you opened it/);
+  await page.unroute('**/api/forms/introduction');
+  await page.getByRole('button', { name: 'Reload the form' }).click();
+  await page.waitForSelector('.intro-summary:empty', { state: 'attached' });
+  assert.equal(await page.inputValue('#intro-email'), 'version@example.com', 'what was typed is kept');
+  const second = draftResponse(page);
+  await page.getByRole('button', { name: 'Review' }).click();
+  assert.equal((await second).status(), 201);
+  await page.waitForSelector('text=Please check your introduction');
+  await page.close();
 });

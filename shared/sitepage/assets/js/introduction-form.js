@@ -48,6 +48,12 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// put replaces node's children, skipping null, undefined and false, and
+// flattening arrays.
+function put(node, ...children) {
+  node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
 function codePoints(s) {
   let n = 0;
   for (const _ of s) n++;
@@ -239,7 +245,7 @@ export class IntroductionForm {
       this.def = await res.json();
     } catch {
       this.def = null;
-      this.root.replaceChildren(
+      put(this.root,
         el("p", { class: "intro-status", role: "alert" }, "The form could not be loaded. Please check your connection and try again."),
         this.button("Try again", () => this.loadDefinition().then(() => this.route())),
       );
@@ -263,7 +269,7 @@ export class IntroductionForm {
   }
 
   setStatus(text) {
-    this.root.replaceChildren(el("p", { class: "intro-status" }, text));
+    put(this.root, el("p", { class: "intro-status" }, text));
   }
 
   button(label, onClick, cls) {
@@ -327,7 +333,7 @@ export class IntroductionForm {
     });
     this.form = form;
     this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
-    this.root.replaceChildren(
+    put(this.root,
       this.heading(def.title || "Introduce yourself"),
       def.description ? el("p", { class: "intro-lead", id: "intro-lead" }, def.description) : el("p", { id: "intro-lead", hidden: true }),
       this.summary,
@@ -375,7 +381,7 @@ export class IntroductionForm {
     if (!t || !purpose) {
       this.fields.delete("conversation");
       this.fields.delete("consents");
-      box.replaceChildren();
+      put(box);
       return;
     }
     const control = purpose.consent.control || "consent-attach-conversation";
@@ -394,7 +400,7 @@ export class IntroductionForm {
     }, t.text);
     this.fields.set("conversation", { input: text, error: convError, def });
     this.fields.set("consents", { input: consent, error: consentError, def: { name: "consents" } });
-    box.replaceChildren(
+    put(box,
       el("fieldset", { class: "intro-conversation" },
         el("legend", {}, def.label || "Your conversation with the guide"),
         def.hint ? el("p", { class: "intro-hint" }, def.hint) : null,
@@ -450,7 +456,7 @@ export class IntroductionForm {
       f.error.textContent = "";
       f.input.removeAttribute("aria-invalid");
     }
-    if (this.summary) this.summary.replaceChildren();
+    if (this.summary) put(this.summary);
   }
 
   collect() {
@@ -564,10 +570,10 @@ export class IntroductionForm {
         if (this.def) this.showForm(values);
       }));
     }
-    this.summary.replaceChildren(
+    put(this.summary,
       el("h2", {}, items.length === 1 ? "There is a problem" : "There are problems"),
       el("ul", {}, items),
-      extra,
+      ...extra,
     );
     if (first) first.focus();
     else this.summary.focus();
@@ -576,7 +582,7 @@ export class IntroductionForm {
   showProgress(fraction) {
     if (!this.progress) return;
     const pct = Math.round(fraction * 100);
-    this.progress.replaceChildren(
+    put(this.progress,
       el("label", { for: "intro-pow-progress" }, `Checking that you are not a robot… ${pct}%`),
       el("progress", { id: "intro-pow-progress", max: "100", value: String(pct) }),
     );
@@ -636,12 +642,12 @@ export class IntroductionForm {
           try {
             altcha = await this.pow.payload((p) => this.showProgress(p));
           } catch (err2) {
-            this.progress.replaceChildren();
+            put(this.progress);
             this.showProblem({ code: err2 instanceof SolveError ? "SOLVER" : "NETWORK" });
             return;
           }
         }
-        this.progress.replaceChildren();
+        put(this.progress);
         const full = { ...body, altcha };
         const json = JSON.stringify(full);
         const key = this.lastAttempt && this.lastAttempt.json === json ? this.lastAttempt.key : idempotencyKey();
@@ -698,7 +704,7 @@ export class IntroductionForm {
     const until = draft.expiresAt ? new Date(draft.expiresAt) : null;
     this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
     this.confirmButton = this.button("Confirm and send", () => this.confirm());
-    this.root.replaceChildren(
+    put(this.root,
       this.heading("Please check your introduction"),
       el("p", {}, "This is exactly what was received and kept. Nothing is sent on until you confirm."),
       this.summary,
@@ -749,7 +755,7 @@ export class IntroductionForm {
   }
 
   showReviewProblem(problem, retryAfter) {
-    this.summary.replaceChildren(el("p", {}, this.sentence(problem.code, "", "", retryAfter)));
+    put(this.summary, el("p", {}, this.sentence(problem.code, "", "", retryAfter)));
     this.summary.focus();
   }
 
@@ -768,7 +774,7 @@ export class IntroductionForm {
     this._values = {};
     this.transcript = null;
     const href = this.withdrawalLink(confirmation.id || draft.id, draft.token);
-    this.root.replaceChildren(
+    put(this.root,
       this.heading("Thank you — your introduction is on its way"),
       el("p", { class: "intro-done" }, "It has been sent on to the site owner, who can answer you by email."),
       el("h2", {}, "Changed your mind?"),
@@ -787,7 +793,7 @@ export class IntroductionForm {
       try {
         answer = await this.send(this.urls.withdrawal(id), { token });
       } catch {
-        status.replaceChildren(el("p", {}, this.sentence("NETWORK")));
+        put(status, el("p", {}, this.sentence("NETWORK")));
         go.disabled = false;
         return;
       }
@@ -795,20 +801,20 @@ export class IntroductionForm {
       if (res.ok) {
         history.replaceState(null, "", location.pathname + location.search);
         this.view = "withdrawn";
-        this.root.replaceChildren(
+        put(this.root,
           this.heading("Your introduction has been withdrawn"),
           el("p", { class: "intro-done" }, "It has been erased, with any conversation you attached. Only a record that a withdrawal happened remains, without any of its content."),
         );
         this.focusHeading();
         return;
       }
-      status.replaceChildren(el("p", {}, data.code === "NOT_FOUND"
+      put(status, el("p", {}, data.code === "NOT_FOUND"
         ? "There is nothing to withdraw under this link: it was already withdrawn, or the introduction is no longer kept."
         : this.sentence(data.code, "", "", retryAfter)));
       status.focus();
       go.disabled = false;
     });
-    this.root.replaceChildren(
+    put(this.root,
       this.heading("Withdraw your introduction"),
       el("p", {}, "Withdrawing erases your introduction, and any conversation you attached, at once. This cannot be undone."),
       status,
