@@ -1,8 +1,9 @@
-// Writes the unrolled SHA-256 rounds of the solver worker's inner loop
+// Writes the unrolled SHA-256 rounds of the solver worker's inner loops
 // (shared/sitepage/assets/js/solver-worker.js, between the BEGIN/END
-// GENERATED ROUNDS markers): rounds 0..15 behind a fall-through switch that
-// enters at the first round not precomputed, then the message schedule and
-// rounds 16..56 straight-line. Unrolled code keeps the working variables and
+// GENERATED ROUNDS ANY and K12 markers): rounds 0..15 behind a fall-through
+// switch that enters at the first round not precomputed, then the message
+// schedule and rounds 16..56 straight-line. The K12 variant (words 0..11 of
+// the last block fixed) takes the schedule's fixed terms from locals. Unrolled code keeps the working variables and
 // schedule words in registers, which is most of the solver's speed.
 //   node scripts/js/gen-solver-rounds.mjs          rewrite the file
 //   node scripts/js/gen-solver-rounds.mjs --check  exit 1 if it is stale
@@ -26,9 +27,6 @@ const K = [
 // implies (the solver works the last seven rounds backwards from the target).
 const LAST = 56;
 
-const BEGIN = '// BEGIN GENERATED ROUNDS';
-const END = '// END GENERATED ROUNDS';
-
 function round(t, ind) {
   return [
     `t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + ${K[t] | 0} + w${t}) | 0;`,
@@ -38,7 +36,6 @@ function round(t, ind) {
     `bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;`,
   ].filter((l) => !l.startsWith('//')).map((l) => ind + l);
 }
-
 function schedule(t, ind) {
   const x = `w${t - 15}`;
   const y = `w${t - 2}`;
@@ -48,25 +45,61 @@ function schedule(t, ind) {
   ];
 }
 
-/** generated returns the unrolled code indented by ind. */
-export function generated(ind) {
+function sigma1(x) {
+  return `(((${x} >>> 17) | (${x} << 15)) ^ ((${x} >>> 19) | (${x} << 13)) ^ (${x} >>> 10))`;
+}
+
+// k12 lists, for runK12, schedule words whose fixed terms are in locals
+// c<t> (filled by fixedSchedule in the worker): t -> expression.
+const k12 = {
+  16: 'c16',
+  17: 'c17',
+  18: 'c18',
+  19: '(c19 + w12) | 0',
+  20: '(c20 + w13) | 0',
+  21: `(${sigma1('w19')} + c21) | 0`,
+  22: `(${sigma1('w20')} + c22) | 0`,
+  23: `(${sigma1('w21')} + c23) | 0`,
+  24: `(${sigma1('w22')} + c24) | 0`,
+  25: `(${sigma1('w23')} + c25) | 0`,
+  26: `(${sigma1('w24')} + w19 + c26) | 0`,
+  29: `(${sigma1('w27')} + w22 + c29 + w13) | 0`,
+  30: `(${sigma1('w28')} + w23 + c30) | 0`,
+  31: `(${sigma1('w29')} + w24 + c31) | 0`,
+  32: `(${sigma1('w30')} + w25 + c32) | 0`,
+  33: `(${sigma1('w31')} + w26 + c33) | 0`,
+};
+
+/** generated returns a region's unrolled code indented by ind. */
+export function generated(name, ind) {
+  const first = name === 'K12' ? 12 : 0;
   const lines = [`${ind}switch (k) {`];
-  for (let t = 0; t < 16; t++) {
+  for (let t = first; t < 16; t++) {
     lines.push(`${ind}  case ${t}:`, ...round(t, ind + '    '));
   }
   lines.push(`${ind}}`);
-  for (let t = 16; t <= LAST; t++) lines.push(...schedule(t, ind), ...round(t, ind));
+  for (let t = 16; t <= LAST; t++) {
+    if (name === 'K12' && k12[t]) lines.push(`${ind}const w${t} = ${k12[t]};`);
+    else lines.push(...schedule(t, ind));
+    lines.push(...round(t, ind));
+  }
   return lines.join('\n');
 }
 
-/** rewrite returns the worker source with its generated region renewed. */
+/** rewrite returns the worker source with its generated regions renewed. */
 export function rewrite(src) {
-  const b = src.indexOf(BEGIN);
-  const e = src.indexOf(END);
-  if (b < 0 || e < b) throw new Error('generated-rounds markers not found');
-  const lineStart = src.lastIndexOf('\n', b) + 1;
-  const ind = src.slice(lineStart, b);
-  return src.slice(0, b + BEGIN.length) + '\n' + generated(ind) + '\n' + ind + src.slice(e);
+  let out = src;
+  for (const name of ['ANY', 'K12']) {
+    const begin = `// BEGIN GENERATED ROUNDS ${name}`;
+    const end = `// END GENERATED ROUNDS ${name}`;
+    const b = out.indexOf(begin);
+    const e = out.indexOf(end);
+    if (b < 0 || e < b) throw new Error(`generated-rounds markers ${name} not found`);
+    const lineStart = out.lastIndexOf('\n', b) + 1;
+    const ind = out.slice(lineStart, b);
+    out = out.slice(0, b + begin.length) + '\n' + generated(name, ind) + '\n' + ind + out.slice(e);
+  }
+  return out;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

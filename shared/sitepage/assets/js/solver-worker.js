@@ -112,6 +112,37 @@ function backwardA57(target, mid) {
   return (e61 - ((a61 - roundT2(a60, a59, a58)) | 0)) | 0;
 }
 
+function sigma0(x) {
+  return ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+}
+
+function sigma1(x) {
+  return ((x >>> 17) | (x << 15)) ^ ((x >>> 19) | (x << 13)) ^ (x >>> 10);
+}
+
+// fixedSchedule fills F[16..33] with what runK12 takes as fixed, given the
+// last block's words w (words 0..11, 14 and 15 fixed; 12 and 13 not):
+// schedule words 16..18 whole, and for 19..33 the sum of their fixed terms
+// (W[t] = σ1(W[t-2]) + W[t-7] + σ0(W[t-15]) + W[t-16]).
+function fixedSchedule(w, F) {
+  F[16] = (sigma1(w[14]) + w[9] + sigma0(w[1]) + w[0]) | 0;
+  F[17] = (sigma1(w[15]) + w[10] + sigma0(w[2]) + w[1]) | 0;
+  F[18] = (sigma1(F[16]) + w[11] + sigma0(w[3]) + w[2]) | 0;
+  F[19] = (sigma1(F[17]) + sigma0(w[4]) + w[3]) | 0; // + W12
+  F[20] = (sigma1(F[18]) + sigma0(w[5]) + w[4]) | 0; // + W13
+  F[21] = (w[14] + sigma0(w[6]) + w[5]) | 0; // + σ1(W19)
+  F[22] = (w[15] + sigma0(w[7]) + w[6]) | 0; // + σ1(W20)
+  F[23] = (F[16] + sigma0(w[8]) + w[7]) | 0; // + σ1(W21)
+  F[24] = (F[17] + sigma0(w[9]) + w[8]) | 0; // + σ1(W22)
+  F[25] = (F[18] + sigma0(w[10]) + w[9]) | 0; // + σ1(W23)
+  F[26] = (sigma0(w[11]) + w[10]) | 0; // + σ1(W24) + W19
+  F[29] = sigma0(w[14]) | 0; // + σ1(W27) + W22 + W13
+  F[30] = (sigma0(w[15]) + w[14]) | 0; // + σ1(W28) + W23
+  F[31] = (sigma0(F[16]) + w[15]) | 0; // + σ1(W29) + W24
+  F[32] = (sigma0(F[17]) + F[16]) | 0; // + σ1(W30) + W25
+  F[33] = (sigma0(F[18]) + F[17]) | 0; // + σ1(W31) + W26
+}
+
 // loadWords reads 16 big-endian words from bytes[off..off+64) into w.
 function loadWords(w, bytes, off) {
   for (let i = 0; i < 16; i++) {
@@ -168,6 +199,8 @@ class Job {
     this.mid = new Int32Array(8);
     this.pre = new Int32Array(8);
     this.tpl = new Int32Array(16);
+    this.fixed = new Int32Array(34);
+    this.answer = -1;
     this.h = new Int32Array(8);
     // Set by layout():
     this.nd = 0; // digits in the current numbers
@@ -258,6 +291,7 @@ class Job {
     this.k = k;
     this.last = hd < nd ? (r + nd - hd - 1) >>> 2 : -1;
     this.a57 = backwardA57(this.target, mid);
+    if (k >= 12) fixedSchedule(tpl, this.fixed);
   }
 
   // full reports whether SHA-256(salt + n) is the target, hashing in full.
@@ -275,21 +309,56 @@ class Job {
     return true;
   }
 
-  // search looks for the solution in from..to (inclusive), returning it or -1.
+  // search looks for the solution in from..to (inclusive), returning it or
+  // -1. It runs one layout at a time: with runK12 when the last block's
+  // words 0..11 hold no digit (then part of the message schedule is fixed
+  // too; the service's salts are of this kind), else with runAny.
   search(from, to) {
+    let nd = digitsOf(from, this.digits);
+    let n = from;
+    this.answer = -1;
+    while (n <= to) {
+      this.layout(nd);
+      n = this.k >= 12 ? this.runK12(n, to) : this.runAny(n, to);
+      if (this.answer >= 0) return this.answer;
+      nd = this.nd;
+    }
+    return -1;
+  }
+
+  // advance steps the decimal digits to the next number and reports whether
+  // the layout must change (a digit before the last block changed, or one
+  // more digit). Updates this.nd.
+  advance() {
+    const digits = this.digits;
+    let nd = this.nd;
+    let i = nd - 1;
+    while (i >= 0 && digits[i] === 0x39) digits[i--] = 0x30;
+    if (i >= 0) {
+      digits[i]++;
+      return i < this.hd;
+    }
+    // 99…9 became 100…0.
+    digits[0] = 0x31;
+    digits[nd] = 0x30;
+    this.nd = nd + 1;
+    return true;
+  }
+
+  // runAny searches from n while the layout holds, for any layout. Returns
+  // the next number to search (after setting this.answer if it found it).
+  runAny(n, to) {
     const wv = this.w;
     const digits = this.digits;
-    const pre = this.pre;
     const tpl = this.tpl;
-    let nd = digitsOf(from, digits);
-    this.layout(nd);
-    let k = this.k, r = this.r, hd = this.hd, last = this.last;
-    let p0 = pre[0], p1 = pre[1], p2 = pre[2], p3 = pre[3];
-    let p4 = pre[4], p5 = pre[5], p6 = pre[6], p7 = pre[7];
-    let want = this.a57;
+    const pre = this.pre;
+    const k = this.k, r = this.r, hd = this.hd, last = this.last, nd = this.nd;
+    const p0 = pre[0], p1 = pre[1], p2 = pre[2], p3 = pre[3];
+    const p4 = pre[4], p5 = pre[5], p6 = pre[6], p7 = pre[7];
+    const want = this.a57;
     wv.set(tpl);
     let t1 = 0, t2 = 0;
-    for (let n = from; n <= to; n++) {
+    for (; n <= to; n++) {
       // Put the last block's digits into its words k..last (zeros in tpl).
       for (let j = k; j <= last; j++) wv[j] = tpl[j];
       for (let i = hd; i < nd; i++) {
@@ -304,7 +373,7 @@ class Job {
       let ab = 0, bc = p1 ^ p2;
       // Rounds k..56, unrolled; rounds 0..k-1 are in pre. Between the
       // markers the code is written by scripts/js/gen-solver-rounds.mjs.
-      // BEGIN GENERATED ROUNDS
+      // BEGIN GENERATED ROUNDS ANY
       switch (k) {
         case 0:
           t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1116352408 + w0) | 0;
@@ -633,43 +702,309 @@ class Job {
       ab = a ^ b;
       t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
       bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-      // END GENERATED ROUNDS
+      // END GENERATED ROUNDS ANY
       // After round 56, a must be what the target implies.
-      if (a === want && this.full(n)) return n;
-      if (n === to) break;
-      // Next number: increment the decimal digits.
-      let i = nd - 1;
-      while (i >= 0 && digits[i] === 0x39) digits[i--] = 0x30;
-      let moved = false;
-      if (i >= 0) {
-        digits[i]++;
-        moved = i < hd; // a digit before the last block changed
-      } else {
-        // 99…9 became 100…0: one more digit.
-        digits[0] = 0x31;
-        digits[nd] = 0x30;
-        nd++;
-        moved = true;
+      if (a === want && this.full(n)) {
+        this.answer = n;
+        return n + 1;
       }
-      if (moved) {
-        this.layout(nd);
-        k = this.k;
-        r = this.r;
-        hd = this.hd;
-        last = this.last;
-        p0 = pre[0];
-        p1 = pre[1];
-        p2 = pre[2];
-        p3 = pre[3];
-        p4 = pre[4];
-        p5 = pre[5];
-        p6 = pre[6];
-        p7 = pre[7];
-        want = this.a57;
-        wv.set(tpl);
-      }
+      if (n < to && this.advance()) return n + 1;
     }
-    return -1;
+    return n;
+  }
+
+  // runK12 is runAny for layouts whose last block has no digit in words
+  // 0..11 (k >= 12): with words 0..11, 14 and 15 fixed, schedule words
+  // 16..18 and parts of 19..33 are taken from this.fixed (see layout).
+  runK12(n, to) {
+    const wv = this.w;
+    const digits = this.digits;
+    const tpl = this.tpl;
+    const pre = this.pre;
+    const F = this.fixed;
+    const k = this.k, r = this.r, hd = this.hd, last = this.last, nd = this.nd;
+    const p0 = pre[0], p1 = pre[1], p2 = pre[2], p3 = pre[3];
+    const p4 = pre[4], p5 = pre[5], p6 = pre[6], p7 = pre[7];
+    const c16 = F[16], c17 = F[17], c18 = F[18], c19 = F[19], c20 = F[20], c21 = F[21], c22 = F[22];
+    const c23 = F[23], c24 = F[24], c25 = F[25], c26 = F[26], c29 = F[29], c30 = F[30], c31 = F[31];
+    const c32 = F[32], c33 = F[33];
+    const w0 = tpl[0], w1 = tpl[1], w2 = tpl[2], w3 = tpl[3];
+    const w4 = tpl[4], w5 = tpl[5], w6 = tpl[6], w7 = tpl[7];
+    const w8 = tpl[8], w9 = tpl[9], w10 = tpl[10], w11 = tpl[11];
+    const w14 = tpl[14], w15 = tpl[15];
+    const want = this.a57;
+    wv.set(tpl);
+    let t1 = 0, t2 = 0;
+    for (; n <= to; n++) {
+      for (let j = k; j <= last; j++) wv[j] = tpl[j];
+      for (let i = hd; i < nd; i++) {
+        const p = r + i - hd;
+        wv[p >>> 2] |= digits[i] << (24 - 8 * (p & 3));
+      }
+      const w12 = wv[12], w13 = wv[13];
+      let a = p0, b = p1, c = p2, d = p3, e = p4, f = p5, g = p6, h = p7;
+      let ab = 0, bc = p1 ^ p2;
+      // BEGIN GENERATED ROUNDS K12
+      switch (k) {
+        case 12:
+          t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1925078388 + w12) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+        case 13:
+          t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -2132889090 + w13) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+        case 14:
+          t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1680079193 + w14) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+        case 15:
+          t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1046744716 + w15) | 0;
+          ab = a ^ b;
+          t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+          bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      }
+      const w16 = c16;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -459576895 + w16) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w17 = c17;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -272742522 + w17) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w18 = c18;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 264347078 + w18) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w19 = (c19 + w12) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 604807628 + w19) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w20 = (c20 + w13) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 770255983 + w20) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w21 = ((((w19 >>> 17) | (w19 << 15)) ^ ((w19 >>> 19) | (w19 << 13)) ^ (w19 >>> 10)) + c21) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1249150122 + w21) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w22 = ((((w20 >>> 17) | (w20 << 15)) ^ ((w20 >>> 19) | (w20 << 13)) ^ (w20 >>> 10)) + c22) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1555081692 + w22) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w23 = ((((w21 >>> 17) | (w21 << 15)) ^ ((w21 >>> 19) | (w21 << 13)) ^ (w21 >>> 10)) + c23) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1996064986 + w23) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w24 = ((((w22 >>> 17) | (w22 << 15)) ^ ((w22 >>> 19) | (w22 << 13)) ^ (w22 >>> 10)) + c24) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1740746414 + w24) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w25 = ((((w23 >>> 17) | (w23 << 15)) ^ ((w23 >>> 19) | (w23 << 13)) ^ (w23 >>> 10)) + c25) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1473132947 + w25) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w26 = ((((w24 >>> 17) | (w24 << 15)) ^ ((w24 >>> 19) | (w24 << 13)) ^ (w24 >>> 10)) + w19 + c26) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1341970488 + w26) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w27 = ((((w25 >>> 17) | (w25 << 15)) ^ ((w25 >>> 19) | (w25 << 13)) ^ (w25 >>> 10)) + w20 +
+        (((w12 >>> 7) | (w12 << 25)) ^ ((w12 >>> 18) | (w12 << 14)) ^ (w12 >>> 3)) + w11) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1084653625 + w27) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w28 = ((((w26 >>> 17) | (w26 << 15)) ^ ((w26 >>> 19) | (w26 << 13)) ^ (w26 >>> 10)) + w21 +
+        (((w13 >>> 7) | (w13 << 25)) ^ ((w13 >>> 18) | (w13 << 14)) ^ (w13 >>> 3)) + w12) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -958395405 + w28) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w29 = ((((w27 >>> 17) | (w27 << 15)) ^ ((w27 >>> 19) | (w27 << 13)) ^ (w27 >>> 10)) + w22 + c29 + w13) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -710438585 + w29) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w30 = ((((w28 >>> 17) | (w28 << 15)) ^ ((w28 >>> 19) | (w28 << 13)) ^ (w28 >>> 10)) + w23 + c30) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 113926993 + w30) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w31 = ((((w29 >>> 17) | (w29 << 15)) ^ ((w29 >>> 19) | (w29 << 13)) ^ (w29 >>> 10)) + w24 + c31) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 338241895 + w31) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w32 = ((((w30 >>> 17) | (w30 << 15)) ^ ((w30 >>> 19) | (w30 << 13)) ^ (w30 >>> 10)) + w25 + c32) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 666307205 + w32) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w33 = ((((w31 >>> 17) | (w31 << 15)) ^ ((w31 >>> 19) | (w31 << 13)) ^ (w31 >>> 10)) + w26 + c33) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 773529912 + w33) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w34 = ((((w32 >>> 17) | (w32 << 15)) ^ ((w32 >>> 19) | (w32 << 13)) ^ (w32 >>> 10)) + w27 +
+        (((w19 >>> 7) | (w19 << 25)) ^ ((w19 >>> 18) | (w19 << 14)) ^ (w19 >>> 3)) + w18) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1294757372 + w34) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w35 = ((((w33 >>> 17) | (w33 << 15)) ^ ((w33 >>> 19) | (w33 << 13)) ^ (w33 >>> 10)) + w28 +
+        (((w20 >>> 7) | (w20 << 25)) ^ ((w20 >>> 18) | (w20 << 14)) ^ (w20 >>> 3)) + w19) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1396182291 + w35) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w36 = ((((w34 >>> 17) | (w34 << 15)) ^ ((w34 >>> 19) | (w34 << 13)) ^ (w34 >>> 10)) + w29 +
+        (((w21 >>> 7) | (w21 << 25)) ^ ((w21 >>> 18) | (w21 << 14)) ^ (w21 >>> 3)) + w20) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1695183700 + w36) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w37 = ((((w35 >>> 17) | (w35 << 15)) ^ ((w35 >>> 19) | (w35 << 13)) ^ (w35 >>> 10)) + w30 +
+        (((w22 >>> 7) | (w22 << 25)) ^ ((w22 >>> 18) | (w22 << 14)) ^ (w22 >>> 3)) + w21) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1986661051 + w37) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w38 = ((((w36 >>> 17) | (w36 << 15)) ^ ((w36 >>> 19) | (w36 << 13)) ^ (w36 >>> 10)) + w31 +
+        (((w23 >>> 7) | (w23 << 25)) ^ ((w23 >>> 18) | (w23 << 14)) ^ (w23 >>> 3)) + w22) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -2117940946 + w38) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w39 = ((((w37 >>> 17) | (w37 << 15)) ^ ((w37 >>> 19) | (w37 << 13)) ^ (w37 >>> 10)) + w32 +
+        (((w24 >>> 7) | (w24 << 25)) ^ ((w24 >>> 18) | (w24 << 14)) ^ (w24 >>> 3)) + w23) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1838011259 + w39) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w40 = ((((w38 >>> 17) | (w38 << 15)) ^ ((w38 >>> 19) | (w38 << 13)) ^ (w38 >>> 10)) + w33 +
+        (((w25 >>> 7) | (w25 << 25)) ^ ((w25 >>> 18) | (w25 << 14)) ^ (w25 >>> 3)) + w24) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1564481375 + w40) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w41 = ((((w39 >>> 17) | (w39 << 15)) ^ ((w39 >>> 19) | (w39 << 13)) ^ (w39 >>> 10)) + w34 +
+        (((w26 >>> 7) | (w26 << 25)) ^ ((w26 >>> 18) | (w26 << 14)) ^ (w26 >>> 3)) + w25) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1474664885 + w41) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w42 = ((((w40 >>> 17) | (w40 << 15)) ^ ((w40 >>> 19) | (w40 << 13)) ^ (w40 >>> 10)) + w35 +
+        (((w27 >>> 7) | (w27 << 25)) ^ ((w27 >>> 18) | (w27 << 14)) ^ (w27 >>> 3)) + w26) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -1035236496 + w42) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w43 = ((((w41 >>> 17) | (w41 << 15)) ^ ((w41 >>> 19) | (w41 << 13)) ^ (w41 >>> 10)) + w36 +
+        (((w28 >>> 7) | (w28 << 25)) ^ ((w28 >>> 18) | (w28 << 14)) ^ (w28 >>> 3)) + w27) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -949202525 + w43) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w44 = ((((w42 >>> 17) | (w42 << 15)) ^ ((w42 >>> 19) | (w42 << 13)) ^ (w42 >>> 10)) + w37 +
+        (((w29 >>> 7) | (w29 << 25)) ^ ((w29 >>> 18) | (w29 << 14)) ^ (w29 >>> 3)) + w28) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -778901479 + w44) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w45 = ((((w43 >>> 17) | (w43 << 15)) ^ ((w43 >>> 19) | (w43 << 13)) ^ (w43 >>> 10)) + w38 +
+        (((w30 >>> 7) | (w30 << 25)) ^ ((w30 >>> 18) | (w30 << 14)) ^ (w30 >>> 3)) + w29) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -694614492 + w45) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w46 = ((((w44 >>> 17) | (w44 << 15)) ^ ((w44 >>> 19) | (w44 << 13)) ^ (w44 >>> 10)) + w39 +
+        (((w31 >>> 7) | (w31 << 25)) ^ ((w31 >>> 18) | (w31 << 14)) ^ (w31 >>> 3)) + w30) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + -200395387 + w46) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w47 = ((((w45 >>> 17) | (w45 << 15)) ^ ((w45 >>> 19) | (w45 << 13)) ^ (w45 >>> 10)) + w40 +
+        (((w32 >>> 7) | (w32 << 25)) ^ ((w32 >>> 18) | (w32 << 14)) ^ (w32 >>> 3)) + w31) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 275423344 + w47) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w48 = ((((w46 >>> 17) | (w46 << 15)) ^ ((w46 >>> 19) | (w46 << 13)) ^ (w46 >>> 10)) + w41 +
+        (((w33 >>> 7) | (w33 << 25)) ^ ((w33 >>> 18) | (w33 << 14)) ^ (w33 >>> 3)) + w32) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 430227734 + w48) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w49 = ((((w47 >>> 17) | (w47 << 15)) ^ ((w47 >>> 19) | (w47 << 13)) ^ (w47 >>> 10)) + w42 +
+        (((w34 >>> 7) | (w34 << 25)) ^ ((w34 >>> 18) | (w34 << 14)) ^ (w34 >>> 3)) + w33) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 506948616 + w49) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w50 = ((((w48 >>> 17) | (w48 << 15)) ^ ((w48 >>> 19) | (w48 << 13)) ^ (w48 >>> 10)) + w43 +
+        (((w35 >>> 7) | (w35 << 25)) ^ ((w35 >>> 18) | (w35 << 14)) ^ (w35 >>> 3)) + w34) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 659060556 + w50) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w51 = ((((w49 >>> 17) | (w49 << 15)) ^ ((w49 >>> 19) | (w49 << 13)) ^ (w49 >>> 10)) + w44 +
+        (((w36 >>> 7) | (w36 << 25)) ^ ((w36 >>> 18) | (w36 << 14)) ^ (w36 >>> 3)) + w35) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 883997877 + w51) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w52 = ((((w50 >>> 17) | (w50 << 15)) ^ ((w50 >>> 19) | (w50 << 13)) ^ (w50 >>> 10)) + w45 +
+        (((w37 >>> 7) | (w37 << 25)) ^ ((w37 >>> 18) | (w37 << 14)) ^ (w37 >>> 3)) + w36) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 958139571 + w52) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w53 = ((((w51 >>> 17) | (w51 << 15)) ^ ((w51 >>> 19) | (w51 << 13)) ^ (w51 >>> 10)) + w46 +
+        (((w38 >>> 7) | (w38 << 25)) ^ ((w38 >>> 18) | (w38 << 14)) ^ (w38 >>> 3)) + w37) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1322822218 + w53) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w54 = ((((w52 >>> 17) | (w52 << 15)) ^ ((w52 >>> 19) | (w52 << 13)) ^ (w52 >>> 10)) + w47 +
+        (((w39 >>> 7) | (w39 << 25)) ^ ((w39 >>> 18) | (w39 << 14)) ^ (w39 >>> 3)) + w38) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1537002063 + w54) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w55 = ((((w53 >>> 17) | (w53 << 15)) ^ ((w53 >>> 19) | (w53 << 13)) ^ (w53 >>> 10)) + w48 +
+        (((w40 >>> 7) | (w40 << 25)) ^ ((w40 >>> 18) | (w40 << 14)) ^ (w40 >>> 3)) + w39) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1747873779 + w55) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      const w56 = ((((w54 >>> 17) | (w54 << 15)) ^ ((w54 >>> 19) | (w54 << 13)) ^ (w54 >>> 10)) + w49 +
+        (((w41 >>> 7) | (w41 << 25)) ^ ((w41 >>> 18) | (w41 << 14)) ^ (w41 >>> 3)) + w40) | 0;
+      t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + 1955562222 + w56) | 0;
+      ab = a ^ b;
+      t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;
+      bc = ab; h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      // END GENERATED ROUNDS K12
+      if (a === want && this.full(n)) {
+        this.answer = n;
+        return n + 1;
+      }
+      if (n < to && this.advance()) return n + 1;
+    }
+    return n;
   }
 
   // step searches whole chunks for about sliceMs and reports the outcome:
