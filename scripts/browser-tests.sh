@@ -22,4 +22,4 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
   FIRESTORE_EMULATOR_HOST=$(scripts/emulator.sh start)
   export FIRESTORE_EMULATOR_HOST
 fi
-exec node --test --test-concurrency=1 scripts/js/*.test.mjs
+exec node --test --test-concurrency=1 --test-timeout=120000 scripts/js/*.test.mjs

@@ -80,6 +80,19 @@ test('abort rejects with AbortError, and the pool still solves afterwards', { sk
     }
   }, endless);
   assert.equal(already, 'AbortError');
+  // A solve waiting behind another is rejected as soon as it is aborted.
+  const queued = await page.evaluate(async ([x, ok]) => {
+    const { solve } = await import('/js/solver.js');
+    const first = new AbortController();
+    const long = solve(x, { signal: first.signal }).catch((e) => e.name);
+    const second = new AbortController();
+    const waiting = solve(ok, { signal: second.signal }).then(() => 'finished', (e) => e.name);
+    second.abort();
+    const result = await waiting; // while the first still runs
+    first.abort();
+    return [result, await long];
+  }, [endless, c.challenge]);
+  assert.deepEqual(queued, ['AbortError', 'AbortError']);
   const [after1] = await page.evaluate((x) => window.bench.ours([x]), c.challenge);
   assert.equal(after1.number, c.number);
 });

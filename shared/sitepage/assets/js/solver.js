@@ -83,7 +83,14 @@ export function solve(challenge, options = {}) {
   const started = performance.now();
   const run = queue.then(() => solveNow(challenge, options, started));
   queue = run.catch(() => {});
-  return run;
+  const { signal } = options;
+  if (!signal) return run;
+  // Aborted while waiting for an earlier solve: reject at once.
+  const aborted = new Promise((_, reject) => {
+    if (signal.aborted) reject(abortError(signal));
+    else signal.addEventListener("abort", () => reject(abortError(signal)), { once: true });
+  });
+  return Promise.race([run, aborted]);
 }
 
 function solveNow(challenge, options, started) {
