@@ -20,7 +20,7 @@
 //   await attachConversation([{ role: "visitor", text: "…" }, { role: "guide", text: "…" }]);
 // or, from a classic script, window.introductions.attachConversation(turns).
 
-import { solve, encodePayload, prewarm, SolveError } from "./solver.js";
+import { solve, encodePayload, prewarm, terminate, SolveError } from "./solver.js";
 
 const DEFAULT_TRANSCRIPT_LIMIT = 12000;
 
@@ -194,6 +194,12 @@ class ProofOfWork {
 
   isReady() {
     return !!(this.current && this.current.ready);
+  }
+
+  // stop abandons the current challenge and starts none.
+  stop() {
+    if (this.current) this.current.ctl.abort();
+    this.current = null;
   }
 
   // discard forgets the current solution (spent, refused) and starts another.
@@ -770,6 +776,8 @@ export class IntroductionForm {
   showSuccess(draft, confirmation) {
     this.view = "success";
     this.draft = null;
+    this.pow.stop(); // nothing more to solve: free the workers
+    terminate();
     this.fields.clear();
     this._values = {};
     this.transcript = null;
