@@ -1036,8 +1036,8 @@ function schedule() {
   }
 }
 
-tick.port1.onmessage = () => {
-  scheduled = false;
+// work runs one slice of the current job and reports or schedules the next.
+function work() {
   const current = job;
   if (current === null) return;
   let outcome;
@@ -1058,6 +1058,11 @@ tick.port1.onmessage = () => {
     if (current.progress) postMessage({ type: "progress", id: current.id, checked: current.checked });
     schedule();
   }
+}
+
+tick.port1.onmessage = () => {
+  scheduled = false;
+  work();
 };
 
 onmessage = (event) => {
@@ -1070,7 +1075,7 @@ onmessage = (event) => {
       postMessage({ type: "error", id: m.id, message: String(err && err.message) });
       return;
     }
-    schedule();
+    work(); // the first slice at once; later ones after a turn of the event loop
   } else if (m.type === "abort") {
     if (job !== null && job.id === m.id) job = null;
   }
