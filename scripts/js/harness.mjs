@@ -245,6 +245,7 @@ window.bench = {
     return best;
   },
   ours: (cs) => timeEach(cs, async (c) => (await solve(c)).number),
+  oursInThread: (cs) => timeEach(cs, async (c) => (await solve(c, { workers: 0 })).number),
   oursAbort: async (c, afterMs) => {
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), afterMs);

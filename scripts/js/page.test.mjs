@@ -370,6 +370,16 @@ test('a static site on another origin points the page at the API with data-api-b
     assert.deepEqual(await page.evaluate(() => window.__violations), []);
     assert.deepEqual(seen.errors, []);
     await page.close();
+
+    // A site whose CSP forbids workers: the page solves on its own thread.
+    csp = `default-src 'self'; connect-src 'self' ${api.origin}; worker-src 'none'`;
+    const noWorkers = await open(site.origin);
+    await fill(noWorkers.page, { ...ada, email: 'no-workers@example.com' });
+    await noWorkers.page.getByRole('button', { name: 'Review' }).click();
+    await noWorkers.page.waitForSelector('text=Please check your introduction');
+    const blocked = await noWorkers.page.evaluate(() => window.__violations);
+    assert.ok(blocked.length > 0 && blocked.every((v) => v.startsWith('worker-src')), `violations: ${blocked}`);
+    await noWorkers.page.close();
   } finally {
     await api.stop();
     await site.close();

@@ -59,6 +59,25 @@ test('solves across digit-count changes and chunk borders with 1 and 3 workers',
   await agreeWithGo(cases.slice(0, 12), 3, 1000);
 });
 
+test('solves on the calling thread with workers: 0, and aborts there too', { skip }, async () => {
+  const cases = await powbench(['make', '-n', '30', '-max', '5000', '-seed', '16']);
+  const got = await page.evaluate((cs) => window.bench.oursInThread(cs), cases.map((c) => c.challenge));
+  assert.deepEqual(got.map((x) => x.number), cases.map((c) => c.number));
+  const endless = { ...cases[0].challenge, challenge: 'f'.repeat(64), maxnumber: 50_000_000 };
+  const name = await page.evaluate(async (x) => {
+    const { solve } = await import('/js/solver.js');
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(), 50);
+    try {
+      await solve(x, { workers: 0, signal: ctl.signal });
+      return 'finished';
+    } catch (e) {
+      return e.name;
+    }
+  }, endless);
+  assert.equal(name, 'AbortError');
+});
+
 test('solves the 21 benchmark challenges (max number 100,000) with the default pool', { skip }, async () => {
   const cases = await powbench(['challenges']);
   const got = await page.evaluate((cs) => window.bench.ours(cs), cases.map((c) => c.challenge));

@@ -1,4 +1,5 @@
-// ALTCHA v1 proof-of-work search, run as a classic Web Worker by solver.js.
+// ALTCHA v1 proof-of-work search: an ES module that solver.js runs as a
+// module Web Worker (and imports itself, for Job, when no worker can run).
 //
 // The work is SHA-256(salt + decimal(n)) for n in 0..maxnumber until the hex
 // digest equals the challenge. The hash is computed synchronously here, with a
@@ -24,7 +25,6 @@
 //        solution) | {type: "progress", id, checked} | {type: "error", id, message}
 // Between slices of work the worker yields to its event loop so an abort is
 // seen within a few milliseconds.
-"use strict";
 
 const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -160,6 +160,13 @@ function digitsOf(n, out) {
 
 const encoder = new TextEncoder();
 
+/**
+ * Job is one challenge's search over chunks index, index+stride, … of chunk
+ * numbers: new Job({id, salt, challenge, maxNumber, index, stride, chunk,
+ * progress}), then step(sliceMs) until it returns a number (the answer) or
+ * -2 (no answer in its share); -1 means "call again". It throws on a
+ * malformed challenge.
+ */
 // Job holds one challenge's search: what is fixed for all numbers, and the
 // layout of the last block for the current run of numbers.
 //
@@ -169,7 +176,7 @@ const encoder = new TextEncoder();
 // recomputes the midstate of the earlier blocks, the template of the last
 // block (its digit bytes zeroed) and the state after the rounds that consume
 // its leading words holding no digit.
-class Job {
+export class Job {
   constructor(m) {
     this.id = m.id;
     this.maxNumber = m.maxNumber;
@@ -1024,59 +1031,65 @@ class Job {
   }
 }
 
-const SLICE_MS = 4;
-let job = null;
-let scheduled = false; // a tick is on its way: at most one at a time
-const tick = new MessageChannel();
+/** SLICE_MS is how long a worker searches between looks at its messages. */
+export const SLICE_MS = 4;
+// The worker side: only when running as a worker.
+if (typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope) serve();
 
-function schedule() {
-  if (!scheduled) {
-    scheduled = true;
-    tick.port2.postMessage(0);
+function serve() {
+  let job = null;
+  let scheduled = false; // a tick is on its way: at most one at a time
+  const tick = new MessageChannel();
+
+  function schedule() {
+    if (!scheduled) {
+      scheduled = true;
+      tick.port2.postMessage(0);
+    }
   }
-}
 
-// work runs one slice of the current job and reports or schedules the next.
-function work() {
-  const current = job;
-  if (current === null) return;
-  let outcome;
-  try {
-    outcome = current.step(SLICE_MS);
-  } catch (err) {
-    job = null;
-    postMessage({ type: "error", id: current.id, message: String(err && err.message) });
-    return;
-  }
-  if (outcome >= 0) {
-    job = null;
-    postMessage({ type: "found", id: current.id, number: outcome });
-  } else if (outcome === -2) {
-    job = null;
-    postMessage({ type: "done", id: current.id });
-  } else {
-    if (current.progress) postMessage({ type: "progress", id: current.id, checked: current.checked });
-    schedule();
-  }
-}
-
-tick.port1.onmessage = () => {
-  scheduled = false;
-  work();
-};
-
-onmessage = (event) => {
-  const m = event.data;
-  if (m.type === "job") {
+  // work runs one slice of the current job and reports or schedules the next.
+  function work() {
+    const current = job;
+    if (current === null) return;
+    let outcome;
     try {
-      job = new Job(m);
+      outcome = current.step(SLICE_MS);
     } catch (err) {
       job = null;
-      postMessage({ type: "error", id: m.id, message: String(err && err.message) });
+      self.postMessage({ type: "error", id: current.id, message: String(err && err.message) });
       return;
     }
-    work(); // the first slice at once; later ones after a turn of the event loop
-  } else if (m.type === "abort") {
-    if (job !== null && job.id === m.id) job = null;
+    if (outcome >= 0) {
+      job = null;
+      self.postMessage({ type: "found", id: current.id, number: outcome });
+    } else if (outcome === -2) {
+      job = null;
+      self.postMessage({ type: "done", id: current.id });
+    } else {
+      if (current.progress) self.postMessage({ type: "progress", id: current.id, checked: current.checked });
+      schedule();
+    }
   }
-};
+
+  tick.port1.onmessage = () => {
+    scheduled = false;
+    work();
+  };
+
+  self.onmessage = (event) => {
+    const m = event.data;
+    if (m.type === "job") {
+      try {
+        job = new Job(m);
+      } catch (err) {
+        job = null;
+        self.postMessage({ type: "error", id: m.id, message: String(err && err.message) });
+        return;
+      }
+      work(); // the first slice at once; later ones after a turn of the event loop
+    } else if (m.type === "abort") {
+      if (job !== null && job.id === m.id) job = null;
+    }
+  };
+}

@@ -6,11 +6,13 @@
 //
 // challenge is the ALTCHA v1 challenge JSON {algorithm, challenge, maxnumber
 // (or maxNumber), salt, signature}; only SHA-256 is supported. The search runs
-// in a pool of classic workers (solver-worker.js beside this file), one per
+// in a pool of module workers (solver-worker.js beside this file), one per
 // navigator.hardwareConcurrency (at most 16), kept between solves so the next
 // solve starts at once. Numbers are searched in interleaved chunks so that
 // every worker shares the low numbers; the first worker to find the number
-// stops the others.
+// stops the others. Where no worker can start (a site CSP without worker-src
+// 'self', a browser without module workers), or with workers: 0, the same
+// search runs on the calling thread in slices of a few milliseconds.
 
 const DEFAULT_CHUNK = 4096;
 const MAX_WORKERS = 16;
@@ -29,6 +31,7 @@ let pool = [];
 let poolUrl = "";
 let queue = Promise.resolve();
 let nextJob = 1;
+let workersFailed = false; // once no worker could start, solve in thread
 
 function defaultWorkers() {
   const n = (typeof navigator !== "undefined" && navigator.hardwareConcurrency) || 2;
@@ -39,12 +42,29 @@ function workerURL(options) {
   return String(options.workerUrl || new URL("./solver-worker.js", import.meta.url));
 }
 
+let failCurrent = null; // rejects the solve in flight with WORKER_FAILED
+let watching = false;
+
+// watchForBlock notices a CSP that forbids the workers: Chromium then fires
+// no error event on the Worker, only securitypolicyviolation on the page.
+function watchForBlock() {
+  if (watching || typeof document === "undefined") return;
+  watching = true;
+  document.addEventListener("securitypolicyviolation", (event) => {
+    if (!poolUrl || String(event.blockedURI) !== new URL(poolUrl, location.href).href) return;
+    workersFailed = true;
+    terminate();
+    if (failCurrent) failCurrent();
+  });
+}
+
 function ensurePool(size, url) {
+  watchForBlock();
   if (poolUrl !== url) {
     terminate();
     poolUrl = url;
   }
-  while (pool.length < size) pool.push(new Worker(url, { name: "altcha-solver" }));
+  while (pool.length < size) pool.push(new Worker(url, { type: "module", name: "altcha-solver" }));
   return pool.slice(0, size);
 }
 
@@ -71,9 +91,10 @@ function abortError(signal) {
  *
  * Resolves to {number, took} (took in milliseconds, from the call to the
  * answer). Rejects with options.signal's reason when aborted, and with a
- * SolveError when the challenge is malformed, has no solution in
- * 0..maxnumber, or a worker fails (for instance when the worker script cannot
- * load). Solves run one at a time; a later call waits for the earlier one.
+ * SolveError when the challenge is malformed (BAD_CHALLENGE) or has no
+ * solution in 0..maxnumber (NO_SOLUTION). When the workers cannot start it
+ * solves on the calling thread instead; options.workers: 0 asks for that.
+ * Solves run one at a time; a later call waits for the earlier one.
  *
  * @param {{algorithm: string, challenge: string, maxnumber?: number, maxNumber?: number, salt: string, signature?: string}} challenge
  * @param {{signal?: AbortSignal, workers?: number, onProgress?: (fraction: number) => void, workerUrl?: string|URL}} [options]
@@ -81,7 +102,15 @@ function abortError(signal) {
  */
 export function solve(challenge, options = {}) {
   const started = performance.now();
-  const run = queue.then(() => solveNow(challenge, options, started));
+  const run = queue.then(() =>
+    options.workers === 0 || (workersFailed && !options.workers)
+      ? solveInThread(challenge, options, started)
+      : solveNow(challenge, options, started).catch((err) => {
+          if (!(err instanceof SolveError) || err.code !== "WORKER_FAILED") throw err;
+          workersFailed = true;
+          return solveInThread(challenge, options, started);
+        }),
+  );
   queue = run.catch(() => {});
   const { signal } = options;
   if (!signal) return run;
@@ -93,25 +122,89 @@ export function solve(challenge, options = {}) {
   return Promise.race([run, aborted]);
 }
 
+// validMaxNumber returns the challenge's max number, or throws a SolveError.
+function validMaxNumber(challenge) {
+  if (!challenge || typeof challenge !== "object") throw new SolveError("no challenge", "BAD_CHALLENGE");
+  const algorithm = String(challenge.algorithm || "SHA-256").toUpperCase();
+  const maxNumber = Number(challenge.maxnumber ?? challenge.maxNumber ?? 1e6);
+  if (algorithm !== "SHA-256") throw new SolveError(`unsupported algorithm ${algorithm}`, "BAD_CHALLENGE");
+  if (!Number.isSafeInteger(maxNumber) || maxNumber < 0 || typeof challenge.salt !== "string" ||
+      !/^[0-9a-fA-F]{64}$/.test(String(challenge.challenge))) {
+    throw new SolveError("malformed challenge", "BAD_CHALLENGE");
+  }
+  return maxNumber;
+}
+
+// solveInThread runs the search on this thread, yielding between slices.
+async function solveInThread(challenge, options, started) {
+  const { signal, onProgress } = options;
+  if (signal && signal.aborted) throw abortError(signal);
+  const maxNumber = validMaxNumber(challenge);
+  const { Job } = await import(workerURL(options));
+  let job;
+  try {
+    job = new Job({
+      id: 0,
+      salt: challenge.salt,
+      challenge: String(challenge.challenge),
+      maxNumber,
+      index: 0,
+      stride: 1,
+      chunk: options.chunk || DEFAULT_CHUNK,
+    });
+  } catch (err) {
+    throw new SolveError(String(err && err.message), "BAD_CHALLENGE");
+  }
+  for (;;) {
+    const outcome = job.step(IN_THREAD_SLICE_MS);
+    if (outcome >= 0) return { number: outcome, took: performance.now() - started };
+    if (outcome === -2) throw new SolveError("no number in 0..maxnumber solves the challenge", "NO_SOLUTION");
+    if (onProgress) onProgress(Math.min(1, job.checked / (maxNumber + 1)));
+    await yieldToEventLoop();
+    if (signal && signal.aborted) throw abortError(signal);
+  }
+}
+
+const IN_THREAD_SLICE_MS = 8;
+let yieldChannel = null;
+let yieldWaiters = [];
+
+// yieldToEventLoop resolves after other tasks (input, rendering) had a turn,
+// without the clamping of nested timers.
+function yieldToEventLoop() {
+  if (!yieldChannel) {
+    yieldChannel = new MessageChannel();
+    yieldChannel.port1.onmessage = () => {
+      const waiters = yieldWaiters;
+      yieldWaiters = [];
+      for (const w of waiters) w();
+    };
+  }
+  return new Promise((resolve) => {
+    yieldWaiters.push(resolve);
+    yieldChannel.port2.postMessage(0);
+  });
+}
+
 function solveNow(challenge, options, started) {
   const { signal, onProgress } = options;
   if (signal && signal.aborted) return Promise.reject(abortError(signal));
-  if (!challenge || typeof challenge !== "object") {
-    return Promise.reject(new SolveError("no challenge", "BAD_CHALLENGE"));
+  let maxNumber;
+  try {
+    maxNumber = validMaxNumber(challenge);
+  } catch (err) {
+    return Promise.reject(err);
   }
-  const algorithm = String(challenge.algorithm || "SHA-256").toUpperCase();
-  const maxNumber = Number(challenge.maxnumber ?? challenge.maxNumber ?? 1e6);
-  if (algorithm !== "SHA-256") {
-    return Promise.reject(new SolveError(`unsupported algorithm ${algorithm}`, "BAD_CHALLENGE"));
+  let workers;
+  try {
+    workers = ensurePool(Math.max(1, Math.min(MAX_WORKERS, options.workers || defaultWorkers())), workerURL(options));
+  } catch {
+    terminate();
+    return Promise.reject(new SolveError("no worker could start", "WORKER_FAILED"));
   }
-  if (!Number.isSafeInteger(maxNumber) || maxNumber < 0 || typeof challenge.salt !== "string" ||
-      !/^[0-9a-fA-F]{64}$/.test(String(challenge.challenge))) {
-    return Promise.reject(new SolveError("malformed challenge", "BAD_CHALLENGE"));
-  }
-  const workers = ensurePool(Math.max(1, Math.min(MAX_WORKERS, options.workers || defaultWorkers())), workerURL(options));
   const id = nextJob++;
   const total = maxNumber + 1;
-  const checked = new Array(workers.length).fill(0);
+  const counts = new Array(workers.length).fill(0);
 
   return new Promise((resolve, reject) => {
     let pending = workers.length;
@@ -125,8 +218,11 @@ function solveNow(challenge, options, started) {
         w.removeEventListener("error", onError);
       }
       if (signal) signal.removeEventListener("abort", onAbort);
+      if (failCurrent === onBlocked) failCurrent = null;
       fn(value);
     };
+    const onBlocked = () => finish(reject, new SolveError("the solver workers are blocked", "WORKER_FAILED"));
+    failCurrent = onBlocked;
     const onMessage = (event) => {
       const m = event.data;
       if (!m || m.id !== id) return;
@@ -136,8 +232,8 @@ function solveNow(challenge, options, started) {
           finish(resolve, { number: m.number, took: performance.now() - started });
           break;
         case "progress":
-          if (i >= 0) checked[i] = m.checked;
-          if (onProgress) onProgress(Math.min(1, checked.reduce((s, x) => s + x, 0) / total));
+          if (i >= 0) counts[i] = m.checked;
+          if (onProgress) onProgress(Math.min(1, counts.reduce((s, x) => s + x, 0) / total));
           break;
         case "done":
           if (--pending === 0) finish(reject, new SolveError("no number in 0..maxnumber solves the challenge", "NO_SOLUTION"));
