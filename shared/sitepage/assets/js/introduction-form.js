@@ -231,7 +231,7 @@ export class IntroductionForm {
     });
     this.transcript = null; // {text, kept, dropped}
     this.draft = null;
-    this.lastAttempt = null; // {body, key} of a draft post that failed in transit
+    this.lastAttempt = null; // {json, key} of a draft post that failed in transit
     this.view = "";
     this.fields = new Map(); // name -> {input, error}
   }
@@ -637,7 +637,6 @@ export class IntroductionForm {
     this.clearErrors();
     try {
       const body = this.collect();
-      let resolved = false;
       for (let attempt = 0; attempt < 2; attempt++) {
         if (!this.pow.isReady()) this.showProgress(this.pow.current ? this.pow.current.progress : 0);
         let altcha;
@@ -671,7 +670,6 @@ export class IntroductionForm {
           this.pow.discard(); // spent: get the next one ready for an edit
           this.formValues = this.formValues;
           this.showReview(data);
-          resolved = true;
           return;
         }
         const codes = data.errors && data.errors.length ? data.errors.map((e) => e.code) : [data.code];
@@ -682,7 +680,8 @@ export class IntroductionForm {
         this.showProblem(data, retryAfter);
         return;
       }
-      if (!resolved) this.showProblem({ code: "POW_INVALID" });
+      // Refused twice for the proof of work: say so.
+      this.showProblem({ code: "POW_INVALID" });
     } finally {
       this.busy = false;
       if (this.submitButton) this.submitButton.disabled = false;

@@ -79,7 +79,13 @@ export function terminate() {
  * @param {{workers?: number, workerUrl?: string|URL}} [options]
  */
 export function prewarm(options = {}) {
-  ensurePool(options.workers || defaultWorkers(), workerURL(options));
+  if (workersFailed && !options.workers) return;
+  try {
+    ensurePool(options.workers || defaultWorkers(), workerURL(options));
+  } catch {
+    workersFailed = true; // no Worker here: solve will run on this thread
+    terminate();
+  }
 }
 
 function abortError(signal) {
