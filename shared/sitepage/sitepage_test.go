@@ -131,3 +131,30 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNothingFromElsewhere keeps every asset free of addresses of other
+// origins: no absolute or protocol-relative URL, no CSS import or url().
+func TestNothingFromElsewhere(t *testing.T) {
+	err := fs.WalkDir(Assets(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := fs.ReadFile(Assets(), p)
+		if err != nil {
+			return err
+		}
+		bads := []string{"://", `"//`, "'//"}
+		if strings.HasSuffix(p, ".css") {
+			bads = append(bads, "@import", "url(")
+		}
+		for _, bad := range bads {
+			if strings.Contains(string(src), bad) {
+				t.Errorf("%s contains %q", p, bad)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
