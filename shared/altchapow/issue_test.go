@@ -27,6 +27,7 @@ type shortRing struct{}
 
 func (shortRing) Current() (string, []byte) { return "1", []byte("short") }
 func (shortRing) Key(string) ([]byte, bool) { return []byte("short"), true }
+func (shortRing) Versions() []string        { return []string{"1"} }
 
 func TestNew(t *testing.T) {
 	ring := newRing(t, map[string]byte{"1": 'a'}, "1")
@@ -320,6 +321,7 @@ type swappableRing struct {
 }
 
 func (r *swappableRing) Current() (string, []byte) { return r.version, r.key }
+func (r *swappableRing) Versions() []string        { return []string{r.version} }
 func (r *swappableRing) Key(v string) ([]byte, bool) {
 	if v != r.version {
 		return nil, false

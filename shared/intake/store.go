@@ -109,4 +109,6 @@ type Keyring interface {
 	Current() (version string, key []byte)
 	// Key returns the key of version, and false when it is not known here.
 	Key(version string) ([]byte, bool)
+	// Versions lists every version Key knows, the current one included.
+	Versions() []string
 }

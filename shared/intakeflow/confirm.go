@@ -22,11 +22,11 @@ func (s *Service) Confirm(ctx context.Context, id, token string) (*Confirmation,
 		}
 		return &Confirmation{ID: id, ConfirmedAt: now.Truncate(time.Second), KeptUntil: now.Add(s.Retention.Introduction).Truncate(time.Second)}, nil
 	}
-	in, err := s.store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction)
+	in, err := s.Store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction)
 	if err != nil {
 		return nil, err
 	}
-	s.logger.InfoContext(ctx, "introduction confirmed", slog.String("submissionId", id), slog.String("state", string(in.State)))
+	s.Logger.InfoContext(ctx, "introduction confirmed", slog.String("submissionId", id), slog.String("state", string(in.State)))
 	return &Confirmation{ID: in.ID, ConfirmedAt: in.ConfirmedAt, KeptUntil: in.ExpireAt}, nil
 }
 
@@ -45,9 +45,9 @@ func (s *Service) Withdraw(ctx context.Context, id, token string) error {
 		}
 		return nil
 	}
-	if err := s.store.Withdraw(ctx, id, intake.HashToken(token), now); err != nil {
+	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now); err != nil {
 		return err
 	}
-	s.logger.InfoContext(ctx, "introduction withdrawn", slog.String("submissionId", id))
+	s.Logger.InfoContext(ctx, "introduction withdrawn", slog.String("submissionId", id))
 	return nil
 }

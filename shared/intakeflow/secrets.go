@@ -28,7 +28,7 @@ var b64 = base64.RawURLEncoding
 // client address, an email or an Idempotency-Key is named in storage and
 // logs, never raw.
 func (s *Service) keyedHash(kind, value string) string {
-	_, key := s.keys.Current()
+	_, key := s.Keys.Current()
 	mac := hmac.New(sha256.New, keyring.Derive(key, "keyed-hash/v1"))
 	mac.Write([]byte(kind))
 	mac.Write([]byte{0})
@@ -52,7 +52,7 @@ func clientPrefix(addr netip.Addr) string {
 
 func (s *Service) random(n int) ([]byte, error) {
 	b := make([]byte, n)
-	_, err := io.ReadFull(s.entropy, b)
+	_, err := io.ReadFull(s.Entropy, b)
 	return b, err
 }
 
@@ -97,7 +97,7 @@ func (s *Service) newDecoy() (id, token string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	_, key := s.keys.Current()
+	_, key := s.Keys.Current()
 	id = b64.EncodeToString(append(b, decoyMAC(key, b)[:decoyTag]...))
 	return id, s.decoyToken(key, id), nil
 }
@@ -113,8 +113,8 @@ func (s *Service) decoyKey(id string) ([]byte, bool) {
 		return nil, false
 	}
 	body, tag := raw[:idBytes-decoyTag], raw[idBytes-decoyTag:]
-	for _, version := range s.keyVersions() {
-		key, ok := s.keys.Key(version)
+	for _, version := range s.Keys.Versions() {
+		key, ok := s.Keys.Key(version)
 		if ok && hmac.Equal(decoyMAC(key, body)[:decoyTag], tag) {
 			return key, true
 		}
@@ -125,16 +125,6 @@ func (s *Service) decoyKey(id string) ([]byte, bool) {
 func (s *Service) isDecoy(id string) bool {
 	_, ok := s.decoyKey(id)
 	return ok
-}
-
-// keyVersions lists the versions to try: the current one only, unless the
-// keyring can list more.
-func (s *Service) keyVersions() []string {
-	if l, ok := s.keys.(interface{ Versions() []string }); ok {
-		return l.Versions()
-	}
-	v, _ := s.keys.Current()
-	return []string{v}
 }
 
 func (s *Service) decoyTokenMatches(key []byte, id, token string) bool {

@@ -53,10 +53,6 @@ type Deps struct {
 // Service is safe for concurrent use.
 type Service struct {
 	Deps
-	store   intake.Store
-	keys    intake.Keyring
-	entropy io.Reader
-	logger  *slog.Logger
 
 	mu       sync.Mutex
 	inFlight map[string]bool
@@ -80,7 +76,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	d.IPLimit.Layer, d.EmailLimit.Layer = LayerIP, LayerEmail
-	return &Service{Deps: d, store: d.Store, keys: d.Keys, entropy: d.Entropy, logger: d.Logger, inFlight: map[string]bool{}}, nil
+	return &Service{Deps: d, inFlight: map[string]bool{}}, nil
 }
 
 // DraftRequest is one decoded draft with where it came from.
@@ -136,7 +132,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 		}
 		entry.IdempotencyKeyHash = s.keyedHash("idempotency", req.IdempotencyKey)
 		if !s.claim(entry.IdempotencyKeyHash) {
-			s.logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
+			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
 			return nil, intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")
 		}
 		defer s.release(entry.IdempotencyKeyHash)
@@ -207,7 +203,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt}
 	}
 
-	out, err := s.store.KeepDraft(ctx, k)
+	out, err := s.Store.KeepDraft(ctx, k)
 	if out.Replay != nil {
 		return s.replay(ctx, entry, out.Replay, fingerprint, req.IdempotencyKey, kept.Conversation)
 	}
@@ -230,7 +226,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 		}
 		return nil, s.refuse(ctx, entry, err)
 	}
-	s.logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
+	s.Logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
 		slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""))
 	return &Draft{Introduction: in, Conversation: kept.Conversation, Token: token}, nil
 }
@@ -246,7 +242,7 @@ func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intak
 	if err != nil {
 		return nil, intake.Internal(err)
 	}
-	s.logger.InfoContext(ctx, "draft replayed", slog.String("submissionId", r.Introduction.ID), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
+	s.Logger.InfoContext(ctx, "draft replayed", slog.String("submissionId", r.Introduction.ID), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
 	if !r.Introduction.HasConversation {
 		conversation = ""
 	}
@@ -295,10 +291,10 @@ func (s *Service) record(ctx context.Context, entry intake.LedgerEntry, d intake
 	entry.Decision, entry.Reason = d, reason
 	entry.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: entry.Provenance.Time.Add(s.Retention.RejectedAttempt)}
 	entry.ExpireAt = entry.Retention.DeleteAfter
-	if err := s.store.RecordAttempt(ctx, entry); err != nil {
+	if err := s.Store.RecordAttempt(ctx, entry); err != nil {
 		return err
 	}
-	s.logger.InfoContext(ctx, "draft refused", slog.String("ledgerId", id), slog.String("decision", string(d)),
+	s.Logger.InfoContext(ctx, "draft refused", slog.String("ledgerId", id), slog.String("decision", string(d)),
 		slog.String("reason", reason), slog.String("abuse", string(entry.Abuse.State)))
 	return nil
 }

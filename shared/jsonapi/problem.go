@@ -116,9 +116,6 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	if e.RetryAfter > 0 || p.Status == http.StatusServiceUnavailable || p.Status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", retryAfterSeconds(e.RetryAfter))
 	}
-	if p.Status == http.StatusMethodNotAllowed && w.Header().Get("Allow") == "" {
-		w.Header().Set("Allow", "POST, OPTIONS")
-	}
 	body, _ := json.Marshal(p)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

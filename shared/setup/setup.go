@@ -101,13 +101,13 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		}
 		return ""
 	}
-	traced := func(h http.Handler) http.Handler { return traced(cfg.Project, h) }
+	withTrace := func(h http.Handler) http.Handler { return traced(cfg.Project, h) }
 	return &Service{
 		Config: cfg, Logger: logger, Store: store, Flow: flow,
-		Challenge:    traced(challenge.New(pow, cfg.AllowedOrigins, logger)),
-		Forms:        traced(forms.New(registry, powParams, cfg.Retention, cfg.AllowedOrigins, logger)),
-		Drafts:       traced(drafts.New(flow, drafts.Options{Origins: cfg.AllowedOrigins, ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot}, logger)),
-		Confirmation: traced(confirmation.New(flow, cfg.AllowedOrigins, logger)),
+		Challenge:    withTrace(challenge.New(pow, cfg.AllowedOrigins, logger)),
+		Forms:        withTrace(forms.New(registry, powParams, cfg.Retention, cfg.AllowedOrigins, logger)),
+		Drafts:       withTrace(drafts.New(flow, drafts.Options{Origins: cfg.AllowedOrigins, ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot}, logger)),
+		Confirmation: withTrace(confirmation.New(flow, cfg.AllowedOrigins, logger)),
 	}, nil
 }
 
