@@ -43,6 +43,15 @@ const (
 	IdempotencyKeys = "idempotencyKeys"
 	// Ledger holds ledger/{LedgerEntry.ID}.
 	Ledger = "ledger"
+	// Envelopes holds envelopes/{Envelope.ID}: the handoff outbox.
+	Envelopes = "envelopes"
+	// SweepRuns holds sweepRuns/{SweepRun.ID}.
+	SweepRuns = "sweepRuns"
+	// DailyFigures holds dailyFigures/{DailyFigures.Day}.
+	DailyFigures = "dailyFigures"
+	// ProviderEvents holds providerEvents/{escaped provider:token}: the
+	// signed delivery events already applied, so a replay changes nothing.
+	ProviderEvents = "providerEvents"
 )
 
 // ExpireAtField is the expiry field every document carries; infra/ declares

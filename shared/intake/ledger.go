@@ -31,10 +31,12 @@ const (
 // Decision is the ledger's verdict on a submission (SPEC §5).
 type Decision string
 
-// The decisions. AWAITING_CONFIRMATION is a kept draft's; the handoff moves
-// a confirmed one to HANDOFF_PENDING and then HANDOFF_COMPLETE.
+// The decisions. AWAITING_CONFIRMATION is a kept draft's; a confirmed one is
+// HANDOFF_PENDING until its evidence is closed; a draft never confirmed ends
+// EXPIRED.
 const (
 	DecisionAwaitingConfirmation Decision = "AWAITING_CONFIRMATION"
+	DecisionExpired              Decision = "EXPIRED"
 	DecisionHandoffPending       Decision = "HANDOFF_PENDING"
 	DecisionHandoffComplete      Decision = "HANDOFF_COMPLETE"
 	DecisionRejected             Decision = "REJECTED"
@@ -103,10 +105,46 @@ type Provenance struct {
 	Time      time.Time `json:"time" firestore:"time"`
 }
 
+// HandoffRecord is the ledger's content-free view of one envelope: where it
+// went, how it stands, how often it was tried and when it is tried next.
+type HandoffRecord struct {
+	EnvelopeID    string         `json:"envelopeId" firestore:"envelopeId"`
+	Destination   Destination    `json:"destination" firestore:"destination"`
+	Event         string         `json:"event" firestore:"event"`
+	Status        DeliveryStatus `json:"status" firestore:"status"`
+	Attempts      int            `json:"attempts" firestore:"attempts"`
+	NextAttemptAt time.Time      `json:"nextAttemptAt,omitzero" firestore:"nextAttemptAt"`
+	LastError     string         `json:"lastError,omitempty" firestore:"lastError"`
+}
+
+// WithdrawalRecord says when a confirmed introduction was withdrawn and to
+// which destinations its content had already been delivered.
+type WithdrawalRecord struct {
+	At                 time.Time     `json:"at" firestore:"at"`
+	AlreadyDeliveredTo []Destination `json:"alreadyDeliveredTo" firestore:"alreadyDeliveredTo"`
+}
+
+// ErasureRecord is the tombstone an erasure leaves: when, on whose request
+// and why, never what was erased.
+type ErasureRecord struct {
+	At          time.Time `json:"at" firestore:"at"`
+	RequestedBy string    `json:"requestedBy" firestore:"requestedBy"`
+	Reason      string    `json:"reason" firestore:"reason"`
+}
+
+// AdminAction records one action the owner took on a submission (marked
+// handled, retried a delivery, erased), content-free.
+type AdminAction struct {
+	At     time.Time `json:"at" firestore:"at"`
+	Actor  string    `json:"actor" firestore:"actor"`
+	Action string    `json:"action" firestore:"action"`
+	Target string    `json:"target,omitempty" firestore:"target"`
+}
+
 // LedgerEntry is the auditable record one intake attempt leaves (SPEC §5).
 // It never holds the visitor's words: ids, hashed keys, codes and decisions
-// only. Handoff envelopes and delivery attempts are kept in their own
-// records, bound to SubmissionID, by the handoff.
+// only. Envelopes are kept in their own records, bound to SubmissionID;
+// Handoffs mirrors each one's status here.
 type LedgerEntry struct {
 	ID                 string            `json:"id" firestore:"-"`
 	Version            string            `json:"version" firestore:"version"`
@@ -122,6 +160,10 @@ type LedgerEntry struct {
 	RateLimits         []RateDecision    `json:"rateLimits" firestore:"rateLimits"`
 	Abuse              AbuseRecord       `json:"abuse" firestore:"abuse"`
 	Redaction          RedactionRecord   `json:"redaction" firestore:"redaction"`
+	Handoffs           []HandoffRecord   `json:"handoffs" firestore:"handoffs"`
+	Withdrawal         *WithdrawalRecord `json:"withdrawal,omitempty" firestore:"withdrawal,omitempty"`
+	Erasure            *ErasureRecord    `json:"erasure,omitempty" firestore:"erasure,omitempty"`
+	AdminActions       []AdminAction     `json:"adminActions,omitempty" firestore:"adminActions,omitempty"`
 	Decision           Decision          `json:"decision" firestore:"decision"`
 	Reason             string            `json:"reason" firestore:"reason"`
 	Provenance         Provenance        `json:"provenance" firestore:"provenance"`

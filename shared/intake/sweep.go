@@ -1,0 +1,60 @@
+package intake
+
+import (
+	"context"
+	"time"
+)
+
+// SweepTrigger says what started a sweep run.
+type SweepTrigger string
+
+// The triggers of a sweep run.
+const (
+	SweepByScheduler       SweepTrigger = "scheduler"
+	SweepByColdStart       SweepTrigger = "cold-start"
+	SweepByFirstDraftOfDay SweepTrigger = "first-draft-of-day"
+	SweepByOwner           SweepTrigger = "owner"
+)
+
+// SweepRun records one run of the retention sweep, for the admin's health
+// view: when, what started it, what each retention class lost, and whether
+// it failed (a content-free error). Deleted is keyed by class: drafts,
+// introductions, transcripts, spentChallenges, rateCounters,
+// idempotencyKeys, ledger, and any class added later.
+type SweepRun struct {
+	ID                  string         `json:"id" firestore:"-"`
+	Trigger             SweepTrigger   `json:"trigger" firestore:"trigger"`
+	StartedAt           time.Time      `json:"startedAt" firestore:"startedAt"`
+	FinishedAt          time.Time      `json:"finishedAt" firestore:"finishedAt"`
+	Deleted             map[string]int `json:"deleted" firestore:"deleted"`
+	DeliveriesAttempted int            `json:"deliveriesAttempted" firestore:"deliveriesAttempted"`
+	RepairNeeded        int            `json:"repairNeeded" firestore:"repairNeeded"`
+	Error               string         `json:"error,omitempty" firestore:"error"`
+	ExpireAt            time.Time      `json:"-" firestore:"expireAt"`
+}
+
+// SweepTaskResult is what one sweep task reports into its run.
+type SweepTaskResult struct {
+	DeliveriesAttempted int
+	RepairNeeded        int
+}
+
+// SweepTask is one job the sweep runs after deleting what has expired
+// (delivery retries, consent re-checks, the admin's daily figures). A task
+// whose work fails returns an error; the run records it and goes on with the
+// next task.
+type SweepTask interface {
+	Name() string
+	Run(ctx context.Context, now time.Time) (SweepTaskResult, error)
+}
+
+// DailyFigures are one UTC day's intake counts for the admin's chart,
+// aggregated once from the ledger, never on a page view.
+type DailyFigures struct {
+	Day       string `json:"day" firestore:"day"` // YYYY-MM-DD, UTC
+	Confirmed int    `json:"confirmed" firestore:"confirmed"`
+	// Refused counts refused attempts by abuse state (RATE_LIMITED,
+	// HONEYPOT, CONTENT_REJECTED, POW_FAILED).
+	Refused  map[AbuseState]int `json:"refused" firestore:"refused"`
+	ExpireAt time.Time          `json:"-" firestore:"expireAt"`
+}
