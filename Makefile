@@ -25,6 +25,7 @@ bench-pow:
 	scripts/bench-pow.sh
 
 lint:
+	go mod tidy -diff
 	gofmt -l . | tee /dev/stderr | (! read)
 	go vet ./...
 	terraform fmt -check -recursive infra
