@@ -32,6 +32,7 @@ import (
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/secretkeys"
 	"google.golang.org/api/option"
 )
 
@@ -126,7 +127,7 @@ func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
 	if cfg.HMACSecret == "" {
 		return keyring.Local(rand.Reader)
 	}
-	return keyring.OpenSecretManager(ctx, cfg.HMACSecret)
+	return secretkeys.Open(ctx, cfg.HMACSecret)
 }
 
 // Mux mounts every public function on one mux under the paths deployed

@@ -1,4 +1,11 @@
-package keyring
+// Package secretkeys loads a keyring.Ring from a Secret Manager secret: the
+// latest version is the current key, the few versions before it are kept for
+// verifying what was signed just before a rotation.
+//
+// It is the one package that brings the Secret Manager client and gRPC into
+// the key handling; the key ring itself (shared/keyring) stays free of cloud
+// imports. Errors name the secret and version, never the key.
+package secretkeys
 
 import (
 	"context"
@@ -14,13 +21,15 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/keyring"
 )
 
-// PreviousVersions is how many versions before the latest one FromSecretManager
+// PreviousVersions is how many versions before the latest one Load
 // looks at, so that challenges signed just before a rotation still verify.
 const PreviousVersions = 2
 
-// SecretAccessor is the one Secret Manager call the keyring needs; the real
+// SecretAccessor is the one Secret Manager call Load needs; the real
 // *secretmanager.Client satisfies it. Implementations report a missing
 // version with gRPC code NotFound and a disabled or destroyed one with
 // FailedPrecondition.
@@ -30,20 +39,20 @@ type SecretAccessor interface {
 
 var _ SecretAccessor = (*secretmanager.Client)(nil)
 
-// FromSecretManager loads a Ring from the Secret Manager secret named
+// Load loads a keyring.Ring from the Secret Manager secret named
 // secret ("projects/P/secrets/S" or "projects/P/locations/L/secrets/S").
 // Each version's payload bytes are a master key, and the version number is
 // the key's version name.
 //
-// The latest version is current and must be at least MinKeyLen bytes, or
+// The latest version is current and must be at least keyring.MinKeyLen bytes, or
 // the load fails. Up to PreviousVersions versions just before it are kept
 // too, for verifying; one that is missing, disabled, destroyed or shorter
-// than MinKeyLen is left out. Any other failure (permissions, outage, a
+// than keyring.MinKeyLen is left out. Any other failure (permissions, outage, a
 // payload whose checksum does not match) fails the load. Errors name the
 // secret and version, never the key.
-func FromSecretManager(ctx context.Context, accessor SecretAccessor, secret string) (*Ring, error) {
+func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring.Ring, error) {
 	if accessor == nil {
-		return nil, errors.New("keyring: FromSecretManager needs a SecretAccessor")
+		return nil, errors.New("secretkeys: Load needs a SecretAccessor")
 	}
 	if err := checkSecretName(secret); err != nil {
 		return nil, err
@@ -51,7 +60,7 @@ func FromSecretManager(ctx context.Context, accessor SecretAccessor, secret stri
 	latestName := secret + "/versions/latest"
 	resp, err := access(ctx, accessor, latestName)
 	if err != nil {
-		return nil, fmt.Errorf("keyring: accessing %s: %w", latestName, err)
+		return nil, fmt.Errorf("secretkeys: accessing %s: %w", latestName, err)
 	}
 	latest, err := versionNumber(secret, resp.GetName())
 	if err != nil {
@@ -59,8 +68,8 @@ func FromSecretManager(ctx context.Context, accessor SecretAccessor, secret stri
 	}
 	current := strconv.FormatUint(latest, 10)
 	key := resp.GetPayload().GetData()
-	if len(key) < MinKeyLen {
-		return nil, fmt.Errorf("keyring: %s/versions/%s is %d bytes, need at least %d", secret, current, len(key), MinKeyLen)
+	if len(key) < keyring.MinKeyLen {
+		return nil, fmt.Errorf("secretkeys: %s/versions/%s is %d bytes, need at least %d", secret, current, len(key), keyring.MinKeyLen)
 	}
 	keys := map[string][]byte{current: key}
 
@@ -72,13 +81,13 @@ func FromSecretManager(ctx context.Context, accessor SecretAccessor, secret stri
 		case codes.NotFound, codes.FailedPrecondition:
 			continue
 		default:
-			return nil, fmt.Errorf("keyring: accessing %s: %w", name, err)
+			return nil, fmt.Errorf("secretkeys: accessing %s: %w", name, err)
 		}
-		if k := resp.GetPayload().GetData(); len(k) >= MinKeyLen {
+		if k := resp.GetPayload().GetData(); len(k) >= keyring.MinKeyLen {
 			keys[strconv.FormatUint(n, 10)] = k
 		}
 	}
-	return New(keys, current)
+	return keyring.New(keys, current)
 }
 
 // access fetches one version and checks its payload checksum when the
@@ -116,7 +125,7 @@ func checkSecretName(secret string) error {
 		ok = ok && p != ""
 	}
 	if !ok {
-		return fmt.Errorf("keyring: secret name %q is not projects/P/secrets/S or projects/P/locations/L/secrets/S", secret)
+		return fmt.Errorf("secretkeys: secret name %q is not projects/P/secrets/S or projects/P/locations/L/secrets/S", secret)
 	}
 	return nil
 }
@@ -128,27 +137,26 @@ func versionNumber(secret, name string) (uint64, error) {
 	id := secret[strings.LastIndex(secret, "/")+1:]
 	i := strings.LastIndex(name, "/versions/")
 	if i < 0 || !strings.HasPrefix(name, "projects/") || !strings.HasSuffix(name[:i], "/secrets/"+id) {
-		return 0, fmt.Errorf("keyring: %s: version name %q is not .../versions/N", secret, name)
+		return 0, fmt.Errorf("secretkeys: %s: version name %q is not .../versions/N", secret, name)
 	}
 	n, err := strconv.ParseUint(name[i+len("/versions/"):], 10, 64)
 	if err != nil || n == 0 {
-		return 0, fmt.Errorf("keyring: %s: version name %q does not end in a version number", secret, name)
+		return 0, fmt.Errorf("secretkeys: %s: version name %q does not end in a version number", secret, name)
 	}
 	return n, nil
 }
 
-// OpenSecretManager builds a Secret Manager client with opts (Application
-// Default Credentials when none), loads the Ring of secret as
-// FromSecretManager does, and closes the client again: the ring is loaded
+// Open builds a Secret Manager client with opts (Application Default
+// Credentials when none), loads the Ring of secret as Load does, and closes the client again: the ring is loaded
 // once, at start-up.
-func OpenSecretManager(ctx context.Context, secret string, opts ...option.ClientOption) (*Ring, error) {
+func Open(ctx context.Context, secret string, opts ...option.ClientOption) (*keyring.Ring, error) {
 	client, err := secretmanager.NewClient(ctx, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("keyring: creating a Secret Manager client: %w", err)
+		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
 	}
-	ring, err := FromSecretManager(ctx, client, secret)
+	ring, err := Load(ctx, client, secret)
 	if cerr := client.Close(); cerr != nil && err == nil {
-		return nil, fmt.Errorf("keyring: closing the Secret Manager client: %w", cerr)
+		return nil, fmt.Errorf("secretkeys: closing the Secret Manager client: %w", cerr)
 	}
 	return ring, err
 }

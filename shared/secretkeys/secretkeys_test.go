@@ -1,4 +1,4 @@
-package keyring
+package secretkeys
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 )
+
+func key(b byte, n int) []byte { return bytes.Repeat([]byte{b}, n) }
 
 const secretName = "projects/site/secrets/hmac"
 
@@ -82,7 +84,7 @@ func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, req *secretmanag
 	return &secretmanagerpb.AccessSecretVersionResponse{Name: respName, Payload: p}, nil
 }
 
-func TestFromSecretManager(t *testing.T) {
+func TestLoad(t *testing.T) {
 	k := func(c byte) []byte { return key(c, 32) }
 	tests := []struct {
 		name      string
@@ -202,7 +204,7 @@ func TestFromSecretManager(t *testing.T) {
 				secret = secretName
 			}
 			f := &fakeAccessor{secret: secret, versions: tt.versions, latest: tt.latest}
-			r, err := FromSecretManager(context.Background(), f, secret)
+			r, err := Load(context.Background(), f, secret)
 
 			var asked []string
 			for _, a := range f.asked {
@@ -213,7 +215,7 @@ func TestFromSecretManager(t *testing.T) {
 			}
 			if tt.wantErr != "" {
 				if err == nil {
-					t.Fatalf("FromSecretManager() = %v, want an error", r)
+					t.Fatalf("Load() = %v, want an error", r)
 				}
 				if !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("error %q does not say %q", err, tt.wantErr)
@@ -226,7 +228,7 @@ func TestFromSecretManager(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("FromSecretManager() error: %v", err)
+				t.Fatalf("Load() error: %v", err)
 			}
 			if v, key := r.Current(); v != tt.current || !bytes.Equal(key, tt.versions[tt.current].data) {
 				t.Errorf("Current() = %q, %q; want %q, %q", v, key, tt.current, tt.versions[tt.current].data)
@@ -243,14 +245,14 @@ func TestFromSecretManager(t *testing.T) {
 	}
 }
 
-func TestFromSecretManagerNilAccessor(t *testing.T) {
-	if _, err := FromSecretManager(context.Background(), nil, secretName); err == nil {
-		t.Fatal("FromSecretManager(nil accessor) succeeded")
+func TestLoadNilAccessor(t *testing.T) {
+	if _, err := Load(context.Background(), nil, secretName); err == nil {
+		t.Fatal("Load(nil accessor) succeeded")
 	}
 }
 
 // grpcSecretManager serves the fake over real gRPC, so that
-// OpenSecretManager's client construction and call path are exercised.
+// Open's client construction and call path are exercised.
 type grpcSecretManager struct {
 	secretmanagerpb.UnimplementedSecretManagerServiceServer
 	fake *fakeAccessor
@@ -260,7 +262,7 @@ func (s grpcSecretManager) AccessSecretVersion(ctx context.Context, req *secretm
 	return s.fake.AccessSecretVersion(ctx, req)
 }
 
-func TestOpenSecretManager(t *testing.T) {
+func TestOpen(t *testing.T) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -278,9 +280,9 @@ func TestOpenSecretManager(t *testing.T) {
 		option.WithoutAuthentication(),
 		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 	}
-	r, err := OpenSecretManager(context.Background(), secretName, opts...)
+	r, err := Open(context.Background(), secretName, opts...)
 	if err != nil {
-		t.Fatalf("OpenSecretManager() error: %v", err)
+		t.Fatalf("Open() error: %v", err)
 	}
 	if v, k := r.Current(); v != "4" || !bytes.Equal(k, key('4', 48)) {
 		t.Errorf("Current() = %q, %q; want \"4\" and its key", v, k)
@@ -289,7 +291,7 @@ func TestOpenSecretManager(t *testing.T) {
 		t.Errorf("Versions() = %q, want %q", got, want)
 	}
 
-	if _, err := OpenSecretManager(context.Background(), "projects/site/secrets/other", opts...); status.Code(err) != codes.NotFound {
-		t.Errorf("OpenSecretManager(missing secret) error = %v, want NotFound", err)
+	if _, err := Open(context.Background(), "projects/site/secrets/other", opts...); status.Code(err) != codes.NotFound {
+		t.Errorf("Open(missing secret) error = %v, want NotFound", err)
 	}
 }

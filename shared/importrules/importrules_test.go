@@ -1,0 +1,154 @@
+package importrules
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ownersite/introductions"
+
+// pure lists the packages that must not reach a cloud SDK or gRPC, even
+// through another package. Add a new domain, logic or rule package here.
+var pure = []string{
+	"shared/altchapow",
+	"shared/checks",
+	"shared/cloudlog",
+	"shared/config",
+	"shared/contentrules",
+	"shared/floodlimit",
+	"shared/formregistry",
+	"shared/intake",
+	"shared/intakeflow",
+	"shared/jsonapi",
+	"shared/keyring",
+	"shared/sitepage",
+	"functions/challenge",
+	"functions/confirmation",
+	"functions/drafts",
+	"functions/forms",
+}
+
+// forbidden reports whether a pure package may not import path.
+func forbidden(path string) bool {
+	return strings.HasPrefix(path, "cloud.google.com/") ||
+		path == "google.golang.org/grpc" || strings.HasPrefix(path, "google.golang.org/grpc/")
+}
+
+// graph maps an import path to the paths its non-test files import.
+type graph map[string][]string
+
+// violation returns the shortest import chain from pkg to a path for which
+// bad is true, or nil when there is none.
+func (g graph) violation(pkg string, bad func(string) bool) []string {
+	prev := map[string]string{pkg: ""}
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if bad(p) {
+			var chain []string
+			for ; p != ""; p = prev[p] {
+				chain = append(chain, p)
+			}
+			slices.Reverse(chain)
+			return chain
+		}
+		for _, q := range g[p] {
+			if _, seen := prev[q]; !seen {
+				prev[q] = p
+				queue = append(queue, q)
+			}
+		}
+	}
+	return nil
+}
+
+// load asks the go command for the imports of pkgs and everything they
+// depend on (test files left out).
+func load(t *testing.T, pkgs ...string) graph {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-deps", "-json=ImportPath,Imports"}, pkgs...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	g := graph{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list output: %v", err)
+		}
+		g[p.ImportPath] = p.Imports
+	}
+	return g
+}
+
+func TestPurePackagesImportNoCloudSDK(t *testing.T) {
+	paths := make([]string, len(pure))
+	for i, p := range pure {
+		paths[i] = module + "/" + p
+	}
+	g := load(t, paths...)
+	for _, p := range paths {
+		if _, ok := g[p]; !ok {
+			t.Errorf("%s is in the pure list but is not a package of the module", p)
+			continue
+		}
+		if chain := g.violation(p, forbidden); chain != nil {
+			t.Errorf("%s must not reach a cloud SDK or gRPC; it does through\n\t%s", p, strings.Join(chain, "\n\t-> "))
+		}
+	}
+}
+
+// TestViolation is the test of the test: on a made-up graph it finds the
+// chain through which a pure package reaches gRPC, and none where there is
+// none.
+func TestViolation(t *testing.T) {
+	g := graph{
+		"m/domain":  {"errors", "m/keys"},
+		"m/keys":    {"crypto/hmac", "m/loader"},
+		"m/loader":  {"cloud.google.com/go/secretmanager/apiv1"},
+		"m/rules":   {"m/domain2"},
+		"m/domain2": {"strings"},
+		"m/rpc":     {"google.golang.org/grpc/status"},
+		"m/cycle":   {"m/cycle2"},
+		"m/cycle2":  {"m/cycle"},
+	}
+	for _, tc := range []struct {
+		pkg  string
+		want []string
+	}{
+		{"m/domain", []string{"m/domain", "m/keys", "m/loader", "cloud.google.com/go/secretmanager/apiv1"}},
+		{"m/rpc", []string{"m/rpc", "google.golang.org/grpc/status"}},
+		{"m/rules", nil},
+		{"m/cycle", nil},
+	} {
+		if got := g.violation(tc.pkg, forbidden); !slices.Equal(got, tc.want) {
+			t.Errorf("violation(%s) = %q, want %q", tc.pkg, got, tc.want)
+		}
+	}
+	for path, want := range map[string]bool{
+		"google.golang.org/grpc": true, "google.golang.org/grpcx": false,
+		"google.golang.org/protobuf/proto": false, "cloud.google.com/go/firestore": true,
+	} {
+		if forbidden(path) != want {
+			t.Errorf("forbidden(%q) = %v, want %v", path, !want, want)
+		}
+	}
+}
