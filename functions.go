@@ -3,7 +3,8 @@
 // root package of the uploaded source, so each function deploys the whole
 // module with --source=. --entry-point=<Name>. init does nothing but
 // register: each function builds its dependencies on its first request (see
-// shared/setup), and a failed start-up is retried, never cached.
+// functions/wiring, whose route table names every function), and a failed
+// start-up is retried, never cached.
 package introductions
 
 import (
@@ -11,18 +12,22 @@ import (
 	"os"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
-	"github.com/ownersite/introductions/shared/setup"
+	"github.com/ownersite/introductions/functions/wiring"
 )
 
 // deployed is the lazily built service of this instance.
-var deployed = setup.NewLazy(os.Getenv)
+var deployed = wiring.NewLazy(os.Getenv)
 
-// EntryPoints maps each entry point name to the handler it serves.
-var EntryPoints = map[string]http.HandlerFunc{
-	"Challenge":    deployed.Handler(func(s *setup.Service) http.Handler { return s.Challenge }),
-	"Forms":        deployed.Handler(func(s *setup.Service) http.Handler { return s.Forms }),
-	"Drafts":       deployed.Handler(func(s *setup.Service) http.Handler { return s.Drafts }),
-	"Confirmation": deployed.Handler(func(s *setup.Service) http.Handler { return s.Confirmation }),
+// EntryPoints maps each entry point name, one per function of the route
+// table, to the handler it serves.
+var EntryPoints = entryPoints()
+
+func entryPoints() map[string]http.HandlerFunc {
+	m := map[string]http.HandlerFunc{}
+	for _, name := range wiring.Functions() {
+		m[name] = deployed.Function(name)
+	}
+	return m
 }
 
 func init() {

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/GoogleCloudPlatform/functions-framework-go/funcframework"
+	"github.com/ownersite/introductions/functions/wiring"
 )
 
 // TestMain doubles as the Functions Framework server of one entry point when
@@ -28,23 +30,24 @@ func TestMain(m *testing.M) {
 }
 
 // TestEveryEntryPointIsRegistered starts the real Functions Framework with
-// FUNCTION_TARGET set to each entry point, as Cloud Run does, and checks
-// that our handler (not the framework's "no matching function") answers.
+// FUNCTION_TARGET set to each function of the route table, as Cloud Run
+// does, and checks that our handler (not the framework's "no matching
+// function") answers each of its routes: a PUT, which no route takes, is
+// answered 405 problem+json by the function's own route set.
 func TestEveryEntryPointIsRegistered(t *testing.T) {
-	probes := map[string]struct {
-		method, path string
-		status       int
-		want         string
-	}{
-		"Challenge":    {"GET", "/api/introductions/challenge", 200, `"maxnumber"`},
-		"Forms":        {"GET", "/api/forms/introduction", 200, `"formVersion"`},
-		"Drafts":       {"GET", "/api/introductions", 405, `"METHOD_NOT_ALLOWED"`},
-		"Confirmation": {"GET", "/api/introductions/x/confirmation", 405, `"METHOD_NOT_ALLOWED"`},
+	type probe struct{ method, path string }
+	probes := map[string][]probe{}
+	for _, name := range wiring.Functions() {
+		for _, pattern := range wiring.Patterns(name) {
+			_, path, _ := strings.Cut(pattern, " ")
+			path = regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(path, "x")
+			probes[name] = append(probes[name], probe{"PUT", path})
+		}
 	}
-	if len(probes) != len(EntryPoints) {
-		t.Fatalf("%d entry points registered, %d probed", len(EntryPoints), len(probes))
+	if len(probes) != len(EntryPoints) || len(probes) == 0 {
+		t.Fatalf("%d entry points registered, %d functions in the route table", len(EntryPoints), len(probes))
 	}
-	for name, p := range probes {
+	for name, ps := range probes {
 		t.Run(name, func(t *testing.T) {
 			if _, ok := EntryPoints[name]; !ok {
 				t.Fatalf("%s is not an entry point", name)
@@ -63,21 +66,23 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { cmd.Process.Kill(); cmd.Wait() }()
-			var resp *http.Response
-			for i := 0; i < 100; i++ {
-				req, _ := http.NewRequest(p.method, "http://127.0.0.1:"+port+p.path, nil)
-				if resp, err = http.DefaultClient.Do(req); err == nil {
-					break
+			for _, p := range ps {
+				var resp *http.Response
+				for i := 0; i < 100; i++ {
+					req, _ := http.NewRequest(p.method, "http://127.0.0.1:"+port+p.path, nil)
+					if resp, err = http.DefaultClient.Do(req); err == nil {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
 				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			if err != nil {
-				t.Fatalf("the function did not start: %v", err)
-			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != p.status || !strings.Contains(string(body), p.want) {
-				t.Fatalf("%s %s: %d %s", p.method, p.path, resp.StatusCode, body)
+				if err != nil {
+					t.Fatalf("the function did not start: %v", err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 405 || resp.Header.Get("Content-Type") != "application/problem+json" || !strings.Contains(string(body), `"METHOD_NOT_ALLOWED"`) {
+					t.Fatalf("%s %s: %d %s", p.method, p.path, resp.StatusCode, body)
+				}
 			}
 		})
 	}

@@ -10,7 +10,7 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
   export FIRESTORE_EMULATOR_HOST
 fi
 echo "== Firestore round trips through the wired handlers (target: at most 3 each)"
-go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./shared/setup/
+go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./functions/wiring/
 echo "== proof of work and content rules, CPU only"
 go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
 echo "== start-up and memory (devserver vs a bare net/http server; 128 MiB tier)"

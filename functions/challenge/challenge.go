@@ -1,10 +1,10 @@
-// Package challenge is the challenge function (SPEC §2.1): GET
-// /api/introductions/challenge answers a fresh signed ALTCHA v1 challenge
-// with an expiry and the signing key's version in its salt.
+// Package challenge is the challenge function: it answers a fresh signed
+// ALTCHA v1 challenge with an expiry and the signing key's version in its
+// salt. Its route is in the route table of functions/wiring.
 package challenge
 
 import (
-	"log/slog"
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -13,34 +13,30 @@ import (
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
-// Path is the function's route.
-const Path = "/api/introductions/challenge"
-
 // Issuer makes signed challenges.
 type Issuer interface {
 	Issue(params url.Values) (altchapow.Challenge, error)
 }
 
-// New returns the function's handler.
-func New(issuer Issuer, origins []string, logger *slog.Logger) http.Handler {
-	if issuer == nil || logger == nil {
-		panic("challenge.New: nil dependency")
+// Handlers are the function's route handlers.
+type Handlers struct {
+	issuer Issuer
+}
+
+// New returns the function's handlers; it refuses a nil issuer.
+func New(issuer Issuer) (*Handlers, error) {
+	if issuer == nil {
+		return nil, errors.New("challenge.New: no Issuer")
 	}
-	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != Path {
-			jsonapi.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			jsonapi.MethodNotAllowed(w, r, "GET")
-			return
-		}
-		c, err := issuer.Issue(nil)
-		if err != nil {
-			jsonapi.WriteError(w, r, logger, intake.Internal(err))
-			return
-		}
-		jsonapi.WriteJSON(w, http.StatusOK, c)
-	})
-	return jsonapi.Recover(logger, jsonapi.Edge(origins, "GET", serve))
+	return &Handlers{issuer: issuer}, nil
+}
+
+// Issue answers 200 with a new challenge.
+func (h *Handlers) Issue(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.issuer.Issue(nil)
+	if err != nil {
+		return intake.Internal(err)
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, c)
+	return nil
 }

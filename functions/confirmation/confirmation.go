@@ -1,15 +1,14 @@
-// Package confirmation is the confirmation function (SPEC §2.3, §3): POST
-// /api/introductions/{id}/confirmation sends a draft on, and POST
-// /api/introductions/{id}/withdrawal erases a confirmed introduction, each
-// for the holder of the draft's token. A wrong token is answered exactly
-// like an unknown id.
+// Package confirmation is the confirmation function: the holder of a
+// draft's token confirms it (it is then kept and handed on) or, later,
+// withdraws the confirmed introduction (it is erased; the ledger keeps a
+// content-free tombstone). A wrong token is answered exactly like an
+// unknown id. Its routes are in the route table of functions/wiring.
 package confirmation
 
 import (
 	"context"
-	"log/slog"
+	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intakeflow"
@@ -42,49 +41,47 @@ type tokenBody struct {
 	Token string `json:"token"`
 }
 
-// New returns the function's handler.
-func New(flow Flow, origins []string, logger *slog.Logger) http.Handler {
-	if flow == nil || logger == nil {
-		panic("confirmation.New: nil dependency")
+// Handlers are the function's route handlers; each reads the draft id from
+// the route's {id}.
+type Handlers struct {
+	flow Flow
+}
+
+// New returns the function's handlers; it refuses a nil flow.
+func New(flow Flow) (*Handlers, error) {
+	if flow == nil {
+		return nil, errors.New("confirmation.New: no Flow")
 	}
-	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rest, ok := strings.CutPrefix(r.URL.Path, "/api/introductions/")
-		id, action, ok2 := strings.Cut(rest, "/")
-		if !ok || !ok2 || id == "" || (action != "confirmation" && action != "withdrawal") {
-			jsonapi.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodPost {
-			jsonapi.MethodNotAllowed(w, r, "POST")
-			return
-		}
-		body, err := jsonapi.ReadBody(w, r)
-		if err != nil {
-			jsonapi.WriteError(w, r, logger, err)
-			return
-		}
-		var tb tokenBody
-		if err := jsonapi.DecodeStrict(body, &tb); err != nil {
-			jsonapi.WriteError(w, r, logger, err)
-			return
-		}
-		if action == "withdrawal" {
-			if err := flow.Withdraw(r.Context(), id, tb.Token); err != nil {
-				jsonapi.WriteError(w, r, logger, err)
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		c, err := flow.Confirm(r.Context(), id, tb.Token)
-		if err != nil {
-			jsonapi.WriteError(w, r, logger, err)
-			return
-		}
-		jsonapi.WriteJSON(w, http.StatusOK, Confirmed{
-			ID: c.ID, State: "CONFIRMED", ConfirmedAt: c.ConfirmedAt.UTC(),
-			Withdrawal: Withdrawal{Method: "POST", Path: intakeflow.WithdrawalPath(c.ID), Body: `{"token":"<your token>"}`, Until: c.KeptUntil.UTC()},
-		})
+	return &Handlers{flow: flow}, nil
+}
+
+// Confirm takes {"token"} and answers 200 Confirmed; a repeat answers the
+// same.
+func (h *Handlers) Confirm(w http.ResponseWriter, r *http.Request) error {
+	var tb tokenBody
+	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
+		return err
+	}
+	c, err := h.flow.Confirm(r.Context(), r.PathValue("id"), tb.Token)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, Confirmed{
+		ID: c.ID, State: "CONFIRMED", ConfirmedAt: c.ConfirmedAt.UTC(),
+		Withdrawal: Withdrawal{Method: "POST", Path: intakeflow.WithdrawalPath(c.ID), Body: `{"token":"<your token>"}`, Until: c.KeptUntil.UTC()},
 	})
-	return jsonapi.Recover(logger, jsonapi.Edge(origins, "POST", serve))
+	return nil
+}
+
+// Withdraw takes {"token"} and answers 204 once the introduction is erased.
+func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
+	var tb tokenBody
+	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
+		return err
+	}
+	if err := h.flow.Withdraw(r.Context(), r.PathValue("id"), tb.Token); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -28,16 +28,11 @@ var stringFields = []struct {
 // version is unknown.
 type HoneypotName func(formID, version string) string
 
-// decodeDraft turns a draft body (already known to be one JSON object) into
-// a Submission. A member of the wrong JSON type is reported at its field with
-// that field's code; a member the form version does not know is
-// UNREADABLE_BODY. Absent text
+// decodeDraft turns the members of a draft body into a Submission. A member
+// of the wrong JSON type is reported at its field with that field's code; a
+// member the form version does not know is UNREADABLE_BODY. Absent text
 // members are empty.
-func decodeDraft(body []byte, honeypot HoneypotName) (intake.Submission, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(body, &members); err != nil {
-		return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object.")
-	}
+func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName) (intake.Submission, error) {
 	var sub intake.Submission
 	var fieldErrs []intake.FieldError
 	seen := map[string]bool{}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 func honeypotWebsite(formID, version string) string {
@@ -13,6 +14,15 @@ func honeypotWebsite(formID, version string) string {
 		return "website"
 	}
 	return ""
+}
+
+// decode reads body as the handler does (one JSON object) and decodes it.
+func decode(body []byte) (intake.Submission, error) {
+	var members map[string]json.RawMessage
+	if err := jsonapi.DecodeStrict(body, &members); err != nil {
+		return intake.Submission{}, err
+	}
+	return decodeDraft(members, honeypotWebsite)
 }
 
 func TestDecodeDraft(t *testing.T) {
@@ -36,7 +46,7 @@ func TestDecodeDraft(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := decodeDraft([]byte(tc.body), honeypotWebsite)
+			got, err := decode([]byte(tc.body))
 			if intake.CodeOf(err) != tc.code {
 				t.Fatalf("error %v, want code %q", err, tc.code)
 			}
@@ -66,7 +76,7 @@ func FuzzDecodeDraft(f *testing.F) {
 		if !json.Valid(body) {
 			return // ReadBody refuses these before the decoder
 		}
-		sub, err := decodeDraft(body, honeypotWebsite)
+		sub, err := decode(body)
 		if err != nil {
 			if intake.CodeOf(err) == intake.CodeInternal {
 				t.Fatalf("an internal error for input %q: %v", body, err)

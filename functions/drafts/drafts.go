@@ -1,12 +1,14 @@
-// Package drafts is the drafts function (SPEC §2.2): POST /api/introductions
-// takes a draft through the rate limit, honeypot, content rules and proof of
-// work, keeps it, and answers 201 with the draft as it was kept and a
-// one-time token. It honours Idempotency-Key (SPEC §4).
+// Package drafts is the drafts function: it takes a draft through the rate
+// limit, honeypot, content rules and proof of work, keeps it, and answers
+// 201 with the draft as it was kept and a one-time token. A request repeated
+// with the same Idempotency-Key gets the first answer again instead of a
+// second draft. Its route is in the route table of functions/wiring.
 package drafts
 
 import (
 	"context"
-	"log/slog"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -15,9 +17,6 @@ import (
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
-
-// Path is the function's route.
-const Path = "/api/introductions"
 
 // Flow is what the function needs of the intake service.
 type Flow interface {
@@ -46,62 +45,69 @@ type Created struct {
 	Consents    []intake.ConsentEvidence `json:"consents"`
 }
 
-// Options configure the handler.
+// Options configure the handlers.
 type Options struct {
-	Origins []string
 	// ForwardedForPosition is the trusted X-Forwarded-For entry, counted
 	// from the right.
 	ForwardedForPosition int
-	Honeypot             HoneypotName
+	// Honeypot names each form version's honeypot member.
+	Honeypot HoneypotName
 }
 
-// New returns the function's handler.
-func New(flow Flow, opts Options, logger *slog.Logger) http.Handler {
-	if flow == nil || logger == nil || opts.Honeypot == nil {
-		panic("drafts.New: nil dependency")
+// Handlers are the function's route handlers.
+type Handlers struct {
+	flow Flow
+	opts Options
+}
+
+// New returns the function's handlers; it refuses a nil flow or honeypot
+// lookup, naming each one missing.
+func New(flow Flow, opts Options) (*Handlers, error) {
+	var missing []error
+	if flow == nil {
+		missing = append(missing, errors.New("drafts.New: no Flow"))
 	}
-	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != Path {
-			jsonapi.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodPost {
-			jsonapi.MethodNotAllowed(w, r, "POST")
-			return
-		}
-		body, err := jsonapi.ReadBody(w, r)
-		if err != nil {
-			jsonapi.WriteError(w, r, logger, err)
-			return
-		}
-		sub, err := decodeDraft(body, opts.Honeypot)
-		if err != nil {
-			jsonapi.WriteError(w, r, logger, err)
-			return
-		}
-		d, err := flow.Draft(r.Context(), intakeflow.DraftRequest{
-			Submission:     sub,
-			Client:         jsonapi.ClientAddr(r, opts.ForwardedForPosition),
-			IdempotencyKey: idempotencyKey(r),
-			RequestID:      jsonapi.RequestID(r),
-		})
-		if err != nil {
-			jsonapi.WriteError(w, r, logger, err)
-			return
-		}
-		if d.Replayed {
-			w.Header().Set("Idempotent-Replayed", "true")
-		}
-		in := d.Introduction
-		jsonapi.WriteJSON(w, http.StatusCreated, Created{
-			ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: d.Token,
-			FormID: in.FormID, FormVersion: in.FormVersion,
-			Kept: Kept{Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
-				Email: in.Fields.Email, Message: in.Fields.Message, Conversation: d.Conversation},
-			Consents: in.Consents,
-		})
+	if opts.Honeypot == nil {
+		missing = append(missing, errors.New("drafts.New: no Options.Honeypot"))
+	}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
+	}
+	return &Handlers{flow: flow, opts: opts}, nil
+}
+
+// Create keeps a draft and answers 201 Created (with Idempotent-Replayed:
+// true when it repeats an earlier answer).
+func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
+	var members map[string]json.RawMessage
+	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
+		return err
+	}
+	sub, err := decodeDraft(members, h.opts.Honeypot)
+	if err != nil {
+		return err
+	}
+	d, err := h.flow.Draft(r.Context(), intakeflow.DraftRequest{
+		Submission:     sub,
+		Client:         jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
+		IdempotencyKey: idempotencyKey(r),
+		RequestID:      jsonapi.RequestID(r),
 	})
-	return jsonapi.Recover(logger, jsonapi.Edge(opts.Origins, "POST", serve))
+	if err != nil {
+		return err
+	}
+	if d.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	in := d.Introduction
+	jsonapi.WriteJSON(w, http.StatusCreated, Created{
+		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: d.Token,
+		FormID: in.FormID, FormVersion: in.FormVersion,
+		Kept: Kept{Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
+			Email: in.Fields.Email, Message: in.Fields.Message, Conversation: d.Conversation},
+		Consents: in.Consents,
+	})
+	return nil
 }
 
 // idempotencyKey reads the header as the IETF draft sends it (a structured

@@ -1,44 +1,48 @@
-// Package forms is the forms function (SPEC §3): GET /api/forms/{formId}
-// answers the newest published version's definition — fields and limits,
-// purposes with their legal basis, consent texts with their versions and
-// hashes, the privacy notice and the proof-of-work parameters — which the
-// page renders and whose version it sends back with the draft.
+// Package forms is the forms function: it answers the newest published
+// version of a form — fields and limits, purposes with their legal basis,
+// consent texts with their versions and hashes, the privacy notice and the
+// proof-of-work parameters — which the page renders and whose version it
+// sends back with the draft. Its route is in the route table of
+// functions/wiring.
 package forms
 
 import (
-	"log/slog"
+	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
-// Prefix is the function's route prefix; the form id follows it.
-const Prefix = "/api/forms/"
+// Registry finds the newest published version of a form.
+type Registry interface {
+	Latest(formID string) (*formregistry.Version, bool)
+}
 
-// New returns the function's handler.
-func New(registry *formregistry.Registry, pow formregistry.ProofOfWorkParams, retention intake.Retention, origins []string, logger *slog.Logger) http.Handler {
-	if registry == nil || logger == nil {
-		panic("forms.New: nil dependency")
+// Handlers are the function's route handlers.
+type Handlers struct {
+	registry  Registry
+	pow       formregistry.ProofOfWorkParams
+	retention intake.Retention
+}
+
+// New returns the function's handlers; pow and retention are published in
+// every definition. It refuses a nil registry.
+func New(registry Registry, pow formregistry.ProofOfWorkParams, retention intake.Retention) (*Handlers, error) {
+	if registry == nil {
+		return nil, errors.New("forms.New: no Registry")
 	}
-	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		formID, ok := strings.CutPrefix(r.URL.Path, Prefix)
-		if !ok || formID == "" || strings.Contains(formID, "/") {
-			jsonapi.NotFound(w, r)
-			return
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			jsonapi.MethodNotAllowed(w, r, "GET")
-			return
-		}
-		v, ok := registry.Latest(formID)
-		if !ok {
-			jsonapi.NotFound(w, r)
-			return
-		}
-		jsonapi.WriteJSON(w, http.StatusOK, v.Definition(pow, retention))
-	})
-	return jsonapi.Recover(logger, jsonapi.Edge(origins, "GET", serve))
+	return &Handlers{registry: registry, pow: pow, retention: retention}, nil
+}
+
+// Latest answers 200 with the definition of the form named by the route's
+// {formId}, 404 NOT_FOUND for a form that does not exist.
+func (h *Handlers) Latest(w http.ResponseWriter, r *http.Request) error {
+	v, ok := h.registry.Latest(r.PathValue("formId"))
+	if !ok {
+		return intake.ErrNotFound
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, v.Definition(h.pow, h.retention))
+	return nil
 }

@@ -1,5 +1,6 @@
-// Command devserver runs every public function of the service on one origin
-// (SPEC §9), with the site's reference page at /. It is what `make run`
+// Command devserver runs every route of every function of the service on one
+// origin under /api/ (the route table of functions/wiring), with the site's
+// reference page at every other path. It is what `make run`
 // starts; configuration comes from the environment (see README.md). It needs
 // FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
 // credentials.
@@ -18,9 +19,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
-	"github.com/ownersite/introductions/shared/setup"
 	"github.com/ownersite/introductions/shared/sitepage"
 )
 
@@ -42,7 +43,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if getenv("FIRESTORE_EMULATOR_HOST") == "" {
 		logger.Warn("FIRESTORE_EMULATOR_HOST is unset: using real Firestore with your default credentials")
 	}
-	svc, err := setup.Build(ctx, cfg, logger, setup.Overrides{})
+	svc, err := wiring.Build(ctx, cfg, logger, wiring.Overrides{})
 	if err != nil {
 		return err
 	}

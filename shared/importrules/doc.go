@@ -7,4 +7,9 @@
 // another package. Only the adapters (the Firestore store, the Secret
 // Manager key loader), the wiring and the root package do. A new pure
 // package is protected by adding its path to the pure list in the test.
+//
+// The arrows run one way: the root package (the entry points) and the dev
+// server import functions/wiring, the wiring imports the functions, each
+// function imports shared packages only, and no shared package imports a
+// function or the wiring.
 package importrules

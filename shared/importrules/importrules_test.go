@@ -116,6 +116,38 @@ func TestPurePackagesImportNoCloudSDK(t *testing.T) {
 	}
 }
 
+// TestArrowsPointDown checks the direction of the layers (root -> wiring ->
+// functions -> shared): shared packages import no function and not the
+// wiring, and a function imports no other function and not the wiring; only
+// the wiring imports the functions.
+func TestArrowsPointDown(t *testing.T) {
+	g := load(t, module+"/...")
+	upward := func(from string) func(string) bool {
+		return func(to string) bool {
+			if to == from || !strings.HasPrefix(to, module+"/") {
+				return false
+			}
+			rel := strings.TrimPrefix(to, module+"/")
+			switch {
+			case strings.HasPrefix(from, module+"/shared/"):
+				return strings.HasPrefix(rel, "functions/")
+			case from == module+"/functions/wiring":
+				return false
+			case strings.HasPrefix(from, module+"/functions/"):
+				return strings.HasPrefix(rel, "functions/") && !strings.HasPrefix(to, from+"/")
+			}
+			return false
+		}
+	}
+	for p := range g {
+		for _, q := range g[p] {
+			if upward(p)(q) {
+				t.Errorf("%s imports %s: arrows run root -> wiring -> functions -> shared", p, q)
+			}
+		}
+	}
+}
+
 // TestViolation is the test of the test: on a made-up graph it finds the
 // chain through which a pure package reaches gRPC, and none where there is
 // none.

@@ -15,47 +15,52 @@ import (
 // MaxBody is the largest request body the API reads (SPEC §8).
 const MaxBody = 64 << 10
 
-// Edge wraps next with the headers every JSON API answer carries: the exact
-// CORS allow-list of the site's origins (never *, never null, never
-// credentials), no-store caching, nosniff and a CSP that allows nothing. It
-// answers CORS preflights itself. methods is the Allow list of next.
-func Edge(allowedOrigins []string, methods string, next http.Handler) http.Handler {
+// edge sets the headers every JSON API answer carries: the exact CORS
+// allow-list of the site's origins (never *, never null, never
+// credentials), no-store caching, nosniff and a CSP that allows nothing.
+type edge struct{ allowed map[string]bool }
+
+func newEdge(allowedOrigins []string) edge {
 	allowed := make(map[string]bool, len(allowedOrigins))
 	for _, o := range allowedOrigins {
 		if o != "" && o != "*" && o != "null" {
 			allowed[o] = true
 		}
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Add("Vary", "Origin")
-		origin := r.Header.Get("Origin")
-		if allowed[origin] {
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", "Retry-After")
-		}
-		if r.Method == http.MethodOptions {
-			if allowed[origin] {
-				h.Set("Access-Control-Allow-Methods", methods)
-				h.Set("Access-Control-Allow-Headers", "Content-Type, Idempotency-Key")
-				h.Set("Access-Control-Max-Age", "600")
-			}
-			h.Set("Allow", methods+", OPTIONS")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return edge{allowed: allowed}
+}
+
+func (e edge) headers(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Add("Vary", "Origin")
+	if origin := r.Header.Get("Origin"); e.allowed[origin] {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Expose-Headers", "Retry-After")
+	}
+}
+
+// preflight answers an OPTIONS request to a path whose routes accept allow.
+func (e edge) preflight(w http.ResponseWriter, r *http.Request, allow []string) {
+	h := w.Header()
+	methods := strings.Join(allow, ", ")
+	if e.allowed[r.Header.Get("Origin")] {
+		h.Set("Access-Control-Allow-Methods", methods)
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Idempotency-Key")
+		h.Set("Access-Control-Max-Age", "600")
+	}
+	h.Set("Allow", methods+", OPTIONS")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // MethodNotAllowed answers 405 METHOD_NOT_ALLOWED with the Allow header.
-func MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
-	w.Header().Set("Allow", allow+", OPTIONS")
-	WriteError(w, r, nil, intake.Errorf(intake.CodeMethodNotAllowed, "This address accepts %s only.", allow))
+func MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
+	methods := strings.Join(allow, ", ")
+	w.Header().Set("Allow", methods+", OPTIONS")
+	WriteError(w, r, nil, intake.Errorf(intake.CodeMethodNotAllowed, "This address accepts %s only.", methods))
 }
 
 // NotFound answers 404 NOT_FOUND.
@@ -63,10 +68,21 @@ func NotFound(w http.ResponseWriter, r *http.Request) {
 	WriteError(w, r, nil, intake.ErrNotFound)
 }
 
-// ReadBody returns the JSON body of r: UNSUPPORTED_MEDIA_TYPE unless the
-// Content-Type is application/json, BODY_TOO_LARGE past MaxBody,
-// UNREADABLE_BODY when it cannot be read or is not one JSON object.
-func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// ReadJSON reads r's body into v: UNSUPPORTED_MEDIA_TYPE unless the
+// Content-Type is application/json (UTF-8), BODY_TOO_LARGE past MaxBody,
+// UNREADABLE_BODY when it cannot be read, is not exactly one JSON object or
+// has a member v does not know. It is the one prologue of every handler that
+// takes a body.
+func ReadJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	return DecodeStrict(body, v)
+}
+
+// readBody returns the JSON body of r, or its refusal (see ReadJSON).
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return nil, intake.Errorf(intake.CodeUnsupportedMediaType, "Send the body as application/json.")
@@ -103,21 +119,6 @@ func DecodeStrict(body []byte, v any) error {
 	return nil
 }
 
-// Recover turns a panic in next into a 500 INTERNAL problem (the panic is
-// logged, never sent).
-func Recover(logger interface {
-	Error(msg string, args ...any)
-}, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
-				logger.Error("handler panicked", "panic", p)
-				WriteError(w, r, nil, intake.Errorf(intake.CodeInternal, "Something went wrong on our side."))
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
+// Internal is the refusal of a request that failed on our side; its
+// detail never says why.
+var Internal = intake.Errorf(intake.CodeInternal, "Something went wrong on our side.")

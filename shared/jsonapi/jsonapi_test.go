@@ -1,6 +1,8 @@
 package jsonapi
 
 import (
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -21,26 +23,138 @@ func TestEveryCodeHasAStatus(t *testing.T) {
 	}
 }
 
-func TestEdgeAllowsOnlyListedOrigins(t *testing.T) {
-	h := Edge([]string{"https://site.example", "*", "null"}, "POST", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	cases := []struct{ name, method, origin, wantACAO string }{
-		{"listed origin", "POST", "https://site.example", "https://site.example"},
-		{"other origin", "POST", "https://evil.example", ""},
-		{"null origin", "POST", "null", ""},
-		{"preflight from listed origin", "OPTIONS", "https://site.example", "https://site.example"},
-		{"preflight from other origin", "OPTIONS", "https://evil.example", ""},
+// testRoutes serves two routes on one path and one on another.
+func testRoutes(t *testing.T) http.Handler {
+	t.Helper()
+	ok := func(w http.ResponseWriter, r *http.Request) error { w.WriteHeader(http.StatusOK); return nil }
+	h, err := NewRoutes([]Route{
+		{"GET /things/{id}", ok},
+		{"DELETE /things/{id}", ok},
+		{"POST /things", func(w http.ResponseWriter, r *http.Request) error { return intake.ErrNotFound }},
+		{"POST /panics", func(w http.ResponseWriter, r *http.Request) error { panic("secret detail") }},
+	}, []string{"https://site.example", "*", "null"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestRoutes(t *testing.T) {
+	h := testRoutes(t)
+	cases := []struct {
+		name, method, path string
+		status             int
+		code, allow        string
+	}{
+		{"a route", "GET", "/things/1", 200, "", ""},
+		{"HEAD with GET", "HEAD", "/things/1", 200, "", ""},
+		{"another method of the path", "DELETE", "/things/1", 200, "", ""},
+		{"a refusal the handler returns", "POST", "/things", 404, "NOT_FOUND", ""},
+		{"a method no route has", "PUT", "/things/1", 405, "METHOD_NOT_ALLOWED", "GET, HEAD, DELETE, OPTIONS"},
+		{"a method of another path", "GET", "/things", 405, "METHOD_NOT_ALLOWED", "POST, OPTIONS"},
+		{"no such path", "GET", "/nothing", 404, "NOT_FOUND", ""},
+		{"a longer path", "GET", "/things/1/more", 404, "NOT_FOUND", ""},
+		{"preflight", "OPTIONS", "/things/1", 204, "", "GET, HEAD, DELETE, OPTIONS"},
+		{"preflight to no such path", "OPTIONS", "/nothing", 404, "NOT_FOUND", ""},
+		{"a panic", "POST", "/panics", 500, "INTERNAL", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest(tc.method, "/x", nil)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+			if w.Code != tc.status || w.Header().Get("Allow") != tc.allow {
+				t.Fatalf("%d Allow %q, want %d Allow %q", w.Code, w.Header().Get("Allow"), tc.status, tc.allow)
+			}
+			if tc.code != "" {
+				var p Problem
+				if w.Header().Get("Content-Type") != "application/problem+json" || json.Unmarshal(w.Body.Bytes(), &p) != nil || string(p.Code) != tc.code {
+					t.Fatalf("%s %s, want problem+json %s", w.Header().Get("Content-Type"), w.Body, tc.code)
+				}
+			}
+			if strings.Contains(w.Body.String(), "secret") || w.Header().Get("Cache-Control") != "no-store" || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+				t.Fatalf("headers %v body %s", w.Header(), w.Body)
+			}
+		})
+	}
+}
+
+func TestRoutesAllowOnlyListedOrigins(t *testing.T) {
+	h := testRoutes(t)
+	cases := []struct{ name, method, path, origin, wantACAO, wantMethods string }{
+		{"listed origin", "GET", "/things/1", "https://site.example", "https://site.example", ""},
+		{"listed origin on a refusal", "GET", "/nothing", "https://site.example", "https://site.example", ""},
+		{"other origin", "GET", "/things/1", "https://evil.example", "", ""},
+		{"null origin", "GET", "/things/1", "null", "", ""},
+		{"preflight from listed origin", "OPTIONS", "/things", "https://site.example", "https://site.example", "POST"},
+		{"preflight from other origin", "OPTIONS", "/things", "https://evil.example", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(tc.method, tc.path, nil)
 			r.Header.Set("Origin", tc.origin)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
 			if got := w.Header().Get("Access-Control-Allow-Origin"); got != tc.wantACAO {
 				t.Fatalf("ACAO %q, want %q", got, tc.wantACAO)
 			}
-			if w.Header().Get("Access-Control-Allow-Credentials") != "" || w.Header().Get("Cache-Control") != "no-store" {
+			if got := w.Header().Get("Access-Control-Allow-Methods"); got != tc.wantMethods {
+				t.Fatalf("Allow-Methods %q, want %q", got, tc.wantMethods)
+			}
+			if w.Header().Get("Access-Control-Allow-Credentials") != "" {
 				t.Fatalf("headers %v", w.Header())
+			}
+		})
+	}
+}
+
+func TestNewRoutesRefusesBadTables(t *testing.T) {
+	ok := func(w http.ResponseWriter, r *http.Request) error { return nil }
+	logger := slog.New(slog.DiscardHandler)
+	for name, routes := range map[string][]Route{
+		"no method":         {{"/things", ok}},
+		"OPTIONS":           {{"OPTIONS /things", ok}},
+		"no handler":        {{"GET /things", nil}},
+		"the same twice":    {{"GET /things", ok}, {"GET /things", ok}},
+		"conflicting names": {{"GET /things/{a}", ok}, {"GET /things/{b}", ok}},
+	} {
+		if _, err := NewRoutes(routes, nil, logger); err == nil {
+			t.Errorf("%s: NewRoutes succeeded", name)
+		}
+	}
+	if _, err := NewRoutes(nil, nil, nil); err == nil {
+		t.Error("NewRoutes without a logger succeeded")
+	}
+}
+
+func TestReadJSON(t *testing.T) {
+	type body struct {
+		Token string `json:"token"`
+	}
+	cases := []struct {
+		name, contentType, body string
+		code                    intake.Code
+	}{
+		{"one object", "application/json", `{"token":"t"}`, ""},
+		{"charset utf-8", "application/json; charset=utf-8", `{"token":"t"}`, ""},
+		{"other charset", "application/json; charset=latin1", `{"token":"t"}`, intake.CodeUnsupportedMediaType},
+		{"not JSON", "text/plain", `{"token":"t"}`, intake.CodeUnsupportedMediaType},
+		{"unknown member", "application/json", `{"token":"t","x":1}`, intake.CodeUnreadableBody},
+		{"two objects", "application/json", `{"token":"t"}{}`, intake.CodeUnreadableBody},
+		{"an array", "application/json", `[]`, intake.CodeUnreadableBody},
+		{"cut short", "application/json", `{"token":`, intake.CodeUnreadableBody},
+		{"too large", "application/json", `{"token":"` + strings.Repeat("x", MaxBody) + `"}`, intake.CodeBodyTooLarge},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+			r.Header.Set("Content-Type", tc.contentType)
+			var b body
+			err := ReadJSON(httptest.NewRecorder(), r, &b)
+			if intake.CodeOf(err) != tc.code {
+				t.Fatalf("error %v, want code %q", err, tc.code)
+			}
+			if tc.code == "" && b.Token != "t" {
+				t.Fatalf("decoded %+v", b)
 			}
 		})
 	}

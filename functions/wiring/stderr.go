@@ -1,4 +1,4 @@
-package setup
+package wiring
 
 import "os"
 

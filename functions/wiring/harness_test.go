@@ -1,4 +1,4 @@
-package setup_test
+package wiring_test
 
 import (
 	"bytes"
@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
-	"github.com/ownersite/introductions/shared/setup"
 	"google.golang.org/api/iterator"
 )
 
@@ -58,7 +58,7 @@ func (b *logBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b
 // harness is the wired service on an httptest server, against the emulator.
 type harness struct {
 	t       *testing.T
-	svc     *setup.Service
+	svc     *wiring.Service
 	srv     *httptest.Server
 	clock   *clock
 	logs    *logBuffer
@@ -88,7 +88,7 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 	}
 	h := &harness{t: t, clock: &clock{now: time.Now().UTC().Truncate(time.Second)}, logs: &logBuffer{}, db: db, project: project}
 	logger := cloudlog.New(h.logs, slog.LevelDebug)
-	h.svc, err = setup.Build(context.Background(), cfg, logger, setup.Overrides{Clock: h.clock})
+	h.svc, err = wiring.Build(context.Background(), cfg, logger, wiring.Overrides{Clock: h.clock})
 	if err != nil {
 		t.Fatal(err)
 	}

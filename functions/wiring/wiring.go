@@ -4,7 +4,7 @@
 // from them. Deployed functions build lazily on their first request: a failed
 // start-up answers 503 UNAVAILABLE and is retried on the next request, never
 // cached.
-package setup
+package wiring
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,17 +38,24 @@ import (
 )
 
 // Service is the built service: its dependencies and the handler of every
-// public function.
+// deployed function.
 type Service struct {
 	Config config.Config
 	Logger *slog.Logger
 	Store  *firestorestore.Store
 	Flow   *intakeflow.Service
 
-	Challenge    http.Handler
-	Forms        http.Handler
-	Drafts       http.Handler
-	Confirmation http.Handler
+	functions map[string]http.Handler
+	api       http.Handler
+}
+
+// handlers are the built handlers of every function, which the route table
+// picks from.
+type handlers struct {
+	challenge    *challenge.Handlers
+	forms        *forms.Handlers
+	drafts       *drafts.Handlers
+	confirmation *confirmation.Handlers
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -95,21 +103,48 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		store.Close()
 		return nil, err
 	}
-	powParams := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: challenge.Path}
 	honeypot := func(formID, version string) string {
 		if v, ok := registry.Find(formID, version); ok {
 			return v.Honeypot
 		}
 		return ""
 	}
-	withTrace := func(h http.Handler) http.Handler { return traced(cfg.Project, h) }
-	return &Service{
-		Config: cfg, Logger: logger, Store: store, Flow: flow,
-		Challenge:    withTrace(challenge.New(pow, cfg.AllowedOrigins, logger)),
-		Forms:        withTrace(forms.New(registry, powParams, cfg.Retention, cfg.AllowedOrigins, logger)),
-		Drafts:       withTrace(drafts.New(flow, drafts.Options{Origins: cfg.AllowedOrigins, ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot}, logger)),
-		Confirmation: withTrace(confirmation.New(flow, cfg.AllowedOrigins, logger)),
-	}, nil
+	powParams := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
+	var h handlers
+	errs := make([]error, 4)
+	h.challenge, errs[0] = challenge.New(pow)
+	h.forms, errs[1] = forms.New(registry, powParams, cfg.Retention)
+	h.drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot})
+	h.confirmation, errs[3] = confirmation.New(flow)
+	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, functions: map[string]http.Handler{}}
+	for _, name := range append(Functions(), "") {
+		served, err := jsonapi.NewRoutes(routesOf(&h, name), cfg.AllowedOrigins, logger)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if name == "" {
+			svc.api = traced(cfg.Project, served)
+		} else {
+			svc.functions[name] = traced(cfg.Project, served)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return svc, nil
+}
+
+// pathOf returns the path of function's first route.
+func pathOf(function string) string {
+	for _, rt := range routes {
+		if rt.function == function {
+			_, path, _ := strings.Cut(rt.pattern, " ")
+			return path
+		}
+	}
+	return ""
 }
 
 // traced puts Cloud Run's trace header into the request context, so every
@@ -130,16 +165,19 @@ func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
 	return secretkeys.Open(ctx, cfg.HMACSecret)
 }
 
-// Mux mounts every public function on one mux under the paths deployed
-// functions answer, and page at / (the dev server's one origin, SPEC §9).
+// Function returns the handler of one deployed function, serving its rows
+// of the route table only; nil for a name the table does not have.
+func (s *Service) Function(name string) http.Handler { return s.functions[name] }
+
+// API returns a handler serving every route of every function.
+func (s *Service) API() http.Handler { return s.api }
+
+// Mux serves every route of every function under /api/ and page at every
+// other path: the dev server's one origin, the way a site's hosting rewrites
+// /api/** to the functions.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/introductions/challenge", s.Challenge)
-	mux.Handle("/api/forms/", s.Forms)
-	mux.Handle("/api/introductions", s.Drafts)
-	mux.Handle("/api/introductions/{id}/confirmation", s.Confirmation)
-	mux.Handle("/api/introductions/{id}/withdrawal", s.Confirmation)
-	mux.Handle("/api/", jsonapi.Edge(s.Config.AllowedOrigins, "GET, POST", http.HandlerFunc(jsonapi.NotFound)))
+	mux.Handle("/api/", s.api)
 	mux.Handle("/", page)
 	return mux
 }
@@ -179,9 +217,9 @@ func (l *Lazy) get(ctx context.Context) (*Service, *slog.Logger, error) {
 	return svc, logger, nil
 }
 
-// Handler returns the handler of one function, picked from the built
-// service.
-func (l *Lazy) Handler(pick func(*Service) http.Handler) http.HandlerFunc {
+// Function returns the handler of the deployed function name, built on its
+// first request.
+func (l *Lazy) Function(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		svc, logger, err := l.get(r.Context())
 		if err != nil {
@@ -189,6 +227,6 @@ func (l *Lazy) Handler(pick func(*Service) http.Handler) http.HandlerFunc {
 			jsonapi.WriteError(w, r, nil, intake.Unavailable(errors.New("start-up failed"), 5*time.Second))
 			return
 		}
-		pick(svc).ServeHTTP(w, r)
+		svc.Function(name).ServeHTTP(w, r)
 	}
 }

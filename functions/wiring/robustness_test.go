@@ -1,4 +1,4 @@
-package setup_test
+package wiring_test
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
-	"github.com/ownersite/introductions/shared/setup"
 )
 
 // TestLogsCarryNoPersonalData runs every path with unique canary values and
@@ -104,7 +104,7 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &logBuffer{}
-	svc, err := setup.Build(context.Background(), cfg, cloudlog.New(logs, slog.LevelDebug), setup.Overrides{})
+	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(logs, slog.LevelDebug), wiring.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package setup_test
+package wiring_test
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
-	"github.com/ownersite/introductions/shared/setup"
 )
 
 // BenchmarkDraftAndConfirm measures, through the wired HTTP handlers on the
@@ -30,7 +30,7 @@ func BenchmarkDraftAndConfirm(b *testing.B) {
 		b.Fatal(err)
 	}
 	counter := &firestorestore.RPCCounter{}
-	svc, err := setup.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), setup.Overrides{StoreOptions: counter.ClientOptions()})
+	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), wiring.Overrides{StoreOptions: counter.ClientOptions()})
 	if err != nil {
 		b.Fatal(err)
 	}
