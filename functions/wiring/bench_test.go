@@ -13,7 +13,6 @@ import (
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
-	"github.com/ownersite/introductions/shared/firestorestore"
 )
 
 // BenchmarkDraftAndConfirm measures, through the wired HTTP handlers on the
@@ -29,8 +28,8 @@ func BenchmarkDraftAndConfirm(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	counter := &firestorestore.RPCCounter{}
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), wiring.Overrides{StoreOptions: counter.ClientOptions()})
+	counter := &emulatortest.RPCCounter{}
+	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), wiring.Overrides{StoreOptions: counter.ClientOptions(host)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,65 +3,36 @@ package wiring_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"google.golang.org/api/iterator"
+
 	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
-	"google.golang.org/api/iterator"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 const siteOrigin = "https://site.example"
-
-// clock is a settable clock shared by the service under test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// logBuffer collects the service's log lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-func (b *logBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
 // harness is the wired service on an httptest server, against the emulator.
 type harness struct {
 	t       *testing.T
 	svc     *wiring.Service
 	srv     *httptest.Server
-	clock   *clock
-	logs    *logBuffer
+	clock   *testsupport.Clock
+	logs    *testsupport.Logs
 	db      *firestore.Client
 	project string
 }
@@ -86,7 +57,7 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, clock: &clock{now: time.Now().UTC().Truncate(time.Second)}, logs: &logBuffer{}, db: db, project: project}
+	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project}
 	logger := cloudlog.New(h.logs, slog.LevelDebug)
 	h.svc, err = wiring.Build(context.Background(), cfg, logger, wiring.Overrides{Clock: h.clock})
 	if err != nil {
@@ -158,24 +129,12 @@ func (h *harness) solved() string {
 	if r.status != http.StatusOK {
 		h.t.Fatalf("challenge: %d %s", r.status, r.body)
 	}
-	c, err := altchapow.ParseChallenge(r.body)
-	if err != nil {
+	var c altchapow.Challenge
+	if err := json.Unmarshal(r.body, &c); err != nil {
 		h.t.Fatal(err)
 	}
-	return solve(h.t, c)
-}
-
-func solve(t *testing.T, c altchapow.Challenge) string {
-	t.Helper()
-	for n := int64(0); n <= c.MaxNumber; n++ {
-		sum := sha256.Sum256([]byte(c.Salt + strconv.FormatInt(n, 10)))
-		if hex.EncodeToString(sum[:]) == c.Challenge {
-			p, _ := json.Marshal(map[string]any{"algorithm": c.Algorithm, "challenge": c.Challenge, "number": n, "salt": c.Salt, "signature": c.Signature})
-			return base64.StdEncoding.EncodeToString(p)
-		}
-	}
-	t.Fatalf("no solution for challenge up to %d", c.MaxNumber)
-	return ""
+	payload, _ := testsupport.Solve(h.t, c)
+	return payload
 }
 
 // draftBody is a valid draft for form version 1 with a fresh solution.

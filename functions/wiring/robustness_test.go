@@ -16,6 +16,7 @@ import (
 	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // TestLogsCarryNoPersonalData runs every path with unique canary values and
@@ -103,7 +104,7 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
+	logs := &testsupport.Logs{}
 	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(logs, slog.LevelDebug), wiring.Overrides{})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // FuzzVerify asserts that Verify never panics, refuses only with its one
@@ -112,7 +113,7 @@ func orZero(s string) string {
 
 func BenchmarkIssue(b *testing.B) {
 	ring := newRing(b, map[string]byte{"1": 'a'}, "1")
-	pow, err := altchapow.New(ring, fixedClock{t0}, altchapow.Config{Random: rand.Reader})
+	pow, err := altchapow.New(ring, testsupport.NewClock(t0), altchapow.Config{Random: rand.Reader})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,15 +15,11 @@ import (
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // t0 is the fixed time tests issue challenges at.
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-
-// fixedClock is an intake.Clock stopped at one instant.
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 // testMaxNumber keeps test challenges quick to solve.
 const testMaxNumber = 2000
@@ -46,7 +42,7 @@ func newRing(t testing.TB, keys map[string]byte, current string) *keyring.Ring {
 // small MaxNumber and a seeded random source, so that runs are repeatable.
 func newPoW(t testing.TB, keys intake.Keyring, now time.Time, seed byte) *altchapow.ProofOfWork {
 	t.Helper()
-	p, err := altchapow.New(keys, fixedClock{now}, altchapow.Config{
+	p, err := altchapow.New(keys, testsupport.NewClock(now), altchapow.Config{
 		MaxNumber: testMaxNumber,
 		Random:    mathrand.NewChaCha8([32]byte{seed}),
 	})
@@ -59,13 +55,8 @@ func newPoW(t testing.TB, keys intake.Keyring, now time.Time, seed byte) *altcha
 // solve finds a challenge's secret number by brute force, as a client does.
 func solve(t testing.TB, c altchapow.Challenge) int64 {
 	t.Helper()
-	for n := int64(0); n <= c.MaxNumber; n++ {
-		if sha256Hex(c.Salt+strconv.FormatInt(n, 10)) == c.Challenge {
-			return n
-		}
-	}
-	t.Fatalf("no solution within maxnumber %d for salt %q", c.MaxNumber, c.Salt)
-	return 0
+	_, n := testsupport.Solve(t, c)
+	return n
 }
 
 // solved returns the canonical payload of a solved challenge.

@@ -19,6 +19,7 @@ import (
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // shortRing is an intake.Keyring that hands out a short key, which a
@@ -40,18 +41,18 @@ func TestNew(t *testing.T) {
 		wantMax      int64
 		wantLifetime time.Duration
 	}{
-		{name: "defaults", keys: ring, clock: fixedClock{t0}, wantMax: 100_000, wantLifetime: 10 * time.Minute},
-		{name: "configured", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{MaxNumber: 250_000, Lifetime: 5 * time.Minute}, wantMax: 250_000, wantLifetime: 5 * time.Minute},
-		{name: "smallest", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{MaxNumber: 1, Lifetime: time.Second}, wantMax: 1, wantLifetime: time.Second},
-		{name: "largest", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{MaxNumber: altchapow.MaxMaxNumber, Lifetime: altchapow.MaxLifetime}, wantMax: altchapow.MaxMaxNumber, wantLifetime: altchapow.MaxLifetime},
-		{name: "nil keys", keys: nil, clock: fixedClock{t0}, wantErr: true},
+		{name: "defaults", keys: ring, clock: testsupport.NewClock(t0), wantMax: 100_000, wantLifetime: 10 * time.Minute},
+		{name: "configured", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{MaxNumber: 250_000, Lifetime: 5 * time.Minute}, wantMax: 250_000, wantLifetime: 5 * time.Minute},
+		{name: "smallest", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{MaxNumber: 1, Lifetime: time.Second}, wantMax: 1, wantLifetime: time.Second},
+		{name: "largest", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{MaxNumber: altchapow.MaxMaxNumber, Lifetime: altchapow.MaxLifetime}, wantMax: altchapow.MaxMaxNumber, wantLifetime: altchapow.MaxLifetime},
+		{name: "nil keys", keys: nil, clock: testsupport.NewClock(t0), wantErr: true},
 		{name: "nil clock", keys: ring, clock: nil, wantErr: true},
-		{name: "short current key", keys: shortRing{}, clock: fixedClock{t0}, wantErr: true},
-		{name: "negative max number", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{MaxNumber: -1}, wantErr: true},
-		{name: "max number too large", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{MaxNumber: altchapow.MaxMaxNumber + 1}, wantErr: true},
-		{name: "negative lifetime", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{Lifetime: -time.Minute}, wantErr: true},
-		{name: "sub-second lifetime", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{Lifetime: 500 * time.Millisecond}, wantErr: true},
-		{name: "lifetime too long", keys: ring, clock: fixedClock{t0}, cfg: altchapow.Config{Lifetime: altchapow.MaxLifetime + time.Second}, wantErr: true},
+		{name: "short current key", keys: shortRing{}, clock: testsupport.NewClock(t0), wantErr: true},
+		{name: "negative max number", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{MaxNumber: -1}, wantErr: true},
+		{name: "max number too large", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{MaxNumber: altchapow.MaxMaxNumber + 1}, wantErr: true},
+		{name: "negative lifetime", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{Lifetime: -time.Minute}, wantErr: true},
+		{name: "sub-second lifetime", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{Lifetime: 500 * time.Millisecond}, wantErr: true},
+		{name: "lifetime too long", keys: ring, clock: testsupport.NewClock(t0), cfg: altchapow.Config{Lifetime: altchapow.MaxLifetime + time.Second}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,7 +169,7 @@ func TestIssueRefuses(t *testing.T) {
 			if tt.random != nil {
 				cfg = *tt.random()
 			}
-			pow, err := altchapow.New(ring, fixedClock{t0}, cfg)
+			pow, err := altchapow.New(ring, testsupport.NewClock(t0), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +212,7 @@ func TestIssueUsesInjectedRandomness(t *testing.T) {
 // checks every secret number 0..3 occurs and none outside it.
 func TestIssueNumbersSpanTheRange(t *testing.T) {
 	ring := newRing(t, map[string]byte{"1": 'a'}, "1")
-	pow, err := altchapow.New(ring, fixedClock{t0}, altchapow.Config{MaxNumber: 3, Random: mathrand.NewChaCha8([32]byte{9})})
+	pow, err := altchapow.New(ring, testsupport.NewClock(t0), altchapow.Config{MaxNumber: 3, Random: mathrand.NewChaCha8([32]byte{9})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
-// Package emulatortest connects tests to the Firestore emulator: a client on
-// the named database the service uses, in a project of the test's own, wiped
-// before the test. Without an emulator a test is skipped, except under CI
-// (CI set), where it fails: CI must never pass by skipping.
+// Package emulatortest is the Firestore emulator's part of the test support
+// (the rest is package testsupport): a client on the named database the
+// service uses, in a project of the test's own, wiped before and after the
+// test, and an RPC counter that measures round trips. Without an emulator a
+// test is skipped, except under CI (CI set), where it fails: CI must never
+// pass by skipping.
 package emulatortest
 
 import (

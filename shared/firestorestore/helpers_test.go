@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -27,21 +26,21 @@ const (
 	keepFor   = 180 * 24 * time.Hour
 )
 
-var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
+var discard = slog.New(slog.DiscardHandler)
 
 // testStore is a store on a wiped emulator database of the test's own,
 // whose client counts its RPCs.
 type testStore struct {
 	*Store
 	client *firestore.Client
-	rpcs   *RPCCounter
+	rpcs   *emulatortest.RPCCounter
 }
 
 func newTestStore(t testing.TB) *testStore {
 	t.Helper()
 	_, project := emulatortest.Client(t) // wipes the project's database now and at the end
-	rpcs := &RPCCounter{}
-	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, rpcs.ClientOptions()...)
+	rpcs := &emulatortest.RPCCounter{}
+	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, rpcs.ClientOptions(emulatortest.Host(t))...)
 	if err != nil {
 		t.Fatal(err)
 	}

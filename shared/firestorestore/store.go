@@ -111,7 +111,7 @@ var _ intake.Store = (*Store)(nil)
 // the client (Close closes it). It refuses an empty Database, a non-positive
 // OpTimeout and a nil logger. It honours FIRESTORE_EMULATOR_HOST as the
 // Firestore client does; opts are passed to the client (e.g. an
-// RPCCounter's).
+// emulatortest.RPCCounter's in tests).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*Store, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err

@@ -499,8 +499,8 @@ func TestTranslate(t *testing.T) {
 func TestOpenOnEmulator(t *testing.T) {
 	client, project := emulatortest.Client(t)
 	ctx := context.Background()
-	rpcs := &RPCCounter{}
-	s, err := Open(ctx, Config{Project: project, Database: emulatortest.Database, OpTimeout: 10 * time.Second}, discard, rpcs.ClientOptions()...)
+	rpcs := &emulatortest.RPCCounter{}
+	s, err := Open(ctx, Config{Project: project, Database: emulatortest.Database, OpTimeout: 10 * time.Second}, discard, rpcs.ClientOptions(emulatortest.Host(t))...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -3,12 +3,7 @@ package intakeflow_test
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/netip"
 	"strconv"
@@ -18,6 +13,7 @@ import (
 	"time"
 
 	altcha "github.com/altcha-org/altcha-lib-go"
+
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/floodlimit"
@@ -25,11 +21,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
-
-type fixedClock struct{ now time.Time }
-
-func (c fixedClock) Now() time.Time { return c.now }
 
 // untouchableStore fails the test if a draft reaches the database; it only
 // takes the content-free ledger entry of a refusal, written after the
@@ -78,7 +71,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := fixedClock{now}
+	clock := testsupport.NewClock(now)
 	pow, err := altchapow.New(keys, clock, altchapow.Config{MaxNumber: 2000, Lifetime: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +80,7 @@ func newFixture(t *testing.T) *fixture {
 	flood := floodlimit.New(100, time.Minute)
 	svc, err := intakeflow.New(intakeflow.Deps{
 		Store: store, Forms: formregistry.Default(), Flood: flood, Keys: keys, Clock: clock, Entropy: rand.Reader,
-		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:     slog.New(slog.DiscardHandler),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  intake.DefaultRetention,
 		IPLimit:    intake.RateRule{Limit: 10, Window: time.Hour},
@@ -98,23 +91,6 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	return &fixture{svc: svc, store: store, pow: pow, keys: keys, now: now}
-}
-
-func payloadFor(t *testing.T, c altcha.Challenge, salt string, number int64) string {
-	t.Helper()
-	b, _ := json.Marshal(altcha.Payload{Algorithm: c.Algorithm, Challenge: c.Challenge, Number: number, Salt: salt, Signature: c.Signature})
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-func solveNumber(t *testing.T, salt, challenge string, max int64) int64 {
-	for n := int64(0); n <= max; n++ {
-		sum := sha256.Sum256([]byte(salt + strconv.FormatInt(n, 10)))
-		if hex.EncodeToString(sum[:]) == challenge {
-			return n
-		}
-	}
-	t.Fatal("unsolvable")
-	return 0
 }
 
 func submission(altchaPayload string) intake.Submission {
@@ -143,7 +119,7 @@ func TestProofOfWorkIsRefusedBeforeTheDatabase(t *testing.T) {
 
 	// The legitimate solution is accepted by the verifier itself (so the
 	// refusals below are not refusals of everything).
-	if _, err := f.pow.Verify(payloadFor(t, legit, legit.Salt, number)); err != nil {
+	if _, err := f.pow.Verify(testsupport.Payload(altchapow.Challenge(legit), legit.Salt, number)); err != nil {
 		t.Fatalf("the legitimate payload must verify: %v", err)
 	}
 	cases := []struct {
@@ -151,12 +127,12 @@ func TestProofOfWorkIsRefusedBeforeTheDatabase(t *testing.T) {
 		payload string
 		code    intake.Code
 	}{
-		{"digit moved from number into salt", payloadFor(t, legit, legit.Salt+"1", 234), intake.CodePowInvalid},
-		{"trailing delimiter moved out of the salt", payloadFor(t, legit, strings.TrimSuffix(legit.Salt, "&"), number), intake.CodePowInvalid},
-		{"expiry digits moved into the number", payloadFor(t, legit, strings.Replace(legit.Salt, strconv.FormatInt(expires.Unix(), 10), strconv.FormatInt(expires.Unix()/10, 10), 1), number), intake.CodePowInvalid},
-		{"missing expiry", payloadFor(t, noExpiry, noExpiry.Salt, number), intake.CodePowInvalid},
-		{"expired", payloadFor(t, expired, expired.Salt, number), intake.CodePowExpired},
-		{"wrong key", payloadFor(t, foreign, foreign.Salt, number), intake.CodePowInvalid},
+		{"digit moved from number into salt", testsupport.Payload(altchapow.Challenge(legit), legit.Salt+"1", 234), intake.CodePowInvalid},
+		{"trailing delimiter moved out of the salt", testsupport.Payload(altchapow.Challenge(legit), strings.TrimSuffix(legit.Salt, "&"), number), intake.CodePowInvalid},
+		{"expiry digits moved into the number", testsupport.Payload(altchapow.Challenge(legit), strings.Replace(legit.Salt, strconv.FormatInt(expires.Unix(), 10), strconv.FormatInt(expires.Unix()/10, 10), 1), number), intake.CodePowInvalid},
+		{"missing expiry", testsupport.Payload(altchapow.Challenge(noExpiry), noExpiry.Salt, number), intake.CodePowInvalid},
+		{"expired", testsupport.Payload(altchapow.Challenge(expired), expired.Salt, number), intake.CodePowExpired},
+		{"wrong key", testsupport.Payload(altchapow.Challenge(foreign), foreign.Salt, number), intake.CodePowInvalid},
 		{"empty", "", intake.CodePowRequired},
 	}
 	for _, tc := range cases {
@@ -188,9 +164,8 @@ func TestSecondRequestWithTheKeyInFlightIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := solveNumber(t, challenge.Salt, challenge.Challenge, challenge.MaxNumber)
-	b, _ := json.Marshal(map[string]any{"algorithm": challenge.Algorithm, "challenge": challenge.Challenge, "number": n, "salt": challenge.Salt, "signature": challenge.Signature})
-	req := intakeflow.DraftRequest{Submission: submission(base64.StdEncoding.EncodeToString(b)), Client: netip.MustParseAddr("192.0.2.2"), IdempotencyKey: "in-flight-key-1234"}
+	payload, _ := testsupport.Solve(t, challenge)
+	req := intakeflow.DraftRequest{Submission: submission(payload), Client: netip.MustParseAddr("192.0.2.2"), IdempotencyKey: "in-flight-key-1234"}
 	done := make(chan error)
 	go func() {
 		_, err := f.svc.Draft(context.Background(), req)

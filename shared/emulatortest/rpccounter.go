@@ -1,8 +1,7 @@
-package firestorestore
+package emulatortest
 
 import (
 	"context"
-	"os"
 	"sync/atomic"
 
 	"google.golang.org/api/option"
@@ -34,23 +33,25 @@ func (c *RPCCounter) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc
 }
 
 // ClientOptions returns the options that make a Firestore client count its
-// calls here (pass them to Open or firestore.NewClientWithDatabase).
+// calls here (pass them to firestorestore.Open or
+// firestore.NewClientWithDatabase).
 //
-// The Firestore client dials FIRESTORE_EMULATOR_HOST itself when it is set
-// and then ignores dial options, so in that case ClientOptions dials the
-// emulator (plaintext, with the emulator's owner credentials, as the client
-// would) and hands over that connection; the client closes it on Close.
-func (c *RPCCounter) ClientOptions() []option.ClientOption {
+// The Firestore client dials the emulator itself when FIRESTORE_EMULATOR_HOST
+// is set and then ignores dial options, so with an emulatorHost (see Host)
+// ClientOptions dials the emulator (plaintext, with the emulator's owner
+// credentials, as the client would) and hands over that connection; the
+// client closes it on Close. With "" it only adds the interceptors.
+func (c *RPCCounter) ClientOptions(emulatorHost string) []option.ClientOption {
 	interceptors := []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(c.unary),
 		grpc.WithChainStreamInterceptor(c.stream),
 	}
-	if host := os.Getenv("FIRESTORE_EMULATOR_HOST"); host != "" {
+	if emulatorHost != "" {
 		dial := append([]grpc.DialOption{
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithPerRPCCredentials(emulatorOwner{}),
 		}, interceptors...)
-		if conn, err := grpc.NewClient(host, dial...); err == nil {
+		if conn, err := grpc.NewClient(emulatorHost, dial...); err == nil {
 			return []option.ClientOption{option.WithGRPCConn(conn)}
 		}
 	}

@@ -1,0 +1,99 @@
+// Package testsupport is what tests across the module share, written once:
+// an ALTCHA v1 solver that answers a challenge as a visitor's browser does,
+// a settable clock, and a log sink safe for concurrent writers. The
+// Firestore emulator's part (a client on a wiped database, an RPC counter)
+// is package emulatortest.
+//
+// It imports no cloud SDK, so that tests of pure packages can use it.
+package testsupport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/altchapow"
+)
+
+// SolveNumber returns the number n in [0, max] whose SHA-256 of salt+n, in
+// hex, is challenge, and false when there is none: the brute force an
+// ALTCHA client runs.
+func SolveNumber(salt, challenge string, max int64) (int64, bool) {
+	for n := int64(0); n <= max; n++ {
+		sum := sha256.Sum256([]byte(salt + strconv.FormatInt(n, 10)))
+		if hex.EncodeToString(sum[:]) == challenge {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// Solve solves c and returns the payload a client sends for it (standard
+// base64 of the ALTCHA v1 payload JSON) and the number found. It fails the
+// test when c has no solution.
+func Solve(t testing.TB, c altchapow.Challenge) (payload string, number int64) {
+	t.Helper()
+	n, ok := SolveNumber(c.Salt, c.Challenge, c.MaxNumber)
+	if !ok {
+		t.Fatalf("no solution within maxnumber %d for salt %q", c.MaxNumber, c.Salt)
+	}
+	return Payload(c, c.Salt, n), n
+}
+
+// Payload returns the payload a client sends for challenge c with salt and
+// number (which tests may tamper with).
+func Payload(c altchapow.Challenge, salt string, number int64) string {
+	b, _ := json.Marshal(map[string]any{"algorithm": c.Algorithm, "challenge": c.Challenge, "number": number, "salt": salt, "signature": c.Signature})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Clock is an intake.Clock that stands still until a test moves it. It is
+// safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a Clock stopped at now.
+func NewClock(now time.Time) *Clock { return &Clock{now: now} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Logs collects what a logger writes, for tests that look for (or prove
+// the absence of) values in log lines. It is safe for concurrent writers.
+type Logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (l *Logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}

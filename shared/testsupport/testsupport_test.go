@@ -1,0 +1,47 @@
+package testsupport
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/altchapow"
+)
+
+func TestSolve(t *testing.T) {
+	sum := sha256.Sum256([]byte("salt?expires=1&1234"))
+	c := altchapow.Challenge{Algorithm: "SHA-256", Challenge: hex.EncodeToString(sum[:]), MaxNumber: 2000, Salt: "salt?expires=1&", Signature: "sig"}
+	payload, n := Solve(t, c)
+	if n != 1234 {
+		t.Fatalf("Solve found %d, want 1234", n)
+	}
+	raw, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(raw, &got); err != nil || got["number"] != 1234.0 || got["salt"] != c.Salt || got["signature"] != "sig" {
+		t.Fatalf("payload %s (%v)", raw, err)
+	}
+	if _, ok := SolveNumber(c.Salt, c.Challenge, 1233); ok {
+		t.Fatal("SolveNumber found a number above max")
+	}
+}
+
+func TestClockAndLogs(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	c := NewClock(t0)
+	c.Advance(time.Minute)
+	if !c.Now().Equal(t0.Add(time.Minute)) {
+		t.Fatalf("Now() = %v", c.Now())
+	}
+	var l Logs
+	l.Write([]byte("a"))
+	l.Write([]byte("b"))
+	if l.String() != "ab" {
+		t.Fatalf("Logs = %q", l.String())
+	}
+}
