@@ -1,6 +1,10 @@
 package wiring
 
 import (
+	"fmt"
+	"log/slog"
+	"net/http"
+
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
@@ -10,7 +14,7 @@ import (
 type route struct {
 	function string
 	pattern  string
-	handler  func(*handlers) jsonapi.Handler
+	handler  func(*Handlers) jsonapi.Handler
 }
 
 // routes is every route of every function, and the only place a path is
@@ -22,16 +26,17 @@ type route struct {
 // To add a route to an existing function, add a row here and the handler
 // method in its package under functions/ (for example, the Confirmation
 // function's "POST /api/introductions/{id}/revision" row returns
-// h.confirmation.Revise). To add a new function (Sweep, Admin,
-// DeliveryEvents…), also give handlers a field for its package's handlers
+// h.Confirmation.Revise). To add a new function (Sweep, Admin,
+// DeliveryEvents…), also give Handlers a field for its package's handlers
 // and build it in Build; the root package registers every function named
-// here as an entry point by itself.
+// here as an entry point by itself, and the function's tests serve its rows
+// with Serve.
 var routes = []route{
-	{"Challenge", "GET /api/introductions/challenge", func(h *handlers) jsonapi.Handler { return h.challenge.Issue }},
-	{"Forms", "GET /api/forms/{formId}", func(h *handlers) jsonapi.Handler { return h.forms.Latest }},
-	{"Drafts", "POST /api/introductions", func(h *handlers) jsonapi.Handler { return h.drafts.Create }},
-	{"Confirmation", "POST /api/introductions/{id}/confirmation", func(h *handlers) jsonapi.Handler { return h.confirmation.Confirm }},
-	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *handlers) jsonapi.Handler { return h.confirmation.Withdraw }},
+	{"Challenge", "GET /api/introductions/challenge", func(h *Handlers) jsonapi.Handler { return h.Challenge.Issue }},
+	{"Forms", "GET /api/forms/{formId}", func(h *Handlers) jsonapi.Handler { return h.Forms.Latest }},
+	{"Drafts", "POST /api/introductions", func(h *Handlers) jsonapi.Handler { return h.Drafts.Create }},
+	{"Confirmation", "POST /api/introductions/{id}/confirmation", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Confirm }},
+	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }},
 }
 
 // Functions returns the name of every deployed function, in the order the
@@ -59,14 +64,19 @@ func Patterns(function string) []string {
 	return out
 }
 
-// routesOf returns the rows of function, or of every function when
-// function is "".
-func routesOf(h *handlers, function string) []jsonapi.Route {
-	var out []jsonapi.Route
+// Serve returns the handler of function: its rows of the route table,
+// answered by h, behind the JSON API edge (see jsonapi.NewRoutes); every
+// function's rows when function is "". Only the handlers of the rows served
+// are used. It returns an error for a function the table does not name.
+func Serve(h *Handlers, function string, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
+	var rows []jsonapi.Route
 	for _, rt := range routes {
 		if function == "" || rt.function == function {
-			out = append(out, jsonapi.Route{Pattern: rt.pattern, Handle: rt.handler(h)})
+			rows = append(rows, jsonapi.Route{Pattern: rt.pattern, Handle: rt.handler(h)})
 		}
 	}
-	return out
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("wiring.Serve: the route table has no function %q", function)
+	}
+	return jsonapi.NewRoutes(rows, allowedOrigins, logger)
 }

@@ -49,13 +49,13 @@ type Service struct {
 	api       http.Handler
 }
 
-// handlers are the built handlers of every function, which the route table
-// picks from.
-type handlers struct {
-	challenge    *challenge.Handlers
-	forms        *forms.Handlers
-	drafts       *drafts.Handlers
-	confirmation *confirmation.Handlers
+// Handlers are the built handlers of every function, which the route table
+// picks from. A function's tests may fill in only its own.
+type Handlers struct {
+	Challenge    *challenge.Handlers
+	Forms        *forms.Handlers
+	Drafts       *drafts.Handlers
+	Confirmation *confirmation.Handlers
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -110,15 +110,15 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		return ""
 	}
 	powParams := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
-	var h handlers
+	var h Handlers
 	errs := make([]error, 4)
-	h.challenge, errs[0] = challenge.New(pow)
-	h.forms, errs[1] = forms.New(registry, powParams, cfg.Retention)
-	h.drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot})
-	h.confirmation, errs[3] = confirmation.New(flow)
+	h.Challenge, errs[0] = challenge.New(pow)
+	h.Forms, errs[1] = forms.New(registry, powParams, cfg.Retention)
+	h.Drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot})
+	h.Confirmation, errs[3] = confirmation.New(flow)
 	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, functions: map[string]http.Handler{}}
 	for _, name := range append(Functions(), "") {
-		served, err := jsonapi.NewRoutes(routesOf(&h, name), cfg.AllowedOrigins, logger)
+		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -54,6 +54,8 @@ func TestRoutes(t *testing.T) {
 		{"a method of another path", "GET", "/things", 405, "METHOD_NOT_ALLOWED", "POST, OPTIONS"},
 		{"no such path", "GET", "/nothing", 404, "NOT_FOUND", ""},
 		{"a longer path", "GET", "/things/1/more", 404, "NOT_FOUND", ""},
+		{"an empty segment", "GET", "/things//1", 404, "NOT_FOUND", ""},
+		{"a dot-dot segment", "GET", "/other/../things/1", 404, "NOT_FOUND", ""},
 		{"preflight", "OPTIONS", "/things/1", 204, "", "GET, HEAD, DELETE, OPTIONS"},
 		{"preflight to no such path", "OPTIONS", "/nothing", 404, "NOT_FOUND", ""},
 		{"a panic", "POST", "/panics", 500, "INTERNAL", ""},

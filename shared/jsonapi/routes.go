@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 )
 
@@ -34,13 +35,15 @@ type routeSet struct {
 }
 
 // NewRoutes returns a handler serving routes, every answer with the edge
-// headers (see Edge). A path no route has is answered 404 NOT_FOUND; a path
-// some route has, with a method none has, 405 METHOD_NOT_ALLOWED with Allow;
-// an OPTIONS request (a CORS preflight) to a known path, 204 with Allow. Both
-// refusals are problem+json like every other. A panic in a handler is
-// answered 500 INTERNAL and logged. It returns an error for a pattern
-// without a method or with one it does not serve, and for two patterns that
-// conflict.
+// headers: the exact CORS allow-list of allowedOrigins (never *, null or
+// credentials), no-store, nosniff and a CSP that allows nothing. A path no
+// route has (or not in its clean form) is answered 404 NOT_FOUND; a path
+// some route has, with a method none has, 405 METHOD_NOT_ALLOWED with
+// Allow; an OPTIONS request (a CORS preflight) to a known path, 204 with
+// Allow. Both refusals are problem+json like every other. A panic in a
+// handler is answered 500 INTERNAL and logged. It returns an error for a
+// missing logger or handler, a pattern without a method or with one it does
+// not serve, and two patterns that conflict.
 func NewRoutes(routes []Route, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
 	if logger == nil {
 		return nil, errors.New("jsonapi.NewRoutes: no logger")
@@ -98,6 +101,10 @@ func (s *routeSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.edge.headers(w, r)
+	if !clean(r.URL.Path) {
+		NotFound(w, r) // no route has it; ServeMux would redirect instead
+		return
+	}
 	if r.Method == http.MethodOptions {
 		allow := s.allowed(r)
 		if allow == nil {
@@ -108,6 +115,13 @@ func (s *routeSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// clean reports whether p has no empty, "." or ".." segment (a trailing
+// slash aside).
+func clean(p string) bool {
+	c := path.Clean(p)
+	return c == p || c+"/" == p
 }
 
 // fallback answers what no route matched: 405 when the path has routes

@@ -1,0 +1,79 @@
+package forms_test
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ownersite/introductions/functions/forms"
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
+)
+
+// fakeRegistry knows one form, "introduction", as its published version 1.
+type fakeRegistry struct{ v *formregistry.Version }
+
+func (f fakeRegistry) Latest(formID string) (*formregistry.Version, bool) {
+	return f.v, formID == "introduction"
+}
+
+func serve(t *testing.T) http.Handler {
+	t.Helper()
+	registry, err := formregistry.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := registry.Find("introduction", "1")
+	if !ok {
+		t.Fatal("no introduction/1 in the registry")
+	}
+	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 123, ChallengePath: "/challenge"}
+	h, err := forms.New(fakeRegistry{v}, pow, intake.DefaultRetention)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, err := wiring.Serve(&wiring.Handlers{Forms: h}, "Forms", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return served
+}
+
+func TestLatest(t *testing.T) {
+	w := testsupport.Serve(serve(t), testsupport.Request{Method: http.MethodGet, Path: "/api/forms/introduction"})
+	var d struct {
+		FormID      string `json:"formId"`
+		FormVersion string `json:"formVersion"`
+		ProofOfWork struct {
+			MaxNumber     int64  `json:"maxNumber"`
+			ChallengePath string `json:"challengePath"`
+		} `json:"proofOfWork"`
+	}
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &d) != nil || d.FormID != "introduction" || d.FormVersion != "1" ||
+		d.ProofOfWork.ChallengePath != "/challenge" {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+}
+
+func TestUnknownFormIsNotFound(t *testing.T) {
+	for _, path := range []string{"/api/forms/other", "/api/forms/", "/api/forms"} {
+		w := testsupport.Serve(serve(t), testsupport.Request{Method: http.MethodGet, Path: path})
+		if code := testsupport.ProblemCode(t, w); w.Code != http.StatusNotFound || code != "NOT_FOUND" {
+			t.Fatalf("%s: %d %s", path, w.Code, code)
+		}
+	}
+}
+
+func TestEdges(t *testing.T) {
+	testsupport.CheckEdges(t, serve(t), "/api/forms/introduction", "GET, HEAD")
+}
+
+func TestNewRefusesNoRegistry(t *testing.T) {
+	if _, err := forms.New(nil, formregistry.ProofOfWorkParams{}, intake.DefaultRetention); err == nil || !strings.Contains(err.Error(), "Registry") {
+		t.Fatalf("New(nil) error = %v", err)
+	}
+}
