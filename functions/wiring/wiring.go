@@ -90,7 +90,11 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if err != nil {
 		return nil, fmt.Errorf("firestore: %w", err)
 	}
-	flood := floodlimit.New(cfg.FloodLimit, cfg.FloodWindow)
+	flood, err := floodlimit.New(cfg.FloodLimit, cfg.FloodWindow)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("flood layer: %w", err)
+	}
 	flow, err := intakeflow.New(intakeflow.Deps{
 		Store: store, Forms: registry, Flood: flood, Keys: keys, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},

@@ -31,9 +31,18 @@ func attempt(t *testing.T, sub intake.Submission) *checks.Attempt {
 
 var valid = intake.Submission{Fields: intake.Fields{Name: "  Ada Lovelace ", Email: "ada@example.com", Message: "Hello."}, Altcha: "payload"}
 
+func flood(t *testing.T, limit int) *floodlimit.Limiter {
+	t.Helper()
+	l, err := floodlimit.New(limit, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func TestRateLimit(t *testing.T) {
 	t.Run("lets the limit through, then refuses with the wait", func(t *testing.T) {
-		check := checks.RateLimit{Flood: floodlimit.New(2, time.Minute)}
+		check := checks.RateLimit{Flood: flood(t, 2)}
 		for i := 0; i < 2; i++ {
 			if err := check.Check(context.Background(), attempt(t, valid)); err != nil {
 				t.Fatalf("request %d: %v", i+1, err)
@@ -50,10 +59,10 @@ func TestRateLimit(t *testing.T) {
 		}
 	})
 	t.Run("refuses an email the store reported blocked", func(t *testing.T) {
-		flood := floodlimit.New(100, time.Minute)
-		flood.Block("email-hash", now.Add(time.Hour))
+		limiter := flood(t, 100)
+		limiter.Block("email-hash", now.Add(time.Hour))
 		a := attempt(t, valid)
-		err := checks.RateLimit{Flood: flood}.Check(context.Background(), a)
+		err := checks.RateLimit{Flood: limiter}.Check(context.Background(), a)
 		var e *intake.Error
 		if !errors.As(err, &e) || e.Code != intake.CodeRateLimited || e.RetryAfter < time.Hour || !slices.Contains(a.Signals, "authoritative-limit-remembered") {
 			t.Fatalf("%v, attempt %+v", err, a)
@@ -155,5 +164,13 @@ func TestChainRunsInOrderAndStopsAtTheFirstRefusal(t *testing.T) {
 	err := checks.Chain{recorder{"a", &ran, nil}, recorder{"b", &ran, checks.ErrHoneypot}, recorder{"c", &ran, nil}}.Run(context.Background(), a)
 	if err != checks.ErrHoneypot || a.Abuse == intake.AbuseClean || !slices.Equal(ran, []string{"a", "b"}) {
 		t.Fatalf("%v, abuse %q, ran %v", err, a.Abuse, ran)
+	}
+}
+
+func TestAMissingDependencyIsInternalNotAPanic(t *testing.T) {
+	for name, check := range map[string]checks.Check{"RateLimit": checks.RateLimit{}, "ProofOfWork": checks.ProofOfWork{}} {
+		if err := check.Check(context.Background(), attempt(t, valid)); intake.CodeOf(err) != intake.CodeInternal {
+			t.Errorf("%s without its dependency: %v", name, err)
+		}
 	}
 }

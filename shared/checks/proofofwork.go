@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -21,6 +22,9 @@ type ProofOfWork struct {
 
 // Check implements Check.
 func (p ProofOfWork) Check(_ context.Context, a *Attempt) error {
+	if p.Verifier == nil {
+		return intake.Internal(errors.New("checks.ProofOfWork has no Verifier"))
+	}
 	spent, err := p.Verifier.Verify(a.Submission.Altcha)
 	if err != nil {
 		a.Abuse = intake.AbusePowFailed

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ownersite/introductions/shared/floodlimit"
@@ -19,6 +20,9 @@ type RateLimit struct {
 
 // Check implements Check.
 func (r RateLimit) Check(_ context.Context, a *Attempt) error {
+	if r.Flood == nil {
+		return intake.Internal(errors.New("checks.RateLimit has no Flood"))
+	}
 	d, wait := r.Flood.Admit(a.ClientKey, a.Now)
 	a.RateDecisions = append(a.RateDecisions, d)
 	if d.Decision == intake.RateBlock {

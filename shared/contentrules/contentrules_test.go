@@ -11,7 +11,11 @@ import (
 
 func v1(t testing.TB) *formregistry.Version {
 	t.Helper()
-	v, err := formregistry.Default().Version("introduction", "1")
+	registry, err := formregistry.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := registry.Version("introduction", "1")
 	if err != nil {
 		t.Fatal(err)
 	}

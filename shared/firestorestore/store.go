@@ -142,14 +142,15 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.C
 // open. It refuses a nil client or logger, an empty Database and a
 // non-positive OpTimeout.
 func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*Store, error) {
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
+	problems := []error{cfg.check()}
 	if client == nil {
-		return nil, errors.New("firestorestore: nil client")
+		problems = append(problems, errors.New("firestorestore: nil client"))
 	}
 	if logger == nil {
-		return nil, errors.New("firestorestore: nil logger")
+		problems = append(problems, errors.New("firestorestore: nil logger"))
+	}
+	if err := errors.Join(problems...); err != nil {
+		return nil, err
 	}
 	if db := databaseOf(client); db != cfg.Database {
 		return nil, fmt.Errorf("firestorestore: client is bound to database %q, not %q", db, cfg.Database)

@@ -8,6 +8,8 @@
 package floodlimit
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -39,11 +41,20 @@ type Limiter struct {
 }
 
 // New returns a limiter allowing limit requests per rolling window per key.
-func New(limit int, window time.Duration) *Limiter {
-	if limit < 1 || window <= 0 {
-		panic("floodlimit.New: limit and window must be positive")
+// It refuses a limit below 1 and a window that is not positive, naming
+// each.
+func New(limit int, window time.Duration) (*Limiter, error) {
+	var problems []error
+	if limit < 1 {
+		problems = append(problems, fmt.Errorf("floodlimit.New: limit %d is below 1", limit))
 	}
-	return &Limiter{limit: limit, window: window, counts: map[string]*counter{}, blocks: map[string]time.Time{}}
+	if window <= 0 {
+		problems = append(problems, fmt.Errorf("floodlimit.New: window %v is not positive", window))
+	}
+	if err := errors.Join(problems...); err != nil {
+		return nil, err
+	}
+	return &Limiter{limit: limit, window: window, counts: map[string]*counter{}, blocks: map[string]time.Time{}}, nil
 }
 
 // Admit counts one request for keyHash at now and returns the layer's

@@ -1,6 +1,7 @@
 package floodlimit
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 
 func TestAdmitBlocksPastTheLimitPerKeyOnly(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	l := New(3, 10*time.Minute)
+	l := mustNew(t, 3, 10*time.Minute)
 	for i := 0; i < 3; i++ {
 		if d, _ := l.Admit("a", now); d.Decision != intake.RateAllow || d.Count != i+1 || d.Layer != Layer {
 			t.Fatalf("request %d: %+v", i, d)
@@ -30,7 +31,7 @@ func TestAdmitBlocksPastTheLimitPerKeyOnly(t *testing.T) {
 
 func TestRememberedBlocksExpire(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	l := New(3, time.Minute)
+	l := mustNew(t, 3, time.Minute)
 	l.Block("k", now.Add(90*time.Second))
 	if wait, ok := l.Blocked("k", now); !ok || wait != 2*time.Minute {
 		t.Fatalf("blocked: %v %s", ok, wait)
@@ -40,5 +41,21 @@ func TestRememberedBlocksExpire(t *testing.T) {
 	}
 	if _, ok := l.Blocked("k", now.Add(90*time.Second)); ok {
 		t.Fatal("a block ends at its time")
+	}
+}
+
+func mustNew(t *testing.T, limit int, window time.Duration) *Limiter {
+	t.Helper()
+	l, err := New(limit, window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestNewRefusesBadLimits(t *testing.T) {
+	_, err := New(0, 0)
+	if err == nil || !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "window") {
+		t.Fatalf("New(0, 0) error = %v", err)
 	}
 }

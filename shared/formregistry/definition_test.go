@@ -37,7 +37,7 @@ func golden(t *testing.T, name string, got []byte) {
 var testPoW = ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 100000, ChallengePath: "/api/introductions/challenge"}
 
 func TestDefinitionGolden(t *testing.T) {
-	v, _ := Default().Latest("introduction")
+	v, _ := loadEmbedded(t).Latest("introduction")
 	got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention), "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -46,14 +46,14 @@ func TestDefinitionGolden(t *testing.T) {
 }
 
 func TestNoticeGolden(t *testing.T) {
-	v, _ := Default().Latest("introduction")
+	v, _ := loadEmbedded(t).Latest("introduction")
 	golden(t, "notice-introduction-1.golden.txt", []byte(v.Notice(intake.DefaultRetention).Text()))
 }
 
 // TestDefinitionShape checks the keys of the served JSON against the shape
 // the page is built on, independently of the golden file.
 func TestDefinitionShape(t *testing.T) {
-	v, _ := Default().Latest("introduction")
+	v, _ := loadEmbedded(t).Latest("introduction")
 	raw, _ := json.Marshal(v.Definition(testPoW, intake.DefaultRetention))
 	var d map[string]any
 	if err := json.Unmarshal(raw, &d); err != nil {
@@ -96,7 +96,7 @@ func TestDefinitionShape(t *testing.T) {
 }
 
 func TestDefinitionDoesNotShareRegistryData(t *testing.T) {
-	v, _ := Default().Latest("introduction")
+	v, _ := loadEmbedded(t).Latest("introduction")
 	d := v.Definition(testPoW, intake.DefaultRetention)
 	d.Fields[0].MaxLength = 1
 	d.Purposes[1].Consent.Text = "changed"
@@ -108,7 +108,7 @@ func TestDefinitionDoesNotShareRegistryData(t *testing.T) {
 // TestNoticeFollowsRetention proves the notice is generated from the
 // retention settings, not written beside them.
 func TestNoticeFollowsRetention(t *testing.T) {
-	v, _ := Default().Latest("introduction")
+	v, _ := loadEmbedded(t).Latest("introduction")
 	tests := []struct {
 		name      string
 		retention intake.Retention
@@ -142,7 +142,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 // TestNoticeStatesEveryPurposeAndField proves the notice is generated from
 // the version: each purpose with its basis, each field by its label.
 func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
-	v, _ := Default().Latest("introduction")
+	v, _ := loadEmbedded(t).Latest("introduction")
 	text := v.Notice(intake.DefaultRetention).Text()
 	for _, p := range v.Purposes {
 		if !strings.Contains(text, p.Description) || !strings.Contains(text, basisWording[p.Basis]) {

@@ -24,7 +24,7 @@ var pinnedTexts = map[textKey]string{
 }
 
 func TestPublishedVersionFilesArePinned(t *testing.T) {
-	r := Default()
+	r := loadEmbedded(t)
 	seen := map[versionKey]bool{}
 	for _, formID := range r.FormIDs() {
 		for _, n := range sortedVersions(r.forms[formID]) {
@@ -50,7 +50,7 @@ func TestPublishedVersionFilesArePinned(t *testing.T) {
 }
 
 func TestPublishedTextsArePinned(t *testing.T) {
-	r := Default()
+	r := loadEmbedded(t)
 	seen := map[textKey]bool{}
 	for _, formID := range r.FormIDs() {
 		for _, n := range sortedVersions(r.forms[formID]) {

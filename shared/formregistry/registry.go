@@ -16,7 +16,6 @@ import (
 	"io/fs"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -222,20 +221,4 @@ func Load() (*Registry, error) {
 		return nil, fmt.Errorf("formregistry: %w", err)
 	}
 	return LoadFS(sub)
-}
-
-var (
-	defaultOnce     sync.Once
-	defaultRegistry *Registry
-	defaultErr      error
-)
-
-// Default returns the embedded registry, loaded once. It panics only when the
-// embedded data is invalid, which the package's tests prove it is not.
-func Default() *Registry {
-	defaultOnce.Do(func() { defaultRegistry, defaultErr = Load() })
-	if defaultErr != nil {
-		panic(defaultErr)
-	}
-	return defaultRegistry
 }

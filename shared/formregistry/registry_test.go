@@ -56,7 +56,7 @@ func TestDefaultLoadsEmbeddedData(t *testing.T) {
 	if _, err := Load(); err != nil {
 		t.Fatalf("Load() = %v; the embedded forms must be valid", err)
 	}
-	r := Default()
+	r := loadEmbedded(t)
 	if got, want := strings.Join(r.FormIDs(), ","), "introduction"; got != want {
 		t.Errorf("FormIDs() = %s, want %s", got, want)
 	}
@@ -67,7 +67,7 @@ func TestDefaultLoadsEmbeddedData(t *testing.T) {
 }
 
 func TestIntroductionV1Fields(t *testing.T) {
-	v, err := Default().Version("introduction", "1")
+	v, err := loadEmbedded(t).Version("introduction", "1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestIntroductionV1Fields(t *testing.T) {
 }
 
 func TestIntroductionV1Purposes(t *testing.T) {
-	v, _ := Default().Version("introduction", "1")
+	v, _ := loadEmbedded(t).Version("introduction", "1")
 	tests := []struct {
 		id          string
 		basis       intake.Basis
@@ -177,10 +177,10 @@ func TestVersion(t *testing.T) {
 		version  string
 		wantErr  bool
 	}{
-		{"published version", Default(), "introduction", "1", false},
-		{"unknown version", Default(), "introduction", "2", true},
-		{"empty version", Default(), "introduction", "", true},
-		{"unknown form", Default(), "newsletter", "1", true},
+		{"published version", loadEmbedded(t), "introduction", "1", false},
+		{"unknown version", loadEmbedded(t), "introduction", "2", true},
+		{"empty version", loadEmbedded(t), "introduction", "", true},
+		{"unknown form", loadEmbedded(t), "newsletter", "1", true},
 		{"retired version", twoVersions(t), "introduction", "1", true},
 		{"the version after a retired one", twoVersions(t), "introduction", "2", false},
 	}
@@ -391,4 +391,14 @@ func TestLoadFSUnchangedDataLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadFS(unchanged re-encoded data) = %v", err)
 	}
+}
+
+// loadEmbedded returns the registry embedded in the binary.
+func loadEmbedded(t testing.TB) *Registry {
+	t.Helper()
+	r, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

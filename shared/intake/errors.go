@@ -78,9 +78,11 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // Invalid returns a validation error carrying the given field errors. Its Code
 // is that of the first field error, so a single-field refusal reads as such.
+// Without a field error there is nothing to tell the visitor: that is a bug
+// on our side, answered as INTERNAL.
 func Invalid(fields ...FieldError) *Error {
 	if len(fields) == 0 {
-		panic("intake.Invalid needs at least one field error")
+		return Internal(errors.New("intake.Invalid without a field error"))
 	}
 	return &Error{Code: fields[0].Code, Detail: "The introduction was not kept: see errors.", Fields: fields}
 }

@@ -80,3 +80,9 @@ func TestRateKeyAdmitRollsTheWindow(t *testing.T) {
 		t.Fatalf("after the oldest hit left the window: %+v kept %d", d, len(kept))
 	}
 }
+
+func TestInvalidWithoutAFieldIsInternal(t *testing.T) {
+	if err := Invalid(); err.Code != CodeInternal {
+		t.Fatalf("Invalid() = %v", err)
+	}
+}

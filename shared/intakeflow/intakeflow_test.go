@@ -77,9 +77,16 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	store := &untouchableStore{t: t}
-	flood := floodlimit.New(100, time.Minute)
+	flood, err := floodlimit.New(100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms, err := formregistry.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Forms: formregistry.Default(), Flood: flood, Keys: keys, Clock: clock, Entropy: rand.Reader,
+		Store: store, Forms: forms, Flood: flood, Keys: keys, Clock: clock, Entropy: rand.Reader,
 		Logger:     slog.New(slog.DiscardHandler),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  intake.DefaultRetention,

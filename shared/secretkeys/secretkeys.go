@@ -51,10 +51,12 @@ var _ SecretAccessor = (*secretmanager.Client)(nil)
 // payload whose checksum does not match) fails the load. Errors name the
 // secret and version, never the key.
 func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring.Ring, error) {
+	var problems []error
 	if accessor == nil {
-		return nil, errors.New("secretkeys: Load needs a SecretAccessor")
+		problems = append(problems, errors.New("secretkeys: Load needs a SecretAccessor"))
 	}
-	if err := checkSecretName(secret); err != nil {
+	problems = append(problems, checkSecretName(secret))
+	if err := errors.Join(problems...); err != nil {
 		return nil, err
 	}
 	latestName := secret + "/versions/latest"
