@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/strictjson"
 )
 
 func honeypotWebsite(formID, version string) string {
@@ -19,8 +19,8 @@ func honeypotWebsite(formID, version string) string {
 // decode reads body as the handler does (one JSON object) and decodes it.
 func decode(body []byte) (intake.Submission, error) {
 	var members map[string]json.RawMessage
-	if err := jsonapi.DecodeStrict(body, &members); err != nil {
-		return intake.Submission{}, err
+	if err := strictjson.Decode(body, &members, strictjson.RefuseUnknown); err != nil {
+		return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "not one JSON object")
 	}
 	return decodeDraft(members, honeypotWebsite)
 }

@@ -14,12 +14,10 @@
 package altchapow
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +32,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/strictjson"
 )
 
 // Purpose is the keyring.Derive purpose of the challenge-signing key.
@@ -260,7 +259,7 @@ func ParseChallenge(data []byte) (Challenge, error) {
 		Salt      string `json:"salt"`
 		Signature string `json:"signature"`
 	}
-	if err := decodeOne(data, &raw); err != nil {
+	if err := strictjson.Decode(data, &raw, strictjson.IgnoreUnknown); err != nil {
 		return Challenge{}, fmt.Errorf("altchapow: challenge is not one JSON object: %w", err)
 	}
 	max := raw.MaxLower
@@ -339,7 +338,7 @@ func parsePayload(payload string) (pl altcha.Payload, expires int64, version str
 		Salt      string `json:"salt"`
 		Signature string `json:"signature"`
 	}
-	if decodeOne(raw, &fields) != nil || fields.Algorithm != Algorithm || fields.Number == nil || *fields.Number < 0 {
+	if strictjson.Decode(raw, &fields, strictjson.IgnoreUnknown) != nil || fields.Algorithm != Algorithm || fields.Number == nil || *fields.Number < 0 {
 		return pl, 0, "", ErrMalformed
 	}
 	salt := fields.Salt
@@ -370,24 +369,6 @@ func parsePayload(payload string) (pl altcha.Payload, expires int64, version str
 		Signature: fields.Signature,
 	}
 	return pl, expires, kv[0], nil
-}
-
-// decodeOne decodes exactly one JSON object from data into v; anything but
-// whitespace after it is an error. Unknown fields (such as the widget's
-// "took") are ignored.
-func decodeOne(data []byte, v any) error {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the JSON object")
-	}
-	return nil
 }
 
 func isHex64(s string) bool {

@@ -1,13 +1,15 @@
-// Package cloudlog provides a log/slog handler that writes one JSON object
-// per line using Google Cloud Logging's structured-log field names:
-// severity, message, time, logging.googleapis.com/sourceLocation and, when
-// the context carries a request's trace, logging.googleapis.com/trace,
+// Package cloudlog makes log/slog write one JSON object per line with Google
+// Cloud Logging's structured-log field names: severity, message, time,
+// logging.googleapis.com/sourceLocation and, when the context carries a
+// request's trace (WithTrace), logging.googleapis.com/trace,
 // logging.googleapis.com/spanId and logging.googleapis.com/trace_sampled.
+// It is the standard library's slog.JSONHandler with its keys and values
+// renamed (ReplaceAttr), plus the trace.
 //
 // Attribute values are always encoded as JSON values, never spliced into the
 // message text, so a value holding newlines or quotes cannot start a second
-// log entry or forge a field (SPEC §8). Callers still decide what they log:
-// ids, codes, decisions and hashed keys, never personal data.
+// log entry or forge a field. Callers still decide what they log: ids,
+// codes, decisions and hashed keys, never personal data.
 package cloudlog
 
 import (
@@ -17,10 +19,8 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -35,127 +35,67 @@ const (
 	keyTraceSampled   = "logging.googleapis.com/trace_sampled"
 )
 
-// reserved are the top-level keys the handler writes itself. A top-level
+// reserved are the top-level keys the handler writes itself, in Cloud
+// Logging's names or in slog's own (which ReplaceAttr renames). A top-level
 // attribute with one of these keys is written as "attr.<key>" instead, so
 // that no attribute can override severity, message or trace.
 var reserved = map[string]bool{
 	keySeverity: true, keyMessage: true, keyTime: true, keySourceLocation: true,
 	keyTrace: true, keySpanID: true, keyTraceSampled: true,
+	slog.LevelKey: true, slog.MessageKey: true, slog.SourceKey: true,
 }
 
-// Handler is a slog.Handler writing Cloud Logging JSON lines. It is safe for
+// New returns a logger writing Cloud Logging JSON lines of records at or
+// above level to w (a nil level means slog.LevelInfo). It is safe for
 // concurrent use; each record is written with a single Write call.
-type Handler struct {
-	mu    *sync.Mutex // shared by every handler derived from the same NewHandler
-	w     io.Writer
-	level slog.Leveler
-	goas  []groupOrAttrs // WithGroup/WithAttrs calls, oldest first
-}
-
-// groupOrAttrs is one WithGroup (group != "") or WithAttrs call.
-type groupOrAttrs struct {
-	group string
-	attrs []slog.Attr
-}
-
-// NewHandler returns a Handler writing records at or above level to w. A nil
-// level means slog.LevelInfo.
-func NewHandler(w io.Writer, level slog.Leveler) *Handler {
-	if level == nil {
-		level = slog.LevelInfo
-	}
-	return &Handler{mu: new(sync.Mutex), w: w, level: level}
-}
-
-// New returns a logger backed by NewHandler(w, level).
 func New(w io.Writer, level slog.Leveler) *slog.Logger {
 	return slog.New(NewHandler(w, level))
 }
 
-// Enabled reports whether records at level l are written.
-func (h *Handler) Enabled(_ context.Context, l slog.Level) bool {
-	return l >= h.level.Level()
+// NewHandler returns the handler of New.
+func NewHandler(w io.Writer, level slog.Leveler) slog.Handler {
+	if level == nil {
+		level = slog.LevelInfo
+	}
+	return &handler{base: slog.NewJSONHandler(w, &slog.HandlerOptions{AddSource: true, Level: level, ReplaceAttr: replace})}
 }
 
-// WithAttrs returns a handler that adds attrs, inside any open groups, to
-// every record.
-func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	if len(attrs) == 0 {
-		return h
-	}
-	return h.with(groupOrAttrs{attrs: attrs})
-}
-
-// WithGroup returns a handler that nests later attributes under name. A
-// group that ends up with no attributes is omitted.
-func (h *Handler) WithGroup(name string) slog.Handler {
-	if name == "" {
-		return h
-	}
-	return h.with(groupOrAttrs{group: name})
-}
-
-func (h *Handler) with(g groupOrAttrs) *Handler {
-	h2 := *h
-	h2.goas = append(slices.Clip(h.goas), g)
-	return &h2
-}
-
-// Handle writes r as one JSON line. It returns the writer's error, if any.
-func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
-	buf := make([]byte, 0, 512)
-	buf = append(buf, '{')
-	buf = appendString(appendKey(buf, keySeverity), severity(r.Level))
-	buf = appendString(appendKey(buf, keyMessage), r.Message)
-	if !r.Time.IsZero() {
-		buf = appendString(appendKey(buf, keyTime), r.Time.UTC().Format(time.RFC3339Nano))
-	}
-	if r.PC != 0 {
-		f, _ := runtime.CallersFrames([]uintptr{r.PC}).Next()
-		buf = append(appendKey(buf, keySourceLocation), '{')
-		buf = appendString(appendKey(buf, "file"), f.File)
-		buf = appendString(appendKey(buf, "line"), strconv.Itoa(f.Line))
-		buf = appendString(appendKey(buf, "function"), f.Function)
-		buf = append(buf, '}')
-	}
-	if t, ok := ctx.Value(traceKey{}).(trace); ok {
-		buf = appendString(appendKey(buf, keyTrace), t.name)
-		if t.spanID != "" {
-			buf = appendString(appendKey(buf, keySpanID), t.spanID)
-		}
-		buf = strconv.AppendBool(appendKey(buf, keyTraceSampled), t.sampled)
-	}
-
-	// Open groups are closed innermost first; an empty one is cut back out
-	// together with its key.
-	var open []int
-	for _, g := range h.goas {
-		if g.group != "" {
-			open = append(open, len(buf))
-			buf = append(appendKey(buf, g.group), '{')
-			continue
-		}
-		for _, a := range g.attrs {
-			buf = appendAttr(buf, a, len(open) == 0)
+// replace renames slog's built-in keys to Cloud Logging's and writes values
+// the way Cloud Logging reads them: durations as text, times in UTC,
+// NaN and infinities as text, and a value that does not marshal as its %+v.
+func replace(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 {
+		switch a.Key {
+		case slog.LevelKey:
+			return slog.String(keySeverity, severity(a.Value.Any().(slog.Level)))
+		case slog.MessageKey:
+			a.Key = keyMessage
+			return a
+		case slog.SourceKey:
+			src, ok := a.Value.Any().(*slog.Source)
+			if !ok {
+				return slog.Attr{}
+			}
+			return slog.Group(keySourceLocation, "file", src.File, "line", strconv.Itoa(src.Line), "function", src.Function)
 		}
 	}
-	r.Attrs(func(a slog.Attr) bool {
-		buf = appendAttr(buf, a, len(open) == 0)
-		return true
-	})
-	for i := len(open) - 1; i >= 0; i-- {
-		if buf[len(buf)-1] == '{' {
-			buf = buf[:open[i]]
-		} else {
-			buf = append(buf, '}')
+	switch v := a.Value; v.Kind() {
+	case slog.KindDuration:
+		a.Value = slog.StringValue(v.Duration().String())
+	case slog.KindTime:
+		a.Value = slog.StringValue(v.Time().UTC().Format(time.RFC3339Nano))
+	case slog.KindFloat64:
+		if f := v.Float64(); math.IsNaN(f) || math.IsInf(f, 0) {
+			a.Value = slog.StringValue(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	case slog.KindAny:
+		if _, isErr := v.Any().(error); !isErr {
+			if _, err := json.Marshal(v.Any()); err != nil {
+				a.Value = slog.StringValue(fmt.Sprintf("%+v", v.Any()))
+			}
 		}
 	}
-	buf = append(buf, '}', '\n')
-
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	_, err := h.w.Write(buf)
-	return err
+	return a
 }
 
 // severity maps a slog level to Cloud Logging's severity names.
@@ -172,84 +112,93 @@ func severity(l slog.Level) string {
 	}
 }
 
-// appendAttr appends a as a JSON member, following slog's rules: an empty
-// attribute and an empty group are omitted, a group with an empty key is
-// inlined, and LogValuers are resolved.
-func appendAttr(buf []byte, a slog.Attr, topLevel bool) []byte {
-	a.Value = a.Value.Resolve()
-	if a.Equal(slog.Attr{}) {
-		return buf
+// handler renames reserved top-level attributes and puts the context's
+// trace at the top level, around slog's JSON handler.
+type handler struct {
+	base slog.Handler // the JSON handler, before any WithGroup or WithAttrs
+	goas []groupOrAttrs
+	// inner is base with goas applied.
+	inner slog.Handler
+}
+
+// groupOrAttrs is one WithGroup (group != "") or WithAttrs call.
+type groupOrAttrs struct {
+	group string
+	attrs []slog.Attr
+}
+
+func (h *handler) Enabled(ctx context.Context, l slog.Level) bool { return h.base.Enabled(ctx, l) }
+
+func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if len(attrs) == 0 {
+		return h
 	}
-	if topLevel && reserved[a.Key] {
-		a.Key = "attr." + a.Key
+	if !h.grouped() {
+		attrs = renameReserved(attrs)
 	}
-	if a.Value.Kind() != slog.KindGroup {
-		return appendValue(appendKey(buf, a.Key), a.Value)
+	return h.with(groupOrAttrs{attrs: attrs})
+}
+
+func (h *handler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
 	}
-	attrs := a.Value.Group()
-	if a.Key == "" {
-		for _, ga := range attrs {
-			buf = appendAttr(buf, ga, topLevel)
+	return h.with(groupOrAttrs{group: name})
+}
+
+func (h *handler) with(g groupOrAttrs) *handler {
+	goas := append(slices.Clip(h.goas), g)
+	return &handler{base: h.base, goas: goas, inner: apply(h.base, goas)}
+}
+
+func (h *handler) grouped() bool {
+	return slices.ContainsFunc(h.goas, func(g groupOrAttrs) bool { return g.group != "" })
+}
+
+// apply replays WithGroup and WithAttrs calls on base.
+func apply(base slog.Handler, goas []groupOrAttrs) slog.Handler {
+	for _, g := range goas {
+		if g.group != "" {
+			base = base.WithGroup(g.group)
+		} else {
+			base = base.WithAttrs(g.attrs)
 		}
-		return buf
 	}
-	start := len(buf)
-	buf = append(appendKey(buf, a.Key), '{')
-	body := len(buf)
-	for _, ga := range attrs {
-		buf = appendAttr(buf, ga, false)
-	}
-	if len(buf) == body {
-		return buf[:start]
-	}
-	return append(buf, '}')
+	return base
 }
 
-// appendKey appends a separating comma when needed, then "key":.
-func appendKey(buf []byte, key string) []byte {
-	if buf[len(buf)-1] != '{' {
-		buf = append(buf, ',')
+func (h *handler) Handle(ctx context.Context, r slog.Record) error {
+	inner := h.inner
+	if inner == nil {
+		inner = h.base
 	}
-	return append(appendString(buf, key), ':')
+	if t, ok := ctx.Value(traceKey{}).(trace); ok {
+		// The trace goes at the top level, before any open group.
+		inner = apply(h.base.WithAttrs(t.attrs()), h.goas)
+	}
+	if !h.grouped() {
+		plain := slog.NewRecord(r.Time, r.Level, r.Message, r.PC)
+		r.Attrs(func(a slog.Attr) bool {
+			plain.AddAttrs(renameReserved([]slog.Attr{a})...)
+			return true
+		})
+		r = plain
+	}
+	return inner.Handle(ctx, r)
 }
 
-// appendValue appends v as a JSON value. Durations and times are strings;
-// anything that does not marshal as JSON is written as its %+v text.
-func appendValue(buf []byte, v slog.Value) []byte {
-	switch v.Kind() {
-	case slog.KindString:
-		return appendString(buf, v.String())
-	case slog.KindInt64:
-		return strconv.AppendInt(buf, v.Int64(), 10)
-	case slog.KindUint64:
-		return strconv.AppendUint(buf, v.Uint64(), 10)
-	case slog.KindFloat64:
-		f := v.Float64()
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return appendString(buf, strconv.FormatFloat(f, 'g', -1, 64))
+// renameReserved renames top-level attributes whose key the handler
+// writes itself, looking into inlined (empty-key) groups.
+func renameReserved(attrs []slog.Attr) []slog.Attr {
+	out := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		switch {
+		case reserved[a.Key]:
+			a.Key = "attr." + a.Key
+		case a.Key == "" && a.Value.Kind() == slog.KindGroup:
+			a.Value = slog.GroupValue(renameReserved(a.Value.Group())...)
 		}
-		return strconv.AppendFloat(buf, f, 'g', -1, 64)
-	case slog.KindBool:
-		return strconv.AppendBool(buf, v.Bool())
-	case slog.KindDuration:
-		return appendString(buf, v.Duration().String())
-	case slog.KindTime:
-		return appendString(buf, v.Time().UTC().Format(time.RFC3339Nano))
+		out[i] = a
 	}
-	x := v.Any()
-	if err, ok := x.(error); ok {
-		return appendString(buf, err.Error())
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		return appendString(buf, fmt.Sprintf("%+v", x))
-	}
-	return append(buf, b...)
-}
-
-// appendString appends s as a JSON string. Control characters, quotes and
-// invalid UTF-8 are escaped or replaced, so s can never end the line.
-func appendString(buf []byte, s string) []byte {
-	b, _ := json.Marshal(s) // a string always marshals
-	return append(buf, b...)
+	return out
 }

@@ -202,6 +202,16 @@ func TestAttrsAndGroups(t *testing.T) {
 			want: map[string]any{"attr.severity": "ERROR", "attr.message": "forged"},
 		},
 		{
+			name: "slog's own keys cannot override severity or message",
+			log:  func(l *slog.Logger) { l.With("level", "ERROR").Info("m", "msg", "forged", "source", "x", "time", "t") },
+			want: map[string]any{"attr.level": "ERROR", "attr.msg": "forged", "attr.source": "x", "attr.time": "t"},
+		},
+		{
+			name: "reserved key in an inline group is renamed",
+			log:  func(l *slog.Logger) { l.Info("m", slog.Group("", "logging.googleapis.com/trace", "forged")) },
+			want: map[string]any{"attr.logging.googleapis.com/trace": "forged"},
+		},
+		{
 			name: "reserved key inside a group is left alone",
 			log:  func(l *slog.Logger) { l.WithGroup("g").Info("m", "severity", "x") },
 			want: map[string]any{"g": map[string]any{"severity": "x"}},

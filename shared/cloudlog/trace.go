@@ -3,6 +3,7 @@ package cloudlog
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 )
@@ -68,6 +69,15 @@ func parseTrace(project, header string) (trace, bool) {
 		}
 	}
 	return t, true
+}
+
+// attrs are the trace's Cloud Logging fields.
+func (t trace) attrs() []slog.Attr {
+	attrs := []slog.Attr{slog.String(keyTrace, t.name)}
+	if t.spanID != "" {
+		attrs = append(attrs, slog.String(keySpanID, t.spanID))
+	}
+	return append(attrs, slog.Bool(keyTraceSampled, t.sampled))
 }
 
 func isTraceID(s string) bool {

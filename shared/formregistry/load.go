@@ -1,19 +1,17 @@
 package formregistry
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"regexp"
 	"strings"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/strictjson"
 )
 
 // indexFile is forms/<formId>/index.json: the status of each version.
@@ -154,7 +152,7 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 		fail("%v", err)
 		return nil, problems
 	}
-	if err := decodeStrict(raw, &index); err != nil {
+	if err := decode(raw, &index); err != nil {
 		fail("index.json: %v", err)
 		return nil, problems
 	}
@@ -216,7 +214,7 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 	var problems []error
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
 	var f versionFile
-	if err := decodeStrict(raw, &f); err != nil {
+	if err := decode(raw, &f); err != nil {
 		return nil, []error{err}
 	}
 	if f.FormID != formID || f.Version != version {
@@ -385,15 +383,8 @@ func TextSHA256(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// decodeStrict decodes exactly one JSON value with no unknown fields.
-func decodeStrict(raw []byte, into any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
+// decode reads one form document: exactly one JSON object whose members
+// the registry knows.
+func decode(raw []byte, into any) error {
+	return strictjson.Decode(raw, into, strictjson.RefuseUnknown)
 }

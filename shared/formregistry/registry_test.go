@@ -332,7 +332,7 @@ func TestLoadFSRefusesInvalidData(t *testing.T) {
 		{name: "version file not in the index", extra: fstest.MapFS{"introduction/3.json": {Data: []byte(`{}`)}}, want: "version 3 is not listed"},
 		{name: "stray file", extra: fstest.MapFS{"introduction/notes.txt": {Data: []byte(`hi`)}}, want: "not a version file"},
 		{name: "index of another form", index: `{"formId":"newsletter","versions":{"1":"published"}}`, want: `index.json names form "newsletter"`},
-		{name: "trailing data", extra: fstest.MapFS{"introduction/index.json": {Data: []byte(index + `{}`)}}, want: "trailing data"},
+		{name: "trailing data", extra: fstest.MapFS{"introduction/index.json": {Data: []byte(index + `{}`)}}, want: "data after the JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

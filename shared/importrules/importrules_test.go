@@ -27,6 +27,8 @@ var pure = []string{
 	"shared/jsonapi",
 	"shared/keyring",
 	"shared/sitepage",
+	"shared/strictjson",
+	"shared/testsupport",
 	"functions/challenge",
 	"functions/confirmation",
 	"functions/drafts",

@@ -1,8 +1,6 @@
 package jsonapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -10,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/strictjson"
 )
 
 // MaxBody is the largest request body the API reads (SPEC §8).
@@ -78,7 +77,10 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if err != nil {
 		return err
 	}
-	return DecodeStrict(body, v)
+	if err := strictjson.Decode(body, v, strictjson.RefuseUnknown); err != nil {
+		return intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object with the expected members.")
+	}
+	return nil
 }
 
 // readBody returns the JSON body of r, or its refusal (see ReadJSON).
@@ -98,25 +100,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		}
 		return nil, intake.Errorf(intake.CodeUnreadableBody, "The body could not be read.")
 	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
-		return nil, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object.")
-	}
-	return trimmed, nil
-}
-
-// DecodeStrict decodes one JSON object into v, refusing unknown members and
-// trailing data as UNREADABLE_BODY.
-func DecodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return intake.Errorf(intake.CodeUnreadableBody, "The body does not have the expected members.")
-	}
-	if dec.More() {
-		return intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object.")
-	}
-	return nil
+	return body, nil
 }
 
 // Internal is the refusal of a request that failed on our side; its
