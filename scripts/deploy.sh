@@ -2,7 +2,7 @@
 # Deploys the public Cloud Run functions of Introductions with gcloud, from
 # the repository root: the Go buildpack builds the root package, which
 # registers every entry point, so each function is --source=. with its own
-# --entry-point (SPEC §1). Settings mirror infra/functions.tf (the infra tests
+# --entry-point. Settings mirror infra/functions.tf (the infra tests
 # check that both declare the same functions). Private functions (sweep,
 # admin) are not deployed by this script: they must never get
 # --allow-unauthenticated.

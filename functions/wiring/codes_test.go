@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestEveryRefusalIsADocumentedProblem drives every refusal of SPEC §2.8
+// TestEveryRefusalIsADocumentedProblem drives every documented refusal
 // through the wired service and checks its status, code and problem+json
 // shape, with no internal error text.
 func TestEveryRefusalIsADocumentedProblem(t *testing.T) {

@@ -173,9 +173,6 @@ func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
 // of the route table only; nil for a name the table does not have.
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
-// API returns a handler serving every route of every function.
-func (s *Service) API() http.Handler { return s.api }
-
 // Mux serves every route of every function under /api/ and page at every
 // other path: the dev server's one origin, the way a site's hosting rewrites
 // /api/** to the functions.

@@ -1,5 +1,5 @@
-// Package altchapow is the ALTCHA v1 proof of work (SPEC §2.1, §2.5, §2.6),
-// over github.com/altcha-org/altcha-lib-go v1.0.0.
+// Package altchapow is the ALTCHA v1 proof of work, over
+// github.com/altcha-org/altcha-lib-go v1.0.0.
 //
 // Issue hands out challenges whose salt carries a signed expiry and the
 // version of the key that signed them ("<hex>?expires=<unix>&kv=<version>&",
@@ -43,9 +43,9 @@ const Algorithm = "SHA-256"
 
 // Defaults and bounds of Config.
 const (
-	// DefaultMaxNumber is the MaxNumber of a zero Config (SPEC §2.1).
+	// DefaultMaxNumber is the MaxNumber of a zero Config.
 	DefaultMaxNumber int64 = 100_000
-	// DefaultLifetime is the Lifetime of a zero Config (SPEC §2.1).
+	// DefaultLifetime is the Lifetime of a zero Config.
 	DefaultLifetime time.Duration = 10 * time.Minute
 	// MaxMaxNumber is the largest MaxNumber New accepts: beyond it a
 	// visitor's browser would work for minutes.
@@ -246,44 +246,6 @@ func (p *ProofOfWork) draw() (string, int64, error) {
 	return hex.EncodeToString(b), n.Int64(), nil
 }
 
-// ParseChallenge reads an ALTCHA v1 challenge, taking its max number from
-// "maxnumber" or "maxNumber" (both present must agree). It refuses anything
-// but one JSON object with a SHA-256 algorithm, 64-hex challenge and
-// signature, a non-empty salt and a max number of at least 1.
-func ParseChallenge(data []byte) (Challenge, error) {
-	var raw struct {
-		Algorithm string `json:"algorithm"`
-		Challenge string `json:"challenge"`
-		MaxLower  *int64 `json:"maxnumber"`
-		MaxCamel  *int64 `json:"maxNumber"`
-		Salt      string `json:"salt"`
-		Signature string `json:"signature"`
-	}
-	if err := strictjson.Decode(data, &raw, strictjson.IgnoreUnknown); err != nil {
-		return Challenge{}, fmt.Errorf("altchapow: challenge is not one JSON object: %w", err)
-	}
-	max := raw.MaxLower
-	switch {
-	case max == nil:
-		max = raw.MaxCamel
-	case raw.MaxCamel != nil && *raw.MaxCamel != *max:
-		return Challenge{}, errors.New("altchapow: challenge has conflicting maxnumber and maxNumber")
-	}
-	switch {
-	case raw.Algorithm != Algorithm:
-		return Challenge{}, fmt.Errorf("altchapow: challenge algorithm is not %s", Algorithm)
-	case !isHex64(raw.Challenge):
-		return Challenge{}, errors.New("altchapow: challenge hash is not 64 hex digits")
-	case !isHex64(raw.Signature):
-		return Challenge{}, errors.New("altchapow: challenge signature is not 64 hex digits")
-	case raw.Salt == "":
-		return Challenge{}, errors.New("altchapow: challenge has no salt")
-	case max == nil || *max < 1:
-		return Challenge{}, errors.New("altchapow: challenge has no max number of at least 1")
-	}
-	return Challenge{Algorithm: raw.Algorithm, Challenge: raw.Challenge, MaxNumber: *max, Salt: raw.Salt, Signature: raw.Signature}, nil
-}
-
 // Verify checks a solved payload (standard base64 of the ALTCHA v1 payload
 // JSON) and returns the challenge it spends: Key is a hex SHA-256 naming the
 // challenge (the same for the same solution, different across challenges)
@@ -369,14 +331,6 @@ func parsePayload(payload string) (pl altcha.Payload, expires int64, version str
 		Signature: fields.Signature,
 	}
 	return pl, expires, kv[0], nil
-}
-
-func isHex64(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
 }
 
 // refuse builds the one error shape Verify returns.

@@ -234,66 +234,6 @@ func TestIssueNumbersSpanTheRange(t *testing.T) {
 	}
 }
 
-func TestParseChallenge(t *testing.T) {
-	h := strings.Repeat("ab", 32)
-	obj := func(extra string) string {
-		return `{"algorithm":"SHA-256","challenge":"` + h + `","salt":"s?expires=1&kv=1&","signature":"` + h + `"` + extra + `}`
-	}
-	want := altchapow.Challenge{Algorithm: "SHA-256", Challenge: h, MaxNumber: 500, Salt: "s?expires=1&kv=1&", Signature: h}
-	tests := []struct {
-		name    string
-		data    string
-		wantErr bool
-	}{
-		{name: "maxnumber", data: obj(`,"maxnumber":500`)},
-		{name: "maxNumber", data: obj(`,"maxNumber":500`)},
-		{name: "both, agreeing", data: obj(`,"maxnumber":500,"maxNumber":500`)},
-		{name: "surrounding whitespace", data: "\n " + obj(`,"maxnumber":500`) + "\n"},
-		{name: "both, disagreeing", data: obj(`,"maxnumber":500,"maxNumber":501`), wantErr: true},
-		{name: "no max number", data: obj(``), wantErr: true},
-		{name: "zero max number", data: obj(`,"maxnumber":0`), wantErr: true},
-		{name: "max number as a string", data: obj(`,"maxnumber":"500"`), wantErr: true},
-		{name: "other algorithm", data: strings.Replace(obj(`,"maxnumber":500`), "SHA-256", "SHA-1", 1), wantErr: true},
-		{name: "short challenge", data: strings.Replace(obj(`,"maxnumber":500`), h+`","salt`, "abcd\",\"salt", 1), wantErr: true},
-		{name: "non-hex signature", data: strings.Replace(obj(`,"maxnumber":500`), `"signature":"`+h, `"signature":"`+strings.Repeat("zz", 32), 1), wantErr: true},
-		{name: "empty salt", data: strings.Replace(obj(`,"maxnumber":500`), "s?expires=1&kv=1&", "", 1), wantErr: true},
-		{name: "not JSON", data: "challenge", wantErr: true},
-		{name: "JSON array", data: "[" + obj(`,"maxnumber":500`) + "]", wantErr: true},
-		{name: "trailing data", data: obj(`,"maxnumber":500`) + "{}", wantErr: true},
-		{name: "empty", data: "", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := altchapow.ParseChallenge([]byte(tt.data))
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("ParseChallenge() = %+v, want an error", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("ParseChallenge() error: %v", err)
-			}
-			if got != want {
-				t.Errorf("ParseChallenge() = %+v, want %+v", got, want)
-			}
-		})
-	}
-	t.Run("round trip of an issued challenge", func(t *testing.T) {
-		c, err := newPoW(t, newRing(t, map[string]byte{"1": 'a'}, "1"), t0, 1).Issue(url.Values{"form": {"introduction"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := altchapow.ParseChallenge(b); err != nil || got != c {
-			t.Errorf("ParseChallenge(Issue()) = %+v, %v; want %+v", got, err, c)
-		}
-	})
-}
-
 func cloneValues(v url.Values) url.Values {
 	if v == nil {
 		return nil

@@ -1,6 +1,7 @@
-// Package checks is the intake's chain of responsibility (SPEC §2.5): rate
-// limit, honeypot, content rules, proof of work — each check a small value
-// with one method, tested alone, the order one list at wiring time. A check
+// Package checks is the intake's chain of responsibility: rate limit,
+// honeypot, content rules, proof of work (README, "How it works", says why
+// in that order) — each check a small value with one method, tested alone,
+// the order one list at wiring time. A check
 // either lets the attempt on (nil), or stops it with an *intake.Error, or
 // with ErrHoneypot. Checks record what they saw on the Attempt, so the ledger
 // entry can say which signals led to the decision. No check touches the

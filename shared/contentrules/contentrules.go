@@ -1,12 +1,12 @@
-// Package contentrules applies the content rules of SPEC §2.5 and the consent
-// rule of SPEC §3 to a submission, against the form version it was made on.
+// Package contentrules applies the content rules and the consent rule to a
+// submission, against the form version it was made on.
 //
 // The rules, for every field of the version:
 //
 //   - The text is valid UTF-8.
 //   - Line breaks are normalised first: CRLF, CR, U+2028 and U+2029 become
 //     LF. A tab becomes one space: stored text never holds a tab (only
-//     newlines are allowed, SPEC §2.5), but pasted text often carries tabs
+//     newlines are allowed), but pasted text often carries tabs
 //     and refusing it would be unkind.
 //   - Every field is trimmed of surrounding whitespace (unicode.IsSpace).
 //   - No control character (Unicode category Cc, which includes NUL, DEL and
@@ -20,7 +20,7 @@
 //   - The length, in characters (Unicode code points, not bytes), is at most
 //     the field's MaxLength. The page's maxlength counts UTF-16 units, which
 //     are never fewer, so whatever the page accepts passes here.
-//   - An email field holds an address as Email describes.
+//   - An email field holds an address as checkEmail describes.
 //   - A multi-line field holds at most MaxLinks links, as CountLinks counts
 //     them.
 //

@@ -5,16 +5,14 @@ import (
 	"unicode"
 )
 
-// Email reports whether s is an email address as the form accepts it:
-// exactly one @; a local part of 1 to 64 bytes without whitespace, without
+// checkEmail accepts an email address as the form does, returning "", or
+// returns a detail saying what is wrong with it. An address has exactly one
+// @; a local part of 1 to 64 bytes without whitespace, without
 // any of ( ) < > [ ] \ , ; : " and without a leading, trailing or doubled
 // dot; and a domain of at most 253 bytes with at least one dot, whose labels
 // are each 1 to 63 bytes of letters (any script), digits and inner hyphens,
 // the last one not all digits. It is a sanity check, not proof the address
 // receives mail.
-func Email(s string) bool { return checkEmail(s) == "" }
-
-// checkEmail returns a detail saying what is wrong with the address, or "".
 func checkEmail(s string) string {
 	const example = " An address looks like name@example.com."
 	if strings.Count(s, "@") != 1 {

@@ -40,8 +40,8 @@ func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, wit
 
 // EvidenceMatches reports whether stored consent evidence still matches the
 // registry's version it was given under: a consent purpose of v with the
-// same basis, text version, text SHA-256 and control. False means the
-// record's decision becomes REPAIR_NEEDED (SPEC §3). Look v up with
+// same basis, text version, text SHA-256 and control. It only reports:
+// acting on a mismatch is the caller's business. Look v up with
 // (*formregistry.Registry).Find, which keeps retired versions.
 func EvidenceMatches(v *formregistry.Version, e intake.ConsentEvidence) bool {
 	p, ok := v.Purpose(e.Purpose)

@@ -1,5 +1,5 @@
 // Package floodlimit is the cheap per-instance rate layer in front of the
-// authoritative Firestore counters (SPEC §4): it counts every request, kept
+// authoritative Firestore counters: it counts every request, kept
 // or not, per keyed hash in memory, so that a flood of garbage costs no
 // Firestore transaction; and it remembers the authoritative blocks the store
 // reported, so a source already at its limit is refused before the chain.

@@ -2,7 +2,7 @@ package formregistry
 
 import "testing"
 
-// A published version never changes (SPEC §3). These pins make an in-place
+// A published version never changes. These pins make an in-place
 // edit fail the build: a change to a form's fields, limits, purposes or texts
 // belongs in a new version file, with its own pins added here. Never update
 // a pin to make this test pass.

@@ -1,5 +1,5 @@
-// Package formregistry is the registry of forms and their immutable versions
-// (SPEC §3): each version fixes its fields and limits, its purposes with
+// Package formregistry is the registry of forms and their immutable
+// versions: each version fixes its fields and limits, its purposes with
 // their declared legal basis, and the exact consent and notice texts shown.
 //
 // The data is embedded in the binary under forms/<formId>/: one

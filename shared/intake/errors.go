@@ -10,7 +10,7 @@ import (
 // changes meaning once published.
 type Code string
 
-// The documented problem codes (SPEC §2.8). Field codes appear in
+// The documented problem codes (the README's table). Field codes appear in
 // Error.Fields; the rest describe the whole request.
 const (
 	CodeUnreadableBody        Code = "UNREADABLE_BODY"
@@ -35,7 +35,6 @@ const (
 	CodeIdempotencyKeyInvalid Code = "IDEMPOTENCY_KEY_INVALID"
 	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	CodeIdempotencyInFlight   Code = "IDEMPOTENCY_IN_FLIGHT"
-	CodeTokenInvalid          Code = "TOKEN_INVALID"
 	CodeNotFound              Code = "NOT_FOUND"
 	CodeStateConflict         Code = "STATE_CONFLICT"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"

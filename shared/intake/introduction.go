@@ -18,7 +18,7 @@ type ConsentClaim struct {
 	Given       bool   `json:"given"`
 }
 
-// ConsentEvidence records one consent as given (SPEC §3): which text the
+// ConsentEvidence records one consent as given: which text the
 // visitor saw, how they agreed, when, and how to withdraw it.
 type ConsentEvidence struct {
 	Purpose         string    `json:"purpose" firestore:"purpose"`

@@ -16,7 +16,7 @@ const (
 	ValidationUnknown Validation = "UNKNOWN"
 )
 
-// AbuseState is what the intake concluded about the attempt (SPEC §4).
+// AbuseState is what the intake concluded about the attempt.
 type AbuseState string
 
 // The abuse states.
@@ -28,7 +28,7 @@ const (
 	AbuseRateLimited     AbuseState = "RATE_LIMITED"
 )
 
-// Decision is the ledger's verdict on a submission (SPEC §5).
+// Decision is the ledger's verdict on a submission.
 type Decision string
 
 // The decisions. AWAITING_CONFIRMATION is a kept draft's; a confirmed one is
@@ -141,7 +141,7 @@ type AdminAction struct {
 	Target string    `json:"target,omitempty" firestore:"target"`
 }
 
-// LedgerEntry is the auditable record one intake attempt leaves (SPEC §5).
+// LedgerEntry is the auditable record one intake attempt leaves.
 // It never holds the visitor's words: ids, hashed keys, codes and decisions
 // only. Envelopes are kept in their own records, bound to SubmissionID;
 // Handoffs mirrors each one's status here.
@@ -171,7 +171,7 @@ type LedgerEntry struct {
 	ExpireAt           time.Time         `json:"expireAt" firestore:"expireAt"`
 }
 
-// RetentionClass names of the kept records (SPEC §6).
+// RetentionClass names of the kept records.
 const (
 	RetentionDraft         = "draft"
 	RetentionIntroduction  = "introduction"

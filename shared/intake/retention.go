@@ -2,7 +2,7 @@ package intake
 
 import "time"
 
-// Retention is how long each class of record is kept (SPEC §6). Every kept
+// Retention is how long each class of record is kept. Every kept
 // document carries the resulting expiry; code treats expireAt <= now as gone.
 type Retention struct {
 	// Draft is how long an unconfirmed draft lives (30 minutes).

@@ -1,6 +1,6 @@
 package intake
 
-// State is where an introduction is in its life (SPEC §2.4).
+// State is where an introduction is in its life.
 type State string
 
 // The states. EXPIRED is a move, not a stored state: an expired draft is gone.

@@ -11,7 +11,7 @@ import (
 	"github.com/ownersite/introductions/shared/strictjson"
 )
 
-// MaxBody is the largest request body the API reads (SPEC §8).
+// MaxBody is the largest request body the API reads.
 const MaxBody = 64 << 10
 
 // edge sets the headers every JSON API answer carries: the exact CORS

@@ -35,7 +35,6 @@ var statusOf = map[intake.Code]int{
 	intake.CodeIdempotencyKeyInvalid: http.StatusBadRequest,
 	intake.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
 	intake.CodeIdempotencyInFlight:   http.StatusConflict,
-	intake.CodeTokenInvalid:          http.StatusBadRequest,
 	intake.CodeNotFound:              http.StatusNotFound,
 	intake.CodeStateConflict:         http.StatusConflict,
 	intake.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
@@ -63,16 +62,6 @@ func Status(c intake.Code) int {
 		return s
 	}
 	return http.StatusInternalServerError
-}
-
-// Codes lists every code the API can answer with, for documentation and
-// tests.
-func Codes() []intake.Code {
-	out := make([]intake.Code, 0, len(statusOf))
-	for c := range statusOf {
-		out = append(out, c)
-	}
-	return out
 }
 
 // Problem is the RFC 9457 body. Type is a stable URN per code; there is no

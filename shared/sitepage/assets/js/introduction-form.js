@@ -8,7 +8,7 @@
 // data-api-drafts and data-api-confirmation override it per function (the
 // confirmation URL also serves withdrawal).
 //
-// The flow (SPEC §2, §3): render the form from GET /api/forms/{formId};
+// The flow (README, "How it works"): render the form from GET /api/forms/{formId};
 // fetch an ALTCHA challenge and solve it in Web Workers while the visitor
 // types; "Review" posts the draft and shows back what the service kept;
 // "Confirm" sends it on; the success view offers a withdrawal link whose id
