@@ -7,7 +7,8 @@ run:
 	scripts/run.sh
 
 # Every test: Go (against the Firestore emulator, started if needed, with a
-# short fuzz run), the page in headless Chromium, and the infra checks.
+# short fuzz run), the page in headless Chromium, and the infra checks. It
+# installs the node packages and (as root) Chromium when they are missing.
 test:
 	scripts/test.sh
 
@@ -24,10 +25,12 @@ bench:
 bench-pow:
 	scripts/bench-pow.sh
 
+# Static checks; none needs a browser or the emulator.
 lint:
 	go mod tidy -diff
 	gofmt -l . | tee /dev/stderr | (! read)
 	go vet ./...
+	node scripts/js/gen-solver-rounds.mjs --check
 	terraform fmt -check -recursive infra
 
 deploy:

@@ -7,9 +7,5 @@
 # scripts/js/bench-pow.mjs (--rounds N, --json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-chromium=${CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ] || [ ! -d scripts/js/node_modules/playwright-core ]; then
-  echo "bench-pow: needs $chromium and scripts/js/node_modules (cd scripts/js && npm ci)" >&2
-  exit 1
-fi
+scripts/test-deps.sh
 exec node scripts/js/bench-pow.mjs "$@"

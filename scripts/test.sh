@@ -14,6 +14,7 @@ fi
 [ -n "$started" ] && trap 'scripts/emulator.sh stop' EXIT
 
 if [ "$part" = all ] || [ "$part" = go ]; then
+  scripts/test-deps.sh node # the ALTCHA interop tests run an npm client
   echo "== go vet" >&2
   go vet ./...
   echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST)" >&2
