@@ -25,16 +25,8 @@ func (f fakeIssuer) Issue(url.Values) (altchapow.Challenge, error) {
 }
 
 func serve(t *testing.T, issuer challenge.Issuer) http.Handler {
-	t.Helper()
-	h, err := challenge.New(issuer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served, err := wiring.Serve(&wiring.Handlers{Challenge: h}, "Challenge", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return served
+	h := testsupport.Must(challenge.New(issuer))(t)
+	return testsupport.Must(wiring.Serve(&wiring.Handlers{Challenge: h}, "Challenge", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 func TestIssue(t *testing.T) {

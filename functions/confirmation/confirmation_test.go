@@ -52,16 +52,8 @@ func (f *fakeFlow) Withdraw(_ context.Context, id, token string) error {
 }
 
 func serve(t *testing.T, flow confirmation.Flow) http.Handler {
-	t.Helper()
-	h, err := confirmation.New(flow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served, err := wiring.Serve(&wiring.Handlers{Confirmation: h}, "Confirmation", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return served
+	h := testsupport.Must(confirmation.New(flow))(t)
+	return testsupport.Must(wiring.Serve(&wiring.Handlers{Confirmation: h}, "Confirmation", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 func TestConfirm(t *testing.T) {

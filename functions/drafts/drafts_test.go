@@ -48,16 +48,8 @@ func honeypot(formID, version string) string {
 }
 
 func serve(t *testing.T, flow drafts.Flow) http.Handler {
-	t.Helper()
-	h, err := drafts.New(flow, drafts.Options{ForwardedForPosition: 1, Honeypot: honeypot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served, err := wiring.Serve(&wiring.Handlers{Drafts: h}, "Drafts", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return served
+	h := testsupport.Must(drafts.New(flow, drafts.Options{ForwardedForPosition: 1, Honeypot: honeypot}))(t)
+	return testsupport.Must(wiring.Serve(&wiring.Handlers{Drafts: h}, "Drafts", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 const body = `{"formId":"introduction","formVersion":"1","name":"Ada","email":"ada@example.com","message":"Hello","website":"","altcha":"p"}`

@@ -23,24 +23,13 @@ func (f fakeRegistry) Latest(formID string) (*formregistry.Version, bool) {
 
 func serve(t *testing.T) http.Handler {
 	t.Helper()
-	registry, err := formregistry.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := registry.Find("introduction", "1")
+	v, ok := testsupport.Must(formregistry.Load())(t).Find("introduction", "1")
 	if !ok {
 		t.Fatal("no introduction/1 in the registry")
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 123, ChallengePath: "/challenge"}
-	h, err := forms.New(fakeRegistry{v}, pow, intake.DefaultRetention)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served, err := wiring.Serve(&wiring.Handlers{Forms: h}, "Forms", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return served
+	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, intake.DefaultRetention))(t)
+	return testsupport.Must(wiring.Serve(&wiring.Handlers{Forms: h}, "Forms", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 func TestLatest(t *testing.T) {

@@ -5,27 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 const rounds = 3
-
-// parallel runs f(i) for i in [0,n) at once and waits.
-func parallel(n int, f func(i int)) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			f(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
-}
 
 func TestConcurrentConfirmationsMakeOneTransition(t *testing.T) {
 	h := newHarness(t, map[string]string{"RATE_LIMIT_IP_PER_HOUR": "100", "FLOOD_LIMIT": "1000"})
@@ -34,7 +19,7 @@ func TestConcurrentConfirmationsMakeOneTransition(t *testing.T) {
 		d := h.postJSON("/api/introductions", h.draftBody(map[string]any{"email": fmt.Sprintf("c%d@example.com", round)})).json(t)
 		id, token := d["id"].(string), d["token"].(string)
 		results := make([]response, 50)
-		parallel(50, func(i int) {
+		testsupport.AtOnce(50, func(i int) {
 			tok := token
 			if i%2 == 1 {
 				tok = strings.Repeat("W", 43)
@@ -75,7 +60,7 @@ func TestConcurrentDraftsSpendOneSolutionOnce(t *testing.T) {
 	for round := 0; round < rounds; round++ {
 		solution := h.solved()
 		statuses := make([]int, 20)
-		parallel(20, func(i int) {
+		testsupport.AtOnce(20, func(i int) {
 			r := h.postJSON("/api/introductions", h.draftBody(map[string]any{"altcha": solution, "email": fmt.Sprintf("s%d-%d@example.com", round, i)}), fromAddress(addr(round*20+i))...)
 			statuses[i] = r.status
 		})
@@ -107,7 +92,7 @@ func TestConcurrentDraftsFromOneAddressKeepTen(t *testing.T) {
 			bodies[i] = h.draftBody(map[string]any{"email": fmt.Sprintf("r%d-%d@example.com", round, i)})
 		}
 		results := make([]response, 30)
-		parallel(30, func(i int) { results[i] = h.postJSON("/api/introductions", bodies[i], fromAddress(source)...) })
+		testsupport.AtOnce(30, func(i int) { results[i] = h.postJSON("/api/introductions", bodies[i], fromAddress(source)...) })
 		kept, limited := 0, 0
 		for _, r := range results {
 			switch r.status {
@@ -134,7 +119,7 @@ func TestConcurrentIdenticalIdempotentRequestsMakeOneDraft(t *testing.T) {
 		body := h.draftBody(map[string]any{"email": fmt.Sprintf("i%d@example.com", round)})
 		key := fmt.Sprintf("round-%d-6f1d2a7e-93b4", round)
 		results := make([]response, 20)
-		parallel(20, func(i int) { results[i] = h.postJSON("/api/introductions", body, "Idempotency-Key", key) })
+		testsupport.AtOnce(20, func(i int) { results[i] = h.postJSON("/api/introductions", body, "Idempotency-Key", key) })
 		ids := map[string]bool{}
 		for _, r := range results {
 			switch r.status {

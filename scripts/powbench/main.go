@@ -33,6 +33,8 @@ import (
 	"time"
 
 	altcha "github.com/altcha-org/altcha-lib-go"
+
+	"github.com/ownersite/introductions/shared/altchapow"
 )
 
 // hmacKey signs the benchmark's challenges; it protects nothing.
@@ -42,13 +44,7 @@ const hmacKey = "powbench-fixed-hmac-key-0123456789abcdef"
 var farExpiry = time.Unix(4102444800, 0).UTC()
 
 // Challenge is the ALTCHA v1 challenge JSON as the service sends it.
-type Challenge struct {
-	Algorithm string `json:"algorithm"`
-	Challenge string `json:"challenge"`
-	MaxNumber int64  `json:"maxnumber"`
-	Salt      string `json:"salt"`
-	Signature string `json:"signature"`
-}
+type Challenge = altchapow.Challenge
 
 // Case is one challenge with the number that solves it.
 type Case struct {

@@ -11,20 +11,14 @@ import (
 	"github.com/ownersite/introductions/shared/floodlimit"
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func attempt(t *testing.T, sub intake.Submission) *checks.Attempt {
 	t.Helper()
-	registry, err := formregistry.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	form, err := registry.Version("introduction", "1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	form := testsupport.Must(testsupport.Must(formregistry.Load())(t).Version("introduction", "1"))(t)
 	sub.FormID, sub.FormVersion = "introduction", "1"
 	return &checks.Attempt{Now: now, Form: form, Submission: sub, ClientKey: "client-hash", EmailKey: "email-hash"}
 }
@@ -32,12 +26,7 @@ func attempt(t *testing.T, sub intake.Submission) *checks.Attempt {
 var valid = intake.Submission{Fields: intake.Fields{Name: "  Ada Lovelace ", Email: "ada@example.com", Message: "Hello."}, Altcha: "payload"}
 
 func flood(t *testing.T, limit int) *floodlimit.Limiter {
-	t.Helper()
-	l, err := floodlimit.New(limit, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return testsupport.Must(floodlimit.New(limit, time.Minute))(t)
 }
 
 func TestRateLimit(t *testing.T) {

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // rounds is how often each race is run.
@@ -23,22 +23,6 @@ func (ts *testStore) instancesFor(t testing.TB, r int) []*Store {
 		return []*Store{ts.Store, ts.sibling(t)}
 	}
 	return []*Store{ts.Store}
-}
-
-// race runs n calls of f at once (released together) and waits for them.
-func race(n int, f func(i int)) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			f(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
 }
 
 // TestConcurrentConfirm: 50 confirmations of one draft at once, half with a
@@ -60,7 +44,7 @@ func TestConcurrentConfirm(t *testing.T) {
 		const n = 50
 		results := make([]*intake.Introduction, n)
 		errs := make([]error, n)
-		race(n, func(i int) {
+		testsupport.AtOnce(n, func(i int) {
 			tok := intake.HashToken(token(id))
 			if i%2 == 1 {
 				tok = intake.HashToken(fmt.Sprintf("wrong-%d", i))
@@ -123,7 +107,7 @@ func TestConcurrentSpend(t *testing.T) {
 		const n = 20
 		errs := make([]error, n)
 		ids := make([]string, n)
-		race(n, func(i int) {
+		testsupport.AtOnce(n, func(i int) {
 			ids[i] = fmt.Sprintf("spend-%d-%d", r, i)
 			k := draft(ids[i], t0)
 			k.Challenge.Key = fmt.Sprintf("shared-challenge-%d", r)
@@ -174,7 +158,7 @@ func TestConcurrentRateLimit(t *testing.T) {
 		const n = 30
 		errs := make([]error, n)
 		outs := make([]intake.KeepOutcome, n)
-		race(n, func(i int) {
+		testsupport.AtOnce(n, func(i int) {
 			k := draft(fmt.Sprintf("rate-%d-%d", r, i), t0)
 			k.RateKeys = []intake.RateKey{source}
 			outs[i], errs[i] = instances[i%len(instances)].KeepDraft(ctx, k)
@@ -222,7 +206,7 @@ func TestConcurrentIdempotency(t *testing.T) {
 		errs := make([]error, n)
 		outs := make([]intake.KeepOutcome, n)
 		ids := make([]string, n)
-		race(n, func(i int) {
+		testsupport.AtOnce(n, func(i int) {
 			ids[i] = fmt.Sprintf("idem-%d-%d", r, i)
 			k := withIdempotency(draft(ids[i], t0), fmt.Sprintf("idem-key-%d", r))
 			k.Challenge.Key = fmt.Sprintf("idem-challenge-%d", r)

@@ -358,14 +358,7 @@ func checkTextVersions(r *Registry) []error {
 	for _, formID := range r.FormIDs() {
 		seen := map[string]string{}
 		for _, n := range sortedVersions(r.forms[formID]) {
-			v := r.forms[formID][n]
-			texts := map[string]string{v.NoticeTemplate.TextVersion: v.NoticeTemplate.SHA256}
-			for _, p := range v.Purposes {
-				if p.Consent != nil {
-					texts[p.Consent.TextVersion] = p.Consent.SHA256
-				}
-			}
-			for tv, sum := range texts {
+			for tv, sum := range r.forms[formID][n].texts() {
 				if prev, ok := seen[tv]; ok && prev != sum {
 					problems = append(problems, fmt.Errorf("%s: version %s changes the text of %q: a changed text needs a new textVersion", formID, n, tv))
 				}
@@ -374,6 +367,18 @@ func checkTextVersions(r *Registry) []error {
 		}
 	}
 	return problems
+}
+
+// texts maps each text version a version shows (its notice and its consent
+// texts) to the text's SHA-256.
+func (v *Version) texts() map[string]string {
+	texts := map[string]string{v.NoticeTemplate.TextVersion: v.NoticeTemplate.SHA256}
+	for _, p := range v.Purposes {
+		if p.Consent != nil {
+			texts[p.Consent.TextVersion] = p.Consent.SHA256
+		}
+	}
+	return texts
 }
 
 // TextSHA256 returns the lower-case hex SHA-256 of text's UTF-8 bytes: the

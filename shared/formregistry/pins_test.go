@@ -54,14 +54,7 @@ func TestPublishedTextsArePinned(t *testing.T) {
 	seen := map[textKey]bool{}
 	for _, formID := range r.FormIDs() {
 		for _, n := range sortedVersions(r.forms[formID]) {
-			v := r.forms[formID][n]
-			texts := map[string]string{v.NoticeTemplate.TextVersion: v.NoticeTemplate.SHA256}
-			for _, p := range v.Purposes {
-				if p.Consent != nil {
-					texts[p.Consent.TextVersion] = p.Consent.SHA256
-				}
-			}
-			for tv, sum := range texts {
+			for tv, sum := range r.forms[formID][n].texts() {
 				k := textKey{formID, n, tv}
 				seen[k] = true
 				t.Run(formID+"/"+n+"/"+tv, func(t *testing.T) {

@@ -53,6 +53,21 @@ func Payload(c altchapow.Challenge, salt string, number int64) string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
+// AtOnce runs f(0) … f(n-1) on n goroutines released together, to make
+// them race, and waits for all of them.
+func AtOnce(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			f(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+}
+
 // Clock is an intake.Clock that stands still until a test moves it. It is
 // safe for concurrent use.
 type Clock struct {
@@ -96,4 +111,17 @@ func (l *Logs) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// Must returns a function that gives v, or fails the test with err: for a
+// constructor's two results in one line, as in
+// testsupport.Must(challenge.New(issuer))(t).
+func Must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 }
