@@ -4,9 +4,12 @@
 package config
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/mail"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -60,6 +63,71 @@ type Config struct {
 	Service  string
 	// LogLevel is LOG_LEVEL (debug, info, warn, error; default info).
 	LogLevel slog.Level
+
+	// Webhook is the webhook destination; off when WEBHOOK_URL is unset.
+	Webhook Webhook
+	// SMTP is the owner's email notification; off when SMTP_HOST is unset.
+	SMTP SMTP
+	// MailgunSigningKey verifies Mailgun's delivery events
+	// (MAILGUN_WEBHOOK_SIGNING_KEY); empty turns the events endpoint off.
+	MailgunSigningKey string
+	// AdminURL is where the owner's admin answers (ADMIN_URL, an origin such
+	// as https://admin.example.com, optionally with a path prefix); empty
+	// when unknown, and then notifications carry no link.
+	AdminURL string
+}
+
+// Webhook configures the Standard Webhooks destination.
+type Webhook struct {
+	// URL is where introductions are POSTed (WEBHOOK_URL): https, or http
+	// when AllowPrivate is set.
+	URL string
+	// Secret is the signing secret, "whsec_" + base64 of 24 to 64 bytes
+	// (WEBHOOK_SECRET).
+	Secret string
+	// AllowPrivate lets the webhook reach private, loopback and link-local
+	// addresses (WEBHOOK_ALLOW_PRIVATE=true; local runs and tests only).
+	AllowPrivate bool
+}
+
+// Enabled reports whether the webhook destination is on.
+func (w Webhook) Enabled() bool { return w.URL != "" }
+
+// The SMTP_TLS modes.
+const (
+	SMTPStartTLS = "starttls" // submission on 587, STARTTLS required
+	SMTPTLS      = "tls"      // implicit TLS on 465
+	SMTPPlain    = "none"     // no TLS: a local server such as mailpit
+)
+
+// SMTP configures the owner's email notification.
+type SMTP struct {
+	// Host and Port are the submission server (SMTP_HOST; SMTP_PORT,
+	// default 587 for starttls, 465 for tls, 25 for none).
+	Host string
+	Port int
+	// Username and Password authenticate (SMTP_USERNAME, SMTP_PASSWORD);
+	// both empty means no authentication.
+	Username string
+	Password string
+	// TLS is SMTPStartTLS (the default), SMTPTLS or SMTPPlain (SMTP_TLS).
+	TLS string
+	// From is the sender address (NOTIFY_EMAIL_FROM) and To the owner's
+	// address or addresses, comma-separated (NOTIFY_EMAIL_TO).
+	From string
+	To   []string
+}
+
+// Enabled reports whether the email destination is on.
+func (s SMTP) Enabled() bool { return s.Host != "" }
+
+// IntroductionAdminURL is the admin page of introduction id, "" when
+// AdminURL is not configured.
+func (c Config) IntroductionAdminURL(id string) string {
+	if c.AdminURL == "" || id == "" {
+		return ""
+	}
+	return strings.TrimRight(c.AdminURL, "/") + "/admin/introductions/" + url.PathEscape(id)
 }
 
 type loader struct {
@@ -152,6 +220,10 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.FloodLimit < c.RateLimitIPPerHour {
 		l.errs = append(l.errs, fmt.Errorf("FLOOD_LIMIT=%d must be at least RATE_LIMIT_IP_PER_HOUR=%d: the flood layer is the looser one", c.FloodLimit, c.RateLimitIPPerHour))
 	}
+	c.Webhook = l.webhook()
+	c.SMTP = l.smtp()
+	c.MailgunSigningKey = l.str("MAILGUN_WEBHOOK_SIGNING_KEY", "")
+	c.AdminURL = l.absoluteURL("ADMIN_URL", false)
 	switch strings.ToLower(l.str("LOG_LEVEL", "info")) {
 	case "debug":
 		c.LogLevel = slog.LevelDebug
@@ -165,4 +237,160 @@ func Load(getenv func(string) string) (Config, error) {
 		l.errs = append(l.errs, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", l.getenv("LOG_LEVEL")))
 	}
 	return c, errors.Join(l.errs...)
+}
+
+func (l *loader) boolean(name string) bool {
+	v := strings.TrimSpace(l.getenv(name))
+	if v == "" {
+		return false
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("%s=%q: want true or false", name, v))
+	}
+	return b
+}
+
+// absoluteURL reads an http(s) URL with a host, refusing plain http when
+// httpsOnly.
+func (l *loader) absoluteURL(name string, httpsOnly bool) string {
+	v := l.str(name, "")
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		l.errs = append(l.errs, fmt.Errorf("%s=%q: want an absolute URL like https://example.com/path", name, v))
+	case u.User != nil || u.Fragment != "":
+		l.errs = append(l.errs, fmt.Errorf("%s: no user:password@ and no #fragment in the URL", name))
+	case httpsOnly && u.Scheme != "https":
+		l.errs = append(l.errs, fmt.Errorf("%s=%q: want https (plain http only with WEBHOOK_ALLOW_PRIVATE=true, for local receivers)", name, v))
+	default:
+		return v
+	}
+	return ""
+}
+
+// missing names the variables of a destination that are unset while others
+// of it are set: a half-configured destination is an error, never silently
+// off.
+func (l *loader) missing(destination string, required, all []string) {
+	set, unset := 0, []string{}
+	for _, name := range all {
+		if strings.TrimSpace(l.getenv(name)) != "" {
+			set++
+		}
+	}
+	for _, name := range required {
+		if strings.TrimSpace(l.getenv(name)) == "" {
+			unset = append(unset, name)
+		}
+	}
+	if set > 0 && len(unset) > 0 {
+		l.errs = append(l.errs, fmt.Errorf("the %s destination is half-configured: %s missing (set them, or unset %s)",
+			destination, strings.Join(unset, ", "), strings.Join(all, ", ")))
+	}
+}
+
+func (l *loader) webhook() Webhook {
+	pair := []string{"WEBHOOK_URL", "WEBHOOK_SECRET"}
+	l.missing("webhook", pair, pair)
+	w := Webhook{AllowPrivate: l.boolean("WEBHOOK_ALLOW_PRIVATE")}
+	if l.str("WEBHOOK_URL", "") == "" || l.str("WEBHOOK_SECRET", "") == "" {
+		return Webhook{AllowPrivate: w.AllowPrivate}
+	}
+	w.URL = l.absoluteURL("WEBHOOK_URL", !w.AllowPrivate)
+	w.Secret = l.str("WEBHOOK_SECRET", "")
+	if _, err := WebhookSecretKey(w.Secret); err != nil {
+		l.errs = append(l.errs, fmt.Errorf("WEBHOOK_SECRET: %w", err))
+		w.Secret = ""
+	}
+	if w.URL == "" || w.Secret == "" {
+		return Webhook{AllowPrivate: w.AllowPrivate}
+	}
+	return w
+}
+
+// WebhookSecretKey decodes a Standard Webhooks secret: "whsec_" followed by
+// the standard base64 of a key of 24 to 64 bytes.
+func WebhookSecretKey(secret string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(secret, "whsec_")
+	if !ok {
+		return nil, errors.New(`want "whsec_" followed by base64 (a Standard Webhooks secret)`)
+	}
+	key, err := base64.StdEncoding.DecodeString(rest)
+	if err != nil {
+		return nil, errors.New(`the part after "whsec_" is not standard base64`)
+	}
+	if len(key) < 24 || len(key) > 64 {
+		return nil, fmt.Errorf("the key is %d bytes: want 24 to 64", len(key))
+	}
+	return key, nil
+}
+
+func (l *loader) smtp() SMTP {
+	all := []string{"SMTP_HOST", "SMTP_PORT", "SMTP_USERNAME", "SMTP_PASSWORD", "SMTP_TLS", "NOTIFY_EMAIL_FROM", "NOTIFY_EMAIL_TO"}
+	l.missing("email", []string{"SMTP_HOST", "NOTIFY_EMAIL_FROM", "NOTIFY_EMAIL_TO"}, all)
+	if l.str("SMTP_HOST", "") == "" {
+		return SMTP{}
+	}
+	s := SMTP{
+		Host:     l.str("SMTP_HOST", ""),
+		Username: l.str("SMTP_USERNAME", ""),
+		Password: l.getenv("SMTP_PASSWORD"),
+		TLS:      strings.ToLower(l.str("SMTP_TLS", SMTPStartTLS)),
+	}
+	ok := true
+	defaultPort := int64(587)
+	switch s.TLS {
+	case SMTPStartTLS:
+	case SMTPTLS:
+		defaultPort = 465
+	case SMTPPlain:
+		defaultPort = 25
+	default:
+		l.errs = append(l.errs, fmt.Errorf("SMTP_TLS=%q: want starttls, tls or none", s.TLS))
+		ok = false
+	}
+	s.Port = int(l.integer("SMTP_PORT", defaultPort, 1, 65535))
+	if (s.Username == "") != (s.Password == "") {
+		l.errs = append(l.errs, errors.New("SMTP_USERNAME and SMTP_PASSWORD: set both or neither"))
+		ok = false
+	}
+	if s.TLS == SMTPPlain && s.Password != "" && !loopbackHost(s.Host) {
+		l.errs = append(l.errs, fmt.Errorf("SMTP_TLS=none with SMTP_PASSWORD would send the password in clear to %s: use starttls or tls", s.Host))
+		ok = false
+	}
+	if from := l.str("NOTIFY_EMAIL_FROM", ""); from != "" {
+		a, err := mail.ParseAddress(from)
+		if err != nil {
+			l.errs = append(l.errs, fmt.Errorf("NOTIFY_EMAIL_FROM=%q: want one address like Introductions <intake@example.com>", from))
+			ok = false
+		} else {
+			s.From = a.String()
+		}
+	}
+	if to := l.str("NOTIFY_EMAIL_TO", ""); to != "" {
+		list, err := mail.ParseAddressList(to)
+		if err != nil {
+			l.errs = append(l.errs, fmt.Errorf("NOTIFY_EMAIL_TO=%q: want addresses like owner@example.com, comma-separated", to))
+			ok = false
+		}
+		for _, a := range list {
+			s.To = append(s.To, a.Address)
+		}
+	}
+	if !ok || s.From == "" || len(s.To) == 0 {
+		return SMTP{}
+	}
+	return s
+}
+
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

@@ -30,3 +30,83 @@ func TestEveryProblemIsReportedAtOnce(t *testing.T) {
 		}
 	}
 }
+
+func load(t *testing.T, env map[string]string) (Config, error) {
+	t.Helper()
+	return Load(func(k string) string { return env[k] })
+}
+
+func TestHandoffDestinationsAreOffWhenUnset(t *testing.T) {
+	c, err := load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Webhook.Enabled() || c.SMTP.Enabled() || c.MailgunSigningKey != "" || c.AdminURL != "" || c.IntroductionAdminURL("x") != "" {
+		t.Fatalf("a destination is on: %+v %+v", c.Webhook, c.SMTP)
+	}
+}
+
+func TestHandoffDestinations(t *testing.T) {
+	c, err := load(t, map[string]string{
+		"WEBHOOK_URL": "https://hooks.example.com/introductions", "WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+		"SMTP_HOST": "smtp.example.com", "SMTP_USERNAME": "intake", "SMTP_PASSWORD": "pw",
+		"NOTIFY_EMAIL_FROM": "Introductions <intake@example.com>", "NOTIFY_EMAIL_TO": "owner@example.com, second@example.com",
+		"MAILGUN_WEBHOOK_SIGNING_KEY": "key-1", "ADMIN_URL": "https://admin.example.com/",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Webhook.Enabled() || c.Webhook.AllowPrivate || !c.SMTP.Enabled() || c.SMTP.Port != 587 || c.SMTP.TLS != SMTPStartTLS ||
+		len(c.SMTP.To) != 2 || c.SMTP.To[1] != "second@example.com" || c.SMTP.From != `"Introductions" <intake@example.com>` {
+		t.Fatalf("webhook %+v smtp %+v", c.Webhook, c.SMTP)
+	}
+	if got := c.IntroductionAdminURL("a b"); got != "https://admin.example.com/admin/introductions/a%20b" {
+		t.Fatalf("IntroductionAdminURL = %q", got)
+	}
+	for mode, port := range map[string]int{"tls": 465, "none": 25, "starttls": 587} {
+		c, err := load(t, map[string]string{"SMTP_HOST": "127.0.0.1", "SMTP_TLS": mode, "NOTIFY_EMAIL_FROM": "a@example.com", "NOTIFY_EMAIL_TO": "b@example.com"})
+		if err != nil || c.SMTP.Port != port {
+			t.Errorf("SMTP_TLS=%s: port %d, %v", mode, c.SMTP.Port, err)
+		}
+	}
+	// A local receiver over plain http, allowed for local runs.
+	if c, err := load(t, map[string]string{"WEBHOOK_URL": "http://127.0.0.1:9000/hook", "WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "WEBHOOK_ALLOW_PRIVATE": "true"}); err != nil || !c.Webhook.AllowPrivate {
+		t.Fatalf("local webhook: %+v %v", c.Webhook, err)
+	}
+}
+
+func TestHalfConfiguredDestinationsNameWhatIsMissing(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{"WEBHOOK_URL": "https://hooks.example.com/x"}, []string{"webhook", "WEBHOOK_SECRET missing"}},
+		{map[string]string{"WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, []string{"webhook", "WEBHOOK_URL missing"}},
+		{map[string]string{"NOTIFY_EMAIL_TO": "owner@example.com"}, []string{"email", "SMTP_HOST, NOTIFY_EMAIL_FROM missing"}},
+		{map[string]string{"SMTP_HOST": "smtp.example.com"}, []string{"NOTIFY_EMAIL_FROM, NOTIFY_EMAIL_TO missing"}},
+		{map[string]string{"SMTP_HOST": "smtp.example.com", "NOTIFY_EMAIL_FROM": "a@example.com", "NOTIFY_EMAIL_TO": "b@example.com", "SMTP_USERNAME": "u"}, []string{"SMTP_USERNAME and SMTP_PASSWORD"}},
+		{map[string]string{"SMTP_HOST": "smtp.example.com", "NOTIFY_EMAIL_FROM": "a@example.com", "NOTIFY_EMAIL_TO": "b@example.com", "SMTP_TLS": "ssl3"}, []string{`SMTP_TLS="ssl3"`}},
+		{map[string]string{"SMTP_HOST": "smtp.example.com", "NOTIFY_EMAIL_FROM": "a@example.com", "NOTIFY_EMAIL_TO": "b@example.com", "SMTP_TLS": "none", "SMTP_USERNAME": "u", "SMTP_PASSWORD": "p"}, []string{"in clear"}},
+		{map[string]string{"SMTP_HOST": "smtp.example.com", "NOTIFY_EMAIL_FROM": "not an address", "NOTIFY_EMAIL_TO": "b@example.com"}, []string{"NOTIFY_EMAIL_FROM"}},
+		{map[string]string{"WEBHOOK_URL": "http://hooks.example.com/x", "WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, []string{"want https"}},
+		{map[string]string{"WEBHOOK_URL": "https://hooks.example.com/x", "WEBHOOK_SECRET": "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, []string{"WEBHOOK_SECRET", "whsec_"}},
+		{map[string]string{"WEBHOOK_URL": "https://hooks.example.com/x", "WEBHOOK_SECRET": "whsec_c2hvcnQ="}, []string{"WEBHOOK_SECRET", "5 bytes"}},
+		{map[string]string{"WEBHOOK_ALLOW_PRIVATE": "maybe"}, []string{"WEBHOOK_ALLOW_PRIVATE"}},
+		{map[string]string{"ADMIN_URL": "admin.example.com"}, []string{"ADMIN_URL"}},
+	}
+	for _, tc := range cases {
+		c, err := load(t, tc.env)
+		if err == nil {
+			t.Errorf("%v: no error", tc.env)
+			continue
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%v: the error does not say %q: %v", tc.env, want, err)
+			}
+		}
+		if c.Webhook.Enabled() && tc.env["WEBHOOK_URL"] != "" && strings.Contains(err.Error(), "WEBHOOK") || c.SMTP.Enabled() && strings.Contains(err.Error(), "SMTP") {
+			t.Errorf("%v: a misconfigured destination is on", tc.env)
+		}
+	}
+}

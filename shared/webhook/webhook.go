@@ -1,0 +1,357 @@
+// Package webhook hands introductions to the owner's own receiver as
+// Standard Webhooks (https://www.standardwebhooks.com/): a signed JSON POST
+// per envelope, the envelope id as webhook-id so that a receiver recognises
+// a retry.
+//
+// The verdicts are honest: a 2xx is DELIVERED (the receiver holds it); a
+// timeout, a connection failure, 408, 429 or 5xx is RETRY_PENDING, with the
+// receiver's Retry-After; any other answer is FAILED with its status.
+// Redirects are not followed and count as FAILED: the signed body carries
+// the visitor's words, and sending it wherever a Location header points is
+// not what the owner configured; a moved receiver needs WEBHOOK_URL fixed,
+// which retrying cannot do, and a FAILED envelope shows the reason in the
+// admin, where the owner can retry it after the fix.
+//
+// The receiver must be on a public address: loopback, private, link-local,
+// shared (carrier-grade NAT), unspecified and multicast addresses are
+// refused when the connection is dialled — after name resolution, so a name
+// that resolves to an inside address (DNS rebinding) is refused too —
+// unless the configuration allows private destinations (local runs and
+// tests). Environment proxies are ignored for the same reason.
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// The Standard Webhooks headers.
+const (
+	HeaderID        = "webhook-id"
+	HeaderTimestamp = "webhook-timestamp"
+	HeaderSignature = "webhook-signature"
+)
+
+// DefaultTimeout bounds one attempt, from dialling to the end of the
+// response, when Options.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// responseLimit is how much of a receiver's answer is read (then dropped):
+// enough to reuse the connection, never a whole page.
+const responseLimit = 4 << 10
+
+// maxRetryAfter caps the wait a receiver may ask for.
+const maxRetryAfter = 24 * time.Hour
+
+// Options are a Sender's dependencies besides its configuration.
+type Options struct {
+	Logger *slog.Logger
+	// Now is the clock that stamps webhook-timestamp.
+	Now func() time.Time
+	// Timeout bounds one attempt; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Sender delivers envelopes to the configured webhook. It implements
+// intake.Sender and is safe for concurrent use.
+type Sender struct {
+	url    string
+	key    []byte
+	client *http.Client
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+var _ intake.Sender = (*Sender)(nil)
+
+// New builds the webhook sender from its configuration, reporting every
+// missing or unusable part at once.
+func New(cfg config.Webhook, opts Options) (*Sender, error) {
+	var errs []error
+	if cfg.URL == "" {
+		errs = append(errs, errors.New("webhook: no WEBHOOK_URL configured"))
+	}
+	key, err := config.WebhookSecretKey(cfg.Secret)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("webhook: WEBHOOK_SECRET: %w", err))
+	}
+	if opts.Logger == nil {
+		errs = append(errs, errors.New("webhook: no logger"))
+	}
+	if opts.Now == nil {
+		errs = append(errs, errors.New("webhook: no clock"))
+	}
+	if opts.Timeout < 0 {
+		errs = append(errs, errors.New("webhook: negative timeout"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	dialer := &net.Dialer{Timeout: timeout}
+	if !cfg.AllowPrivate {
+		dialer.Control = refuseInsideAddresses
+	}
+	transport := &http.Transport{
+		Proxy:                  nil, // a proxy would dial for us, past the address check
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    timeout,
+		ResponseHeaderTimeout:  timeout,
+		MaxIdleConns:           4,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 16 << 10,
+	}
+	return &Sender{
+		url: cfg.URL,
+		key: key,
+		client: &http.Client{
+			Transport: transport,
+			Timeout:   timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		},
+		now:    opts.Now,
+		logger: opts.Logger,
+	}, nil
+}
+
+// Destination is intake.DestinationWebhook.
+func (s *Sender) Destination() intake.Destination { return intake.DestinationWebhook }
+
+// Send POSTs the envelope's event, signed, and reports the receiver's
+// verdict. Every attempt carries the same webhook-id and body; only
+// webhook-timestamp and the signature change.
+func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
+	res := s.send(ctx, d)
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "webhook attempt",
+		slog.String("envelopeId", d.Envelope.ID), slog.String("event", d.Envelope.Event),
+		slog.String("status", string(res.Status)), slog.String("detail", res.Detail))
+	return res
+}
+
+func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
+	body, err := Payload(d)
+	if err != nil {
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: err.Error()}
+	}
+	now := s.now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, strings.NewReader(string(body)))
+	if err != nil {
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: "WEBHOOK_URL is not a usable address"}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "introductions-webhook/1")
+	req.Header.Set(HeaderID, d.Envelope.ID)
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(HeaderSignature, Sign(s.key, d.Envelope.ID, now, body))
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return transportFailure(err)
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, responseLimit))
+	resp.Body.Close()
+	return verdict(resp, now)
+}
+
+// verdict maps a receiver's answer to a delivery status.
+func verdict(resp *http.Response, now time.Time) intake.DeliveryResult {
+	code := resp.StatusCode
+	detail := "HTTP " + strconv.Itoa(code)
+	switch {
+	case code >= 200 && code <= 299:
+		return intake.DeliveryResult{Status: intake.DeliveryDelivered, Detail: detail}
+	case code == http.StatusTooManyRequests || code == http.StatusRequestTimeout || code >= 500:
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: detail, RetryAfter: retryAfter(resp.Header.Get("Retry-After"), now)}
+	case code >= 300 && code <= 399:
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: detail + ": a redirect, not followed (point WEBHOOK_URL at the final address)"}
+	default:
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: detail}
+	}
+}
+
+// retryAfter reads a Retry-After header (seconds or an HTTP date), zero when
+// absent or unreadable, capped at a day.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0
+		}
+		if n > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), maxRetryAfter)
+}
+
+var errInsideAddress = errors.New("inside address refused")
+
+// transportFailure names a failed attempt without its error text (which can
+// carry the URL): a refused address is FAILED, anything else is worth
+// another try.
+func transportFailure(err error) intake.DeliveryResult {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, errInsideAddress):
+		return intake.DeliveryResult{Status: intake.DeliveryFailed,
+			Detail: "the receiver's address is loopback, private or link-local: refused (WEBHOOK_ALLOW_PRIVATE is off)"}
+	case errors.Is(err, context.Canceled):
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "attempt canceled"}
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "timeout"}
+	case errors.As(err, &dnsErr):
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "the receiver's name did not resolve"}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "connection refused"}
+	default:
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "connection failed"}
+	}
+}
+
+// refuseInsideAddresses is the dialer's last word on every address it is
+// about to connect to, after name resolution.
+func refuseInsideAddresses(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !Public(ap.Addr()) {
+		return errInsideAddress
+	}
+	return nil
+}
+
+// insidePrefixes are ranges that are global unicast on paper but reach
+// inside a network: shared address space (carrier-grade NAT), "this
+// network", IETF protocol assignments, benchmarking, reserved, and the IPv6
+// translation prefixes that embed an IPv4 address.
+var insidePrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("::/96"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("2002::/16"),
+}
+
+// Public reports whether ip is an address on the public internet: not
+// loopback, private, link-local, unspecified, multicast or one of the other
+// ranges that lead inside a network.
+func Public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if !ip.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() {
+		return false
+	}
+	for _, p := range insidePrefixes {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// Sign is the Standard Webhooks v1 signature of one message: "v1," and the
+// base64 HMAC-SHA256, under key, of "id.timestamp.body" (timestamp in Unix
+// seconds).
+func Sign(key []byte, id string, timestamp time.Time, body []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id))
+	mac.Write([]byte{'.'})
+	mac.Write([]byte(strconv.FormatInt(timestamp.Unix(), 10)))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+type event struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      any       `json:"data"`
+}
+
+type confirmed struct {
+	ID           string                   `json:"id"`
+	FormID       string                   `json:"formId"`
+	FormVersion  string                   `json:"formVersion"`
+	Introduction intake.Fields            `json:"introduction"`
+	Conversation string                   `json:"conversation"`
+	Consents     []intake.ConsentEvidence `json:"consents"`
+	ConfirmedAt  time.Time                `json:"confirmedAt"`
+}
+
+type withdrawn struct {
+	ID          string    `json:"id"`
+	WithdrawnAt time.Time `json:"withdrawnAt"`
+}
+
+// Payload is the JSON body of the envelope's event, the same bytes on every
+// attempt (so a receiver can compare retries, and the outbox can hash what
+// it sends):
+//
+//	{"type": "introduction.confirmed", "timestamp", "data": {"id", "formId",
+//	"formVersion", "introduction": {…fields…}, "conversation", "consents":
+//	[…], "confirmedAt"}}
+//	{"type": "introduction.withdrawn", "timestamp", "data": {"id",
+//	"withdrawnAt"}}
+//
+// timestamp is when the event happened: the envelope's creation, which is
+// the confirmation's or the withdrawal's own transaction. A withdrawal
+// carries no content. The error is content-free and names what is missing.
+func Payload(d intake.Delivery) ([]byte, error) {
+	env := d.Envelope
+	if env.ID == "" || env.SubmissionID == "" || env.CreatedAt.IsZero() {
+		return nil, errors.New("the envelope has no id, submission id or creation time")
+	}
+	at := env.CreatedAt.UTC()
+	var e event
+	switch env.Event {
+	case intake.EventConfirmed:
+		in := d.Introduction
+		if in.ID != env.SubmissionID || in.ConfirmedAt.IsZero() {
+			return nil, errors.New("the delivery carries no confirmed introduction for its envelope")
+		}
+		consents := in.Consents
+		if consents == nil {
+			consents = []intake.ConsentEvidence{}
+		}
+		e = event{Type: intake.EventConfirmed, Timestamp: at, Data: confirmed{
+			ID: in.ID, FormID: in.FormID, FormVersion: in.FormVersion, Introduction: in.Fields,
+			Conversation: d.Conversation, Consents: consents, ConfirmedAt: in.ConfirmedAt.UTC(),
+		}}
+	case intake.EventWithdrawn:
+		e = event{Type: intake.EventWithdrawn, Timestamp: at, Data: withdrawn{ID: env.SubmissionID, WithdrawnAt: at}}
+	default:
+		return nil, fmt.Errorf("unknown event %q", env.Event)
+	}
+	return json.Marshal(e)
+}
