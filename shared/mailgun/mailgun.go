@@ -1,0 +1,238 @@
+// Package mailgun reads Mailgun's delivery events: it verifies a webhook
+// body's signature and turns the event into what it says about one
+// envelope's delivery. It keeps no state: refusing a replayed token needs
+// the store, and is the caller's part (Event.Token is the key).
+//
+// The format is Mailgun's documented one ("Securing Webhooks",
+// https://documentation.mailgun.com/docs/mailgun/user-manual/webhooks/securing-webhooks):
+// the JSON body carries
+//
+//	"signature": {"timestamp", "token", "signature"}
+//
+// where signature is the hex HMAC-SHA256, under the webhook signing key, of
+// timestamp and token concatenated; and
+//
+//	"event-data": {"id", "event", "severity", "timestamp", "reason",
+//	"user-variables": {"envelope-id"}, "delivery-status": {"code", …}, …}
+//
+// Outgoing mail carries X-Mailgun-Variables: {"envelope-id": "…"}, which
+// Mailgun hands back as user-variables, so each event finds its envelope.
+package mailgun
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// MaxAge is how far a signature's timestamp may be from now, either way,
+// before the event is refused as stale.
+const MaxAge = 5 * time.Minute
+
+// MaxBodyBytes is the most a caller should read of an event's body; real
+// events are a few kilobytes.
+const MaxBodyBytes = 256 << 10
+
+// The refusals. Each means the event changes nothing.
+var (
+	// ErrMalformed: the body is not a Mailgun event (not JSON, or the
+	// signature or event fields are missing).
+	ErrMalformed = errors.New("mailgun: not a signed Mailgun event")
+	// ErrSignature: the signature does not match the body's timestamp and
+	// token under the signing key.
+	ErrSignature = errors.New("mailgun: bad signature")
+	// ErrStale: the signature's timestamp is more than MaxAge from now.
+	ErrStale = errors.New("mailgun: stale timestamp")
+)
+
+// Event is a verified Mailgun event, content-free.
+type Event struct {
+	// Token is the signature's token, unique per webhook call: the key the
+	// caller records to refuse a replay.
+	Token string
+	// ID is Mailgun's event id (event-data.id).
+	ID string
+	// Name is the event as Mailgun names it (delivered, failed, opened…),
+	// and Severity its severity for failures (temporary, permanent).
+	Name     string
+	Severity string
+	// EnvelopeID is the envelope the mail was sent for, "" when the mail
+	// carried none (not ours).
+	EnvelopeID string
+	// Status is what the event means for the envelope: DELIVERED,
+	// RETRY_PENDING or FAILED; "" when the event says nothing about
+	// delivery (opened, clicked, accepted…) and is to be ignored.
+	Status intake.DeliveryStatus
+	// Detail says why, without content: the event, severity, Mailgun's
+	// reason code and the SMTP code, never the provider's message text
+	// (which quotes addresses).
+	Detail string
+	// At is when the event happened (event-data.timestamp), SignedAt when
+	// Mailgun signed the call.
+	At       time.Time
+	SignedAt time.Time
+}
+
+// Applies reports whether the event moves an envelope: it names one and
+// its status is one of delivery.
+func (e Event) Applies() bool { return e.EnvelopeID != "" && e.Status != "" }
+
+// Verifier checks and reads Mailgun events. It is safe for concurrent use.
+type Verifier struct {
+	key []byte
+	now func() time.Time
+}
+
+// NewVerifier returns a verifier for the account's webhook signing key
+// (MAILGUN_WEBHOOK_SIGNING_KEY), judging staleness by now; it names every
+// missing part.
+func NewVerifier(signingKey string, now func() time.Time) (*Verifier, error) {
+	var errs []error
+	if signingKey == "" {
+		errs = append(errs, errors.New("mailgun: no MAILGUN_WEBHOOK_SIGNING_KEY"))
+	}
+	if now == nil {
+		errs = append(errs, errors.New("mailgun: no clock"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &Verifier{key: []byte(signingKey), now: now}, nil
+}
+
+// number accepts a JSON number or a string holding one: Mailgun's
+// documentation shows the signature's timestamp as a string while its
+// table calls it an int.
+type number string
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*n = number(s)
+		return nil
+	}
+	var f json.Number
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = number(f)
+	return nil
+}
+
+type body struct {
+	Signature *struct {
+		Timestamp number `json:"timestamp"`
+		Token     string `json:"token"`
+		Signature string `json:"signature"`
+	} `json:"signature"`
+	EventData *struct {
+		ID            string              `json:"id"`
+		Event         string              `json:"event"`
+		Severity      string              `json:"severity"`
+		Timestamp     float64             `json:"timestamp"`
+		Reason        string              `json:"reason"`
+		UserVariables map[string]any      `json:"user-variables"`
+		DeliveryStat  *struct{ Code int } `json:"delivery-status"`
+	} `json:"event-data"`
+}
+
+// Parse verifies one webhook body and reads its event. It returns
+// ErrMalformed, ErrSignature or ErrStale (in that order of checking), and
+// then the event, which may not apply to any envelope (see Applies).
+func (v *Verifier) Parse(raw []byte) (Event, error) {
+	var b body
+	if err := json.Unmarshal(raw, &b); err != nil || b.Signature == nil || b.EventData == nil {
+		return Event{}, ErrMalformed
+	}
+	sig := b.Signature
+	ts, err := strconv.ParseInt(string(sig.Timestamp), 10, 64)
+	if err != nil || sig.Token == "" || sig.Signature == "" || len(sig.Token) > 512 {
+		return Event{}, ErrMalformed
+	}
+	given, err := hex.DecodeString(sig.Signature)
+	if err != nil {
+		return Event{}, ErrSignature
+	}
+	mac := hmac.New(sha256.New, v.key)
+	mac.Write([]byte(string(sig.Timestamp)))
+	mac.Write([]byte(sig.Token))
+	if !hmac.Equal(given, mac.Sum(nil)) {
+		return Event{}, ErrSignature
+	}
+	signedAt := time.Unix(ts, 0).UTC()
+	if age := v.now().Sub(signedAt); age > MaxAge || age < -MaxAge {
+		return Event{}, ErrStale
+	}
+	ed := b.EventData
+	e := Event{
+		Token:    sig.Token,
+		ID:       ed.ID,
+		Name:     ed.Event,
+		Severity: ed.Severity,
+		SignedAt: signedAt,
+	}
+	if ed.Timestamp > 0 && ed.Timestamp < 1e11 { // seconds; anything larger is not a time
+		sec, frac := math.Modf(ed.Timestamp)
+		e.At = time.Unix(int64(sec), int64(frac*1e9)).UTC().Truncate(time.Microsecond)
+	}
+	if id, ok := ed.UserVariables["envelope-id"].(string); ok {
+		e.EnvelopeID = id
+	}
+	code := 0
+	if ed.DeliveryStat != nil {
+		code = ed.DeliveryStat.Code
+	}
+	e.Status, e.Detail = meaning(ed.Event, ed.Severity, ed.Reason, code)
+	return e, nil
+}
+
+var word = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,40}$`)
+
+// meaning maps an event to a delivery status and a content-free detail.
+func meaning(event, severity, reason string, code int) (intake.DeliveryStatus, string) {
+	parts := []string{"mailgun " + safe(event)}
+	if severity != "" {
+		parts = append(parts, safe(severity))
+	}
+	if reason != "" {
+		parts = append(parts, "reason "+safe(reason))
+	}
+	if code >= 200 && code <= 599 {
+		parts = append(parts, fmt.Sprintf("SMTP %d", code))
+	}
+	detail := strings.Join(parts, ", ")
+	switch {
+	case event == "delivered":
+		return intake.DeliveryDelivered, detail
+	case event == "failed" && severity == "temporary":
+		return intake.DeliveryRetryPending, detail
+	case event == "failed" && severity == "permanent":
+		return intake.DeliveryFailed, detail
+	default:
+		return "", detail
+	}
+}
+
+// safe keeps a provider's code word, and replaces anything else (free text)
+// with "other".
+func safe(s string) string {
+	if word.MatchString(s) {
+		return s
+	}
+	return "other"
+}
