@@ -1,0 +1,384 @@
+// Package smtpmail notifies the owner by email, over SMTP submission with
+// github.com/wneessen/go-mail: one message per envelope, which says who
+// introduced themselves, what they wrote and how to reach the introduction
+// in the admin.
+//
+// The verdicts are honest: the server's 250 only means it accepted the
+// message, so a sent mail is ACCEPTED, never DELIVERED (a provider's signed
+// delivery event does that, see package mailgun). An unreachable server, a
+// timeout or a 4xx reply is RETRY_PENDING; a 5xx reply is FAILED with its
+// code.
+//
+// Every message carries a Message-ID built from the envelope id (the same
+// on every retry, so a mailbox can fold duplicates) and
+// X-Mailgun-Variables: {"envelope-id": "…"}, which Mailgun hands back in its
+// delivery events. The visitor's words appear in headers only through
+// oneLine, which turns every line break and control character into a
+// space, so no field can add a header; the visitor's address becomes
+// Reply-To only when it is one plain address.
+package smtpmail
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"log/slog"
+	"net"
+	"net/mail"
+	"net/textproto"
+	"regexp"
+	"strings"
+	texttemplate "text/template"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// DefaultTimeout bounds one attempt's SMTP session when Options.Timeout is
+// zero.
+const DefaultTimeout = 15 * time.Second
+
+// HeaderMailgunVariables carries the envelope id to Mailgun's events.
+const HeaderMailgunVariables = "X-Mailgun-Variables"
+
+// Options are a Sender's dependencies besides its configuration.
+type Options struct {
+	Logger *slog.Logger
+	// Now stamps the Date header.
+	Now func() time.Time
+	// Timeout bounds one attempt; zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Sender mails envelopes to the owner. It implements intake.Sender and is
+// safe for concurrent use (each attempt is its own SMTP session).
+type Sender struct {
+	cfg     config.SMTP
+	from    *mail.Address
+	timeout time.Duration
+	now     func() time.Time
+	logger  *slog.Logger
+}
+
+var _ intake.Sender = (*Sender)(nil)
+
+// New builds the mail sender from its configuration, naming every missing
+// part at once.
+func New(cfg config.SMTP, opts Options) (*Sender, error) {
+	var errs []error
+	if cfg.Host == "" {
+		errs = append(errs, errors.New("smtpmail: no SMTP_HOST configured"))
+	}
+	if cfg.Port <= 0 || cfg.Port > 65535 {
+		errs = append(errs, errors.New("smtpmail: no SMTP_PORT"))
+	}
+	switch cfg.TLS {
+	case config.SMTPStartTLS, config.SMTPTLS, config.SMTPPlain:
+	default:
+		errs = append(errs, fmt.Errorf("smtpmail: SMTP_TLS %q is not starttls, tls or none", cfg.TLS))
+	}
+	from, err := mail.ParseAddress(cfg.From)
+	if err != nil {
+		errs = append(errs, errors.New("smtpmail: no usable NOTIFY_EMAIL_FROM"))
+	}
+	if len(cfg.To) == 0 {
+		errs = append(errs, errors.New("smtpmail: no NOTIFY_EMAIL_TO"))
+	}
+	if opts.Logger == nil {
+		errs = append(errs, errors.New("smtpmail: no logger"))
+	}
+	if opts.Now == nil {
+		errs = append(errs, errors.New("smtpmail: no clock"))
+	}
+	if opts.Timeout < 0 {
+		errs = append(errs, errors.New("smtpmail: negative timeout"))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	return &Sender{cfg: cfg, from: from, timeout: timeout, now: opts.Now, logger: opts.Logger}, nil
+}
+
+// Destination is intake.DestinationEmail.
+func (s *Sender) Destination() intake.Destination { return intake.DestinationEmail }
+
+// Send mails the envelope's event to the owner and reports the server's
+// verdict: ACCEPTED on 250, RETRY_PENDING or FAILED otherwise.
+func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
+	res := s.send(ctx, d)
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "email attempt",
+		slog.String("envelopeId", d.Envelope.ID), slog.String("event", d.Envelope.Event),
+		slog.String("status", string(res.Status)), slog.String("detail", res.Detail))
+	return res
+}
+
+func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
+	msg, err := s.Message(d)
+	if err != nil {
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: err.Error()}
+	}
+	opts := []gomail.Option{gomail.WithPort(s.cfg.Port), gomail.WithTimeout(s.timeout)}
+	switch s.cfg.TLS {
+	case config.SMTPTLS:
+		opts = append(opts, gomail.WithSSL())
+	case config.SMTPPlain:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+	default:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	}
+	if s.cfg.Username != "" {
+		// The strongest mechanism the server offers; over SMTP_TLS=none,
+		// which the configuration allows with a password only to loopback,
+		// PLAIN.
+		mech := gomail.SMTPAuthAutoDiscover
+		if s.cfg.TLS == config.SMTPPlain {
+			mech = gomail.SMTPAuthPlainNoEnc
+		}
+		opts = append(opts, gomail.WithSMTPAuth(mech),
+			gomail.WithUsername(s.cfg.Username), gomail.WithPassword(s.cfg.Password))
+	}
+	client, err := gomail.NewClient(s.cfg.Host, opts...)
+	if err != nil {
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: "the SMTP settings are unusable"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := client.DialAndSendWithContext(ctx, msg); err != nil {
+		return failure(err)
+	}
+	return intake.DeliveryResult{Status: intake.DeliveryAccepted, Detail: "SMTP 250: accepted by the server, not yet delivered"}
+}
+
+// failure names a failed attempt by the server's reply code, never by its
+// text (which quotes addresses).
+func failure(err error) intake.DeliveryResult {
+	code := 0
+	var sendErr *gomail.SendError
+	var protoErr *textproto.Error
+	switch {
+	case errors.As(err, &sendErr) && sendErr.ErrorCode() != 0:
+		code = sendErr.ErrorCode()
+	case errors.As(err, &protoErr):
+		code = protoErr.Code
+	}
+	var netErr net.Error
+	switch {
+	case code >= 500 && code <= 599:
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: fmt.Sprintf("SMTP %d: refused", code)}
+	case code >= 400 && code <= 499:
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: fmt.Sprintf("SMTP %d: try again later", code)}
+	case errors.As(err, &sendErr) && (sendErr.Reason == gomail.ErrGetSender || sendErr.Reason == gomail.ErrGetRcpts):
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: "an unusable sender or recipient address"}
+	case errors.Is(err, gomail.ErrNoSupportedAuthDiscovered):
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: "the SMTP server offers no login mechanism safe on this connection"}
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "timeout"}
+	case errors.As(err, &netErr):
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "the SMTP server is unreachable"}
+	default:
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "the SMTP session failed"}
+	}
+}
+
+var idSafe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// MessageID is the Message-ID (without angle brackets) of envelopeID's mail
+// sent from fromAddress: the envelope id at the sender's domain, so every
+// retry carries the same one. An id with other characters is replaced by
+// its SHA-256.
+func MessageID(envelopeID, fromAddress string) string {
+	local := envelopeID
+	if !idSafe.MatchString(local) {
+		sum := sha256.Sum256([]byte(envelopeID))
+		local = hex.EncodeToString(sum[:])
+	}
+	domain := "introductions.invalid"
+	if at := strings.LastIndexByte(fromAddress, '@'); at >= 0 && idSafe.MatchString(fromAddress[at+1:]) {
+		domain = fromAddress[at+1:]
+	}
+	return local + "@" + domain
+}
+
+// Message builds the mail for one delivery without sending it. Its error is
+// content-free and says what the delivery lacks.
+func (s *Sender) Message(d intake.Delivery) (*gomail.Msg, error) {
+	env := d.Envelope
+	if env.ID == "" || env.SubmissionID == "" {
+		return nil, errors.New("the envelope has no id or submission id")
+	}
+	view := mailView{EnvelopeID: env.ID, IntroductionID: env.SubmissionID, AdminURL: oneLine(d.AdminURL, 2000), At: env.CreatedAt.UTC()}
+	var subject string
+	switch env.Event {
+	case intake.EventConfirmed:
+		in := d.Introduction
+		if in.ID != env.SubmissionID || in.ConfirmedAt.IsZero() {
+			return nil, errors.New("the delivery carries no confirmed introduction for its envelope")
+		}
+		view.Confirmed = true
+		view.Introduction = in
+		view.Conversation = d.Conversation
+		view.ConfirmedAt = in.ConfirmedAt.UTC()
+		subject = "Introduction from " + oneLine(in.Fields.Name, 60)
+		if c := oneLine(in.Fields.Company, 40); c != "" {
+			subject += " (" + c + ")"
+		}
+	case intake.EventWithdrawn:
+		subject = "An introduction was withdrawn: please erase your copy"
+	default:
+		return nil, fmt.Errorf("unknown event %q", env.Event)
+	}
+	var text, html bytes.Buffer
+	if err := textBody.Execute(&text, view); err != nil {
+		return nil, errors.New("the mail's text could not be rendered")
+	}
+	if err := htmlBody.Execute(&html, view); err != nil {
+		return nil, errors.New("the mail's HTML could not be rendered")
+	}
+
+	m := gomail.NewMsg()
+	m.FromMailAddress(s.from)
+	if err := m.To(s.cfg.To...); err != nil {
+		return nil, errors.New("an unusable NOTIFY_EMAIL_TO address")
+	}
+	if view.Confirmed {
+		if a, ok := replyTo(view.Introduction.Fields.Email); ok {
+			m.ReplyToMailAddress(a)
+		}
+	}
+	m.Subject(subject)
+	m.SetMessageIDWithValue(MessageID(env.ID, s.from.Address))
+	m.SetDateWithValue(s.now())
+	vars, _ := json.Marshal(map[string]string{"envelope-id": env.ID})
+	m.SetGenHeader(gomail.Header(HeaderMailgunVariables), oneLine(string(vars), 500))
+	m.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
+	m.SetBodyString(gomail.TypeTextPlain, text.String())
+	m.AddAlternativeString(gomail.TypeTextHTML, html.String())
+	return m, nil
+}
+
+// replyTo accepts the visitor's address as Reply-To only when it is one
+// plain address and nothing else.
+func replyTo(s string) (*mail.Address, bool) {
+	if s == "" || oneLine(s, 320) != s || strings.ContainsAny(s, "<>,;\"") {
+		return nil, false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" {
+		return nil, false
+	}
+	return a, true
+}
+
+// oneLine makes visitor text safe for a header: every control character
+// and every Unicode line or paragraph separator (CR, LF, NEL, VT, FF,
+// U+2028, U+2029) becomes a space, runs of spaces shrink to one, and the
+// text is cut to at most max runes with an ellipsis.
+func oneLine(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf) {
+			if !space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	out := strings.TrimRight(b.String(), " ")
+	if utf8.RuneCountInString(out) > max {
+		out = string([]rune(out)[:max-1]) + "…"
+	}
+	return out
+}
+
+type mailView struct {
+	Confirmed      bool
+	EnvelopeID     string
+	IntroductionID string
+	Introduction   intake.Introduction
+	Conversation   string
+	ConfirmedAt    time.Time
+	At             time.Time
+	AdminURL       string
+}
+
+var funcs = map[string]any{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("Mon 2 Jan 2006 15:04 MST")
+	},
+}
+
+var textBody = texttemplate.Must(texttemplate.New("text").Funcs(funcs).Parse(`{{if .Confirmed}}{{with .Introduction}}Someone introduced themselves through your site.
+
+Name:    {{.Fields.Name}}
+Company: {{.Fields.Company}}
+Role:    {{.Fields.Role}}
+Email:   {{.Fields.Email}}
+
+Message:
+{{.Fields.Message}}
+{{end}}
+{{if .Conversation}}Their conversation with the site's guide:
+{{.Conversation}}
+{{else}}No conversation with the site's guide was attached.
+{{end}}
+Consents:
+{{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}; to withdraw: {{.WithdrawalPath}}
+{{else}}- none recorded
+{{end}}
+Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.
+{{if .AdminURL}}In your admin: {{.AdminURL}}
+{{end}}
+Replying to this mail writes to the address the visitor gave.
+{{else}}The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).
+
+Please erase any copy of it you hold, including the notification mail you received for it. Nothing of its content is repeated here.
+{{end}}
+Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}
+`))
+
+var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{if .Confirmed}}Introduction{{else}}Introduction withdrawn{{end}}</title></head>
+<body style="font-family: sans-serif; line-height: 1.4; max-width: 40em">
+{{if .Confirmed}}{{with .Introduction}}<p>Someone introduced themselves through your site.</p>
+<table>
+<tr><th align="left">Name</th><td>{{.Fields.Name}}</td></tr>
+<tr><th align="left">Company</th><td>{{.Fields.Company}}</td></tr>
+<tr><th align="left">Role</th><td>{{.Fields.Role}}</td></tr>
+<tr><th align="left">Email</th><td>{{.Fields.Email}}</td></tr>
+</table>
+<h2>Message</h2>
+<p style="white-space: pre-wrap">{{.Fields.Message}}</p>{{end}}
+{{if .Conversation}}<h2>Their conversation with the site's guide</h2>
+<p style="white-space: pre-wrap">{{.Conversation}}</p>{{else}}<p>No conversation with the site's guide was attached.</p>{{end}}
+<h2>Consents</h2>
+<ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}; to withdraw: {{.WithdrawalPath}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
+<p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.</p>
+{{if .AdminURL}}<p><a href="{{.AdminURL}}">Open it in your admin</a></p>{{end}}
+<p>Replying to this mail writes to the address the visitor gave.</p>
+{{else}}<p>The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).</p>
+<p>Please erase any copy of it you hold, including the notification mail you received for it. Nothing of its content is repeated here.</p>
+{{end}}<p style="color: #555">Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}</p>
+</body></html>
+`))

@@ -1,0 +1,322 @@
+package smtpmail
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/mailpittest"
+)
+
+const (
+	canaryName    = "Canary Namesake-5e1c"
+	canaryEmail   = "canary-5e1c@example.org"
+	canaryMessage = "canary message 5e1c: <b>keep</b> me out of logs"
+	canaryConvo   = "canary conversation 5e1c"
+	owner         = "owner@example.com"
+)
+
+var created = time.Date(2026, 11, 30, 9, 15, 0, 0, time.UTC)
+
+func confirmed(envelopeID string) intake.Delivery {
+	return intake.Delivery{
+		Envelope: intake.Envelope{ID: envelopeID, SubmissionID: "intro-" + envelopeID, Destination: intake.DestinationEmail,
+			Event: intake.EventConfirmed, PayloadVersion: intake.HandoffPayloadVersion, CreatedAt: created},
+		Introduction: intake.Introduction{
+			ID: "intro-" + envelopeID, FormID: "introduction", FormVersion: "2",
+			Fields: intake.Fields{Name: canaryName, Company: "Acme & Sons", Role: "Recruiter", Email: canaryEmail, Message: canaryMessage},
+			Consents: []intake.ConsentEvidence{{Purpose: "contact", Basis: intake.BasisConsent, TextVersion: "contact-v1",
+				GivenAt: created.Add(-time.Minute), ConfirmedAt: created, WithdrawalPath: "POST /api/introductions/{id}/withdrawal"}},
+			ConfirmedAt: created,
+		},
+		Conversation: canaryConvo,
+		AdminURL:     "http://127.0.0.1:8080/admin/introductions/intro-" + envelopeID,
+	}
+}
+
+func smtpConfig(s *mailpittest.Server) config.SMTP {
+	return config.SMTP{Host: s.SMTPHost, Port: s.SMTPPort, TLS: config.SMTPPlain,
+		From: `"Introductions" <intake@owner.example>`, To: []string{owner}}
+}
+
+func newSender(t *testing.T, cfg config.SMTP, logs io.Writer) *Sender {
+	t.Helper()
+	if logs == nil {
+		logs = io.Discard
+	}
+	s, err := New(cfg, Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Now: time.Now, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// unique makes envelope ids that no other run of the shared mailpit used.
+func unique(t *testing.T, name string) string {
+	return fmt.Sprintf("env-%s-%d", name, time.Now().UnixNano())
+}
+
+func received(t *testing.T, mp *mailpittest.Server, envelopeID string) []mailpittest.Message {
+	t.Helper()
+	return mp.Search(t, `message-id:"`+MessageID(envelopeID, "intake@owner.example")+`"`)
+}
+
+func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	id := unique(t, "confirmed")
+	res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), confirmed(id))
+	if res.Status != intake.DeliveryAccepted || !strings.HasPrefix(res.Detail, "SMTP 250") {
+		t.Fatalf("got %+v, want ACCEPTED (never DELIVERED)", res)
+	}
+	msgs := received(t, mp, id)
+	if len(msgs) != 1 {
+		t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+	}
+	m := msgs[0]
+	if m.From.Address != "intake@owner.example" || len(m.To) != 1 || m.To[0].Address != owner || len(m.Cc)+len(m.Bcc) != 0 {
+		t.Fatalf("from %+v to %+v cc %+v bcc %+v", m.From, m.To, m.Cc, m.Bcc)
+	}
+	if m.Subject != "Introduction from "+canaryName+" (Acme & Sons)" {
+		t.Fatalf("subject %q", m.Subject)
+	}
+	if len(m.ReplyTo) != 1 || m.ReplyTo[0].Address != canaryEmail {
+		t.Fatalf("reply-to %+v", m.ReplyTo)
+	}
+	for _, want := range []string{canaryName, "Acme & Sons", "Recruiter", canaryEmail, canaryMessage, canaryConvo,
+		"contact (consent), notice contact-v1", "Form introduction, version 2", "http://127.0.0.1:8080/admin/introductions/intro-" + id, id} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, m.Text)
+		}
+	}
+	for _, want := range []string{"canary message 5e1c: &lt;b&gt;keep&lt;/b&gt;", `href="http://127.0.0.1:8080/admin/introductions/intro-` + id + `"`, canaryConvo} {
+		if !strings.Contains(m.HTML, want) {
+			t.Errorf("the HTML lacks %q:\n%s", want, m.HTML)
+		}
+	}
+	h := mp.Headers(t, m.ID)
+	if got := h["X-Mailgun-Variables"]; len(got) != 1 || got[0] != `{"envelope-id":"`+id+`"}` {
+		t.Fatalf("X-Mailgun-Variables %q", got)
+	}
+	if got := h["Message-Id"]; len(got) != 1 || got[0] != "<"+id+"@owner.example>" {
+		t.Fatalf("Message-ID %q (headers %v)", got, h)
+	}
+	if got := h["Auto-Submitted"]; len(got) != 1 || got[0] != "auto-generated" {
+		t.Fatalf("Auto-Submitted %q", got)
+	}
+}
+
+func TestARetryCarriesTheSameMessageID(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	id := unique(t, "retry")
+	s := newSender(t, smtpConfig(mp), nil)
+	for range 2 {
+		if res := s.Send(context.Background(), confirmed(id)); res.Status != intake.DeliveryAccepted {
+			t.Fatalf("%+v", res)
+		}
+	}
+	if msgs := received(t, mp, id); len(msgs) != 2 || msgs[0].MessageID != msgs[1].MessageID {
+		t.Fatalf("two sends, %d messages with ids %v", len(msgs), msgs)
+	}
+}
+
+func TestAWithdrawalMailCarriesNoContent(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	id := unique(t, "withdrawn")
+	d := confirmed(id) // the content is there, and must not be used
+	d.Envelope.Event = intake.EventWithdrawn
+	if res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("%+v", res)
+	}
+	msgs := received(t, mp, id)
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages", len(msgs))
+	}
+	m := msgs[0]
+	if !strings.Contains(m.Subject, "withdrawn") || !strings.Contains(m.Text, "erase any copy") || !strings.Contains(m.Text, "intro-"+id) {
+		t.Fatalf("subject %q text %q", m.Subject, m.Text)
+	}
+	for _, canary := range []string{"5e1c", "Acme", "Recruiter"} {
+		if strings.Contains(m.Subject+m.Text+m.HTML, canary) {
+			t.Fatalf("the withdrawal mail repeats %q", canary)
+		}
+	}
+	if len(m.ReplyTo) != 0 {
+		t.Fatalf("reply-to %v", m.ReplyTo)
+	}
+	if h := mp.Headers(t, m.ID); h["X-Mailgun-Variables"][0] != `{"envelope-id":"`+id+`"}` {
+		t.Fatalf("X-Mailgun-Variables %q", h["X-Mailgun-Variables"])
+	}
+}
+
+// Every visitor field carries a line break and a would-be header; mailpit's
+// parse of what arrived shows no added header and no added recipient.
+func TestNoVisitorFieldCanAddAHeader(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	s := newSender(t, smtpConfig(mp), nil)
+	breaks := map[string]string{"CRLF": "\r\n", "LF": "\n", "CR": "\r", "LS": "\u2028", "PS": "\u2029", "NEL": "\u0085", "VT": "\v", "FF": "\f", "CRLF-fold": "\r\n "}
+	for name, br := range breaks {
+		t.Run(name, func(t *testing.T) {
+			inject := func(v string) string {
+				return v + br + "Bcc: victim@attacker.example" + br + "X-Injected: " + name + br + br + "body?"
+			}
+			id := unique(t, "inject-"+strings.ToLower(name))
+			d := confirmed(id)
+			f := &d.Introduction.Fields
+			f.Name, f.Company, f.Role, f.Email, f.Message = inject(f.Name), inject(f.Company), inject(f.Role), inject(f.Email), inject(f.Message)
+			d.Conversation = inject(d.Conversation)
+			d.AdminURL = inject(d.AdminURL)
+			d.Introduction.Consents[0].Purpose = inject("contact")
+			if res := s.Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+				t.Fatalf("%+v", res)
+			}
+			msgs := received(t, mp, id)
+			if len(msgs) != 1 {
+				t.Fatalf("%d messages", len(msgs))
+			}
+			m := msgs[0]
+			if len(m.To) != 1 || m.To[0].Address != owner || len(m.Cc)+len(m.Bcc) != 0 || len(m.ReplyTo) != 0 {
+				t.Fatalf("recipients changed: to %v cc %v bcc %v reply-to %v", m.To, m.Cc, m.Bcc, m.ReplyTo)
+			}
+			h := mp.Headers(t, m.ID)
+			for key, values := range h {
+				switch key {
+				case "Bcc", "X-Injected", "Cc", "Reply-To":
+					t.Errorf("an injected header arrived: %s: %q", key, values)
+				}
+				for _, v := range values {
+					if strings.ContainsAny(v, "\r\n") || strings.Contains(v, "victim@") && key != "Subject" {
+						t.Errorf("header %s carries a break or the payload: %q", key, v)
+					}
+				}
+			}
+			// The subject as a mail client shows it, encoded words decoded:
+			// one line.
+			if len(h["Subject"]) != 1 || strings.ContainsAny(m.Subject, "\r\n\u2028\u2029\u0085\v\f") ||
+				!strings.HasPrefix(m.Subject, "Introduction from "+canaryName+" Bcc: victim@attacker.example X-Inject") {
+				t.Errorf("subject %q (raw %q)", m.Subject, h["Subject"])
+			}
+			if !strings.Contains(m.Text, "Bcc: victim@attacker.example") {
+				t.Errorf("the visitor's words must still reach the body, as written")
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                 "plain",
+		"a\r\nb":                "a b",
+		"a\u2028b\u2029c\u0085": "a b c",
+		"  lead\t\ttabs ":       "lead tabs",
+		"zero\u200bwidth":       "zero width",
+		"bad\xffutf8":           "bad\uFFFDutf8",
+		"0123456789abc":         "012345678…",
+	} {
+		if got := oneLine(in, 10); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A private mailpit told to answer with SMTP errors, then stopped and
+// started again: 4xx is RETRY_PENDING, 5xx is FAILED with its code, a
+// server that is down is RETRY_PENDING, and the same mail goes through
+// once it is back.
+func TestServerVerdicts(t *testing.T) {
+	mp := mailpittest.Start(t, "--enable-chaos")
+	cfg := smtpConfig(mp)
+	s := newSender(t, cfg, nil)
+	send := func() intake.DeliveryResult { return s.Send(context.Background(), confirmed("env-verdicts")) }
+
+	mp.Chaos(t, "Recipient", 451, 100)
+	if res := send(); res.Status != intake.DeliveryRetryPending || res.Detail != "SMTP 451: try again later" {
+		t.Fatalf("451: %+v", res)
+	}
+	mp.Chaos(t, "Recipient", 550, 100)
+	if res := send(); res.Status != intake.DeliveryFailed || res.Detail != "SMTP 550: refused" {
+		t.Fatalf("550: %+v", res)
+	}
+	mp.Chaos(t, "Recipient", 451, 0)
+	mp.Chaos(t, "Sender", 452, 100)
+	if res := send(); res.Status != intake.DeliveryRetryPending || res.Detail != "SMTP 452: try again later" {
+		t.Fatalf("sender 452: %+v", res)
+	}
+	mp.Chaos(t, "Sender", 452, 0)
+	mp.Chaos(t, "Authentication", 535, 100)
+	withLogin := cfg
+	withLogin.Username, withLogin.Password = "intake", "secret"
+	if res := newSender(t, withLogin, nil).Send(context.Background(), confirmed("env-verdicts")); res.Status != intake.DeliveryFailed || res.Detail != "SMTP 535: refused" {
+		t.Fatalf("auth 535: %+v", res)
+	}
+	mp.Chaos(t, "Authentication", 535, 0)
+
+	mp.Stop(t)
+	if res := send(); res.Status != intake.DeliveryRetryPending || res.Detail != "the SMTP server is unreachable" {
+		t.Fatalf("stopped: %+v", res)
+	}
+	mp.Restart(t)
+	if res := send(); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("back: %+v", res)
+	}
+	if msgs := mp.Search(t, `message-id:"`+MessageID("env-verdicts", "intake@owner.example")+`"`); len(msgs) != 1 {
+		t.Fatalf("after the outage mailpit holds %d messages, want the one accepted", len(msgs))
+	}
+	// With a login, once authentication passes: accepted.
+	if res := newSender(t, withLogin, nil).Send(context.Background(), confirmed("env-login")); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("login: %+v", res)
+	}
+}
+
+func TestSTARTTLSIsRequiredByDefault(t *testing.T) {
+	mp := mailpittest.Start(t)
+	cfg := smtpConfig(mp)
+	cfg.TLS = config.SMTPStartTLS
+	res := newSender(t, cfg, nil).Send(context.Background(), confirmed("env-starttls"))
+	if res.Status == intake.DeliveryAccepted {
+		t.Fatalf("sent without TLS to a server that offers no STARTTLS: %+v", res)
+	}
+}
+
+func TestLogsCarryNoContent(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	var logs bytes.Buffer
+	id := unique(t, "logs")
+	newSender(t, smtpConfig(mp), &logs).Send(context.Background(), confirmed(id))
+	out := logs.String()
+	if !strings.Contains(out, id) || !strings.Contains(out, "ACCEPTED") {
+		t.Fatalf("the attempt is not logged by envelope id and outcome: %s", out)
+	}
+	for _, canary := range []string{"5e1c", "Acme", owner} {
+		if strings.Contains(out, canary) {
+			t.Fatalf("a log line carries %q: %s", canary, out)
+		}
+	}
+}
+
+func TestNewNamesEveryMissingPart(t *testing.T) {
+	_, err := New(config.SMTP{TLS: "ssl"}, Options{})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"SMTP_HOST", "SMTP_PORT", "SMTP_TLS", "NOTIFY_EMAIL_FROM", "NOTIFY_EMAIL_TO", "logger", "clock"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not name %s: %v", want, err)
+		}
+	}
+}
+
+func TestMessageID(t *testing.T) {
+	if got := MessageID("env-1.a_b", "intake@owner.example"); got != "env-1.a_b@owner.example" {
+		t.Fatal(got)
+	}
+	if got := MessageID("env 1>", "intake@owner.example"); strings.ContainsAny(got, " <>") || !strings.HasSuffix(got, "@owner.example") {
+		t.Fatal(got)
+	}
+}
