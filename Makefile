@@ -1,14 +1,17 @@
 # Introductions — the two commands that matter are `make run` and `make test`.
 .PHONY: run test test-go test-browser bench bench-pow lint deploy emulator
 
-# Starts the Firestore emulator (unless FIRESTORE_EMULATOR_HOST is set) and
-# every public function with the reference page on http://127.0.0.1:$${PORT:-8080}/.
+# Starts the Firestore emulator (unless FIRESTORE_EMULATOR_HOST is set), a
+# local mailpit for the owner's mail (unless SMTP_HOST is set; it prints its
+# web inbox) and every public function with the reference page on
+# http://127.0.0.1:$${PORT:-8080}/.
 run:
 	scripts/run.sh
 
-# Every test: Go (against the Firestore emulator, started if needed, with a
-# short fuzz run), the page in headless Chromium, and the infra checks. It
-# installs the node packages and (as root) Chromium when they are missing.
+# Every test: Go (against the Firestore emulator and a mailpit, started if
+# needed, with a short fuzz run), the page in headless Chromium, and the infra
+# checks. It installs the node packages, mailpit and (as root) Chromium when
+# they are missing.
 test:
 	scripts/test.sh
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: every test. `scripts/test.sh go` or `scripts/test.sh browser`
 # runs one part. Starts the Firestore emulator when FIRESTORE_EMULATOR_HOST
-# is unset, and stops it again at the end if it started it.
+# is unset, and stops it again at the end if it started it; likewise a
+# mailpit (scripts/mailpit.sh) when MAILPIT_SMTP_ADDR is unset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
@@ -11,13 +12,24 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
   FIRESTORE_EMULATOR_HOST=$(scripts/emulator.sh start)
   export FIRESTORE_EMULATOR_HOST
 fi
-[ -n "$started" ] && trap 'scripts/emulator.sh stop' EXIT
+# mailpit, the real SMTP server the mail tests send to and read back from.
+mailpit_started=""
+if [ -z "${MAILPIT_SMTP_ADDR:-}" ]; then
+  curl -fsS "http://127.0.0.1:${MAILPIT_HTTP_PORT:-8025}/api/v1/info" >/dev/null 2>&1 || mailpit_started=yes
+  mailpit_env=$(scripts/mailpit.sh start)
+  export $mailpit_env
+fi
+cleanup() {
+  [ -z "$mailpit_started" ] || scripts/mailpit.sh stop
+  [ -z "$started" ] || scripts/emulator.sh stop
+}
+trap cleanup EXIT
 
 if [ "$part" = all ] || [ "$part" = go ]; then
   scripts/test-deps.sh node # the ALTCHA interop tests run an npm client
   echo "== go vet" >&2
   go vet ./...
-  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST)" >&2
+  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, mailpit at $MAILPIT_SMTP_ADDR)" >&2
   go test -count=1 -timeout 12m ./...
   echo "== short fuzz runs" >&2
   for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
