@@ -172,3 +172,9 @@ func TestNewVerifierNamesEveryMissingPart(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestSignatureMatchesTheIndependentVector(t *testing.T) {
+	if got := Signature(signingKey, vectorTimestamp, vectorToken); got != vectorSignature {
+		t.Fatalf("Signature = %s, want %s", got, vectorSignature)
+	}
+}

@@ -127,7 +127,7 @@ func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryRes
 }
 
 func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
-	msg, err := s.Message(d)
+	msg, err := s.message(d)
 	if err != nil {
 		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: err.Error()}
 	}
@@ -213,9 +213,9 @@ func MessageID(envelopeID, fromAddress string) string {
 	return local + "@" + domain
 }
 
-// Message builds the mail for one delivery without sending it. Its error is
+// message builds the mail for one delivery without sending it. Its error is
 // content-free and says what the delivery lacks.
-func (s *Sender) Message(d intake.Delivery) (*gomail.Msg, error) {
+func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	env := d.Envelope
 	if env.ID == "" || env.SubmissionID == "" {
 		return nil, errors.New("the envelope has no id or submission id")
