@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -30,8 +31,9 @@ type Server struct {
 	SMTPPort int
 	API      string
 
-	args []string
-	cmd  *exec.Cmd
+	args   []string
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 func unavailable(t testing.TB, why string) {
@@ -90,8 +92,9 @@ func freePort(t testing.TB) int {
 }
 
 // Start runs a private mailpit on free loopback ports, with extra
-// command-line arguments (such as "--enable-chaos"), stopped when the test
-// ends.
+// command-line arguments (such as "--enable-chaos", or a TLS certificate),
+// stopped when the test ends. It accepts any login, also over plain SMTP
+// unless extra requires TLS.
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	bin, ok := Binary()
@@ -100,11 +103,15 @@ func Start(t testing.TB, extra ...string) *Server {
 	}
 	smtpPort, httpPort := freePort(t), freePort(t)
 	s := &Server{SMTPHost: "127.0.0.1", SMTPPort: smtpPort, API: fmt.Sprintf("http://127.0.0.1:%d", httpPort)}
-	s.args = append([]string{
+	s.args = []string{
 		"--smtp", fmt.Sprintf("127.0.0.1:%d", smtpPort), "--listen", fmt.Sprintf("127.0.0.1:%d", httpPort),
-		"--smtp-auth-accept-any", "--smtp-auth-allow-insecure", "--disable-version-check", "--quiet",
+		"--smtp-auth-accept-any", "--disable-version-check", "--quiet",
 		"--database", filepath.Join(t.TempDir(), "mailpit.db"),
-	}, extra...)
+	}
+	if !slices.Contains(extra, "--smtp-require-tls") && !slices.Contains(extra, "--smtp-require-starttls") {
+		s.args = append(s.args, "--smtp-auth-allow-insecure")
+	}
+	s.args = append(s.args, extra...)
 	s.args = append([]string{bin}, s.args...)
 	s.Restart(t)
 	t.Cleanup(func() { s.Stop(t) })
@@ -118,7 +125,7 @@ func (s *Server) Stop(t testing.TB) {
 		return
 	}
 	s.cmd.Process.Kill()
-	s.cmd.Wait()
+	<-s.exited
 	s.cmd = nil
 }
 
@@ -135,8 +142,17 @@ func (s *Server) Restart(t testing.TB) {
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("starting mailpit: %v", err)
 	}
+	cmd, exited := s.cmd, make(chan struct{})
+	s.exited = exited
+	go func() { cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			s.cmd = nil
+			t.Fatalf("mailpit exited at start: %s", out.String())
+		default:
+		}
 		if resp, err := http.Get(s.API + "/api/v1/info"); err == nil {
 			resp.Body.Close()
 			if c, err := net.Dial("tcp", net.JoinHostPort(s.SMTPHost, strconv.Itoa(s.SMTPPort))); err == nil {

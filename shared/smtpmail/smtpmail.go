@@ -22,6 +22,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -58,6 +60,9 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds one attempt; zero means DefaultTimeout.
 	Timeout time.Duration
+	// RootCAs are the authorities trusted for the server's certificate;
+	// nil means the system's (tests pass their own).
+	RootCAs *x509.CertPool
 }
 
 // Sender mails envelopes to the owner. It implements intake.Sender and is
@@ -66,6 +71,7 @@ type Sender struct {
 	cfg     config.SMTP
 	from    *mail.Address
 	timeout time.Duration
+	roots   *x509.CertPool
 	now     func() time.Time
 	logger  *slog.Logger
 }
@@ -110,7 +116,7 @@ func New(cfg config.SMTP, opts Options) (*Sender, error) {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	return &Sender{cfg: cfg, from: from, timeout: timeout, now: opts.Now, logger: opts.Logger}, nil
+	return &Sender{cfg: cfg, from: from, timeout: timeout, roots: opts.RootCAs, now: opts.Now, logger: opts.Logger}, nil
 }
 
 // Destination is intake.DestinationEmail.
@@ -139,6 +145,9 @@ func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryRes
 		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
 	default:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	}
+	if s.roots != nil {
+		opts = append(opts, gomail.WithTLSConfig(&tls.Config{ServerName: s.cfg.Host, MinVersion: tls.VersionTLS12, RootCAs: s.roots}))
 	}
 	if s.cfg.Username != "" {
 		// The strongest mechanism the server offers; over SMTP_TLS=none,
