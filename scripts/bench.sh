@@ -13,6 +13,8 @@ echo "== Firestore round trips through the wired handlers (target: at most 3 eac
 go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./functions/wiring/
 echo "== proof of work and content rules, CPU only"
 go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
+echo "== webhook sender: a signed delivery to a local receiver vs a plain unsigned POST (reference)"
+go test -run '^$' -bench 'BenchmarkSend' -benchtime 2000x ./shared/webhook/ | grep -E '^Benchmark' || true
 echo "== start-up and memory (devserver vs a bare net/http server; 128 MiB tier)"
 mkdir -p bin
 go build -o bin/devserver ./scripts/devserver
