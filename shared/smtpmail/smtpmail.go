@@ -241,6 +241,7 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 		view.Introduction = in
 		view.Conversation = d.Conversation
 		view.ConfirmedAt = in.ConfirmedAt.UTC()
+		view.ReplyTo, _ = replyTo(in.Fields.Email)
 		subject = "Introduction from " + oneLine(in.Fields.Name, 60)
 		if c := oneLine(in.Fields.Company, 40); c != "" {
 			subject += " (" + c + ")"
@@ -263,10 +264,8 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	if err := m.To(s.cfg.To...); err != nil {
 		return nil, errors.New("an unusable NOTIFY_EMAIL_TO address")
 	}
-	if view.Confirmed {
-		if a, ok := replyTo(view.Introduction.Fields.Email); ok {
-			m.ReplyToMailAddress(a)
-		}
+	if view.ReplyTo != nil {
+		m.ReplyToMailAddress(view.ReplyTo)
 	}
 	m.Subject(subject)
 	m.SetMessageIDWithValue(MessageID(env.ID, s.from.Address))
@@ -327,6 +326,8 @@ type mailView struct {
 	ConfirmedAt    time.Time
 	At             time.Time
 	AdminURL       string
+	// ReplyTo is the visitor's address when it is usable as Reply-To.
+	ReplyTo *mail.Address
 }
 
 var funcs = map[string]any{
@@ -358,9 +359,9 @@ Consents:
 {{end}}
 Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.
 {{if .AdminURL}}In your admin: {{.AdminURL}}
-{{end}}
+{{end}}{{if .ReplyTo}}
 Replying to this mail writes to the address the visitor gave.
-{{else}}The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).
+{{end}}{{else}}The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).
 
 Please erase any copy of it you hold, including the notification mail you received for it. Nothing of its content is repeated here.
 {{end}}
@@ -385,7 +386,7 @@ var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!
 <ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}; to withdraw: {{.WithdrawalPath}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
 <p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.</p>
 {{if .AdminURL}}<p><a href="{{.AdminURL}}">Open it in your admin</a></p>{{end}}
-<p>Replying to this mail writes to the address the visitor gave.</p>
+{{if .ReplyTo}}<p>Replying to this mail writes to the address the visitor gave.</p>{{end}}
 {{else}}<p>The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).</p>
 <p>Please erase any copy of it you hold, including the notification mail you received for it. Nothing of its content is repeated here.</p>
 {{end}}<p style="color: #555">Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}</p>

@@ -89,7 +89,7 @@ func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
 	if len(m.ReplyTo) != 1 || m.ReplyTo[0].Address != canaryEmail {
 		t.Fatalf("reply-to %+v", m.ReplyTo)
 	}
-	for _, want := range []string{canaryName, "Acme & Sons", "Recruiter", canaryEmail, canaryMessage, canaryConvo,
+	for _, want := range []string{canaryName, "Acme & Sons", "Recruiter", canaryEmail, canaryMessage, canaryConvo, "Replying to this mail",
 		"contact (consent), notice contact-v1", "Form introduction, version 2", "http://127.0.0.1:8080/admin/introductions/intro-" + id, id} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, m.Text)
@@ -201,6 +201,9 @@ func TestNoVisitorFieldCanAddAHeader(t *testing.T) {
 			if len(h["Subject"]) != 1 || strings.ContainsAny(m.Subject, "\r\n\u2028\u2029\u0085\v\f") ||
 				!strings.HasPrefix(m.Subject, "Introduction from "+canaryName+" Bcc: victim@attacker.example X-Inject") {
 				t.Errorf("subject %q (raw %q)", m.Subject, h["Subject"])
+			}
+			if strings.Contains(m.Text, "Replying to this mail") {
+				t.Errorf("the mail promises a Reply-To it does not carry")
 			}
 			if !strings.Contains(m.Text, "Bcc: victim@attacker.example") {
 				t.Errorf("the visitor's words must still reach the body, as written")
