@@ -113,11 +113,12 @@ var _ intake.Store = (*Store)(nil)
 // Firestore client does; opts are passed to the client (e.g. an
 // emulatortest.RPCCounter's in tests).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*Store, error) {
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
+	problems := []error{cfg.check()}
 	if logger == nil {
-		return nil, errors.New("firestorestore: nil logger")
+		problems = append(problems, errors.New("firestorestore: nil logger"))
+	}
+	if err := errors.Join(problems...); err != nil {
+		return nil, err
 	}
 	project := cfg.Project
 	if project == "" {

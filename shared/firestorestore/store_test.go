@@ -410,6 +410,18 @@ func TestConfigRefusals(t *testing.T) {
 			t.Fatal("New(nil) accepted")
 		}
 	})
+	t.Run("every problem named at once", func(t *testing.T) {
+		for name, err := range map[string]error{
+			"New":  func() error { _, err := New(nil, Config{}, nil); return err }(),
+			"Open": func() error { _, err := Open(ctx, Config{}, nil); return err }(),
+		} {
+			for _, want := range []string{"Database", "OpTimeout", "logger"} {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%s with nothing: %v, want it to name %s", name, err, want)
+				}
+			}
+		}
+	})
 }
 
 func TestEscapeKey(t *testing.T) {

@@ -102,7 +102,3 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	return body, nil
 }
-
-// Internal is the refusal of a request that failed on our side; its
-// detail never says why.
-var Internal = intake.Errorf(intake.CodeInternal, "Something went wrong on our side.")

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/ownersite/introductions/shared/intake"
 )
 
 // Handler is one route's handler: it answers on success and returns the
@@ -97,7 +99,7 @@ func (s *routeSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(p)
 			}
 			s.logger.ErrorContext(r.Context(), "handler panicked", slog.Any("panic", p))
-			WriteError(w, r, nil, Internal)
+			WriteError(w, r, nil, intake.Internal(fmt.Errorf("panic: %v", p)))
 		}
 	}()
 	s.edge.headers(w, r)
