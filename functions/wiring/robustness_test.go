@@ -7,9 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -130,17 +128,10 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 // (altcha-lib/v1, a client we did not write) solve a challenge from the
 // running service, and keeps a draft with its payload.
 func TestIndependentAltchaClientSolvesOurChallenge(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	script := filepath.Join(root, "scripts/js/altcha-solve.mjs")
-	if _, err := exec.LookPath("node"); err != nil || !exists(filepath.Join(root, "scripts/js/node_modules/altcha-lib")) {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node or scripts/js/node_modules is missing under CI")
-		}
-		t.Skip("node or scripts/js/node_modules is missing: run npm ci in scripts/js")
-	}
+	node, script := testsupport.AltchaClient(t)
 	h := newHarness(t, nil)
 	ch := h.do(http.MethodGet, "/api/introductions/challenge", "", nil)
-	cmd := exec.Command("node", script)
+	cmd := exec.Command(node, script)
 	cmd.Stdin = strings.NewReader(string(ch.body))
 	out, err := cmd.Output()
 	if err != nil {
@@ -150,9 +141,4 @@ func TestIndependentAltchaClientSolvesOurChallenge(t *testing.T) {
 	if r.status != http.StatusCreated {
 		t.Fatalf("draft with altcha-lib's solution: %d %s", r.status, r.body)
 	}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

@@ -5,57 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
-
-// repoRoot walks up from the package directory to the directory holding
-// go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-// skipOrFail skips outside CI and fails under CI (env CI set).
-func skipOrFail(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf(format, args...)
-}
 
 // TestInteropAltchaLibJS has a client we did not write, npm altcha-lib's
 // v1 solver (scripts/js/altcha-solve.mjs), solve challenges we issue, and
 // verifies its payloads.
 func TestInteropAltchaLibJS(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipOrFail(t, "node is not installed: %v", err)
-	}
-	root := repoRoot(t)
-	if _, err := os.Stat(filepath.Join(root, "scripts", "js", "node_modules", "altcha-lib", "package.json")); err != nil {
-		skipOrFail(t, "scripts/js/node_modules has no altcha-lib (run npm ci in scripts/js): %v", err)
-	}
+	node, script := testsupport.AltchaClient(t)
 	ring := newRing(t, map[string]byte{"3": 'c'}, "3")
 	pow := newPoW(t, ring, t0, 21)
 
@@ -84,8 +47,7 @@ func TestInteropAltchaLibJS(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, node, filepath.Join("scripts", "js", "altcha-solve.mjs"))
-			cmd.Dir = root
+			cmd := exec.CommandContext(ctx, node, script)
 			cmd.Stdin = bytes.NewReader(in)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
