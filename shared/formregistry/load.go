@@ -32,17 +32,10 @@ type versionFile struct {
 	Notice      NoticeTemplate `json:"notice"`
 }
 
+// fieldFile is a field as a version file writes it: the served Field plus
+// the specific problem codes, which the definition does not serve.
 type fieldFile struct {
-	Name             string      `json:"name"`
-	Label            string      `json:"label"`
-	Hint             string      `json:"hint"`
-	Type             FieldType   `json:"type"`
-	Required         bool        `json:"required"`
-	MaxLength        int         `json:"maxLength"`
-	MaxLinks         int         `json:"maxLinks"`
-	Autocomplete     string      `json:"autocomplete"`
-	Purpose          string      `json:"purpose"`
-	Code             intake.Code `json:"code"`
+	Field
 	TooLongCode      intake.Code `json:"tooLongCode"`
 	TooManyLinksCode intake.Code `json:"tooManyLinksCode"`
 }
@@ -311,11 +304,8 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 		if ff.MaxLinks < 0 || (!ff.Type.Multiline() && ff.MaxLinks != 0) {
 			fail("%s: maxLinks %d (single-line fields have no link rule: 0)", where, ff.MaxLinks)
 		}
-		field := Field{
-			Name: ff.Name, Label: ff.Label, Hint: ff.Hint, Type: ff.Type, Required: ff.Required,
-			MaxLength: ff.MaxLength, MaxLinks: ff.MaxLinks, Autocomplete: ff.Autocomplete,
-			Purpose: ff.Purpose, Code: ff.Code, TooLongCode: ff.TooLongCode, TooManyLinksCode: ff.TooManyLinksCode,
-		}
+		field := ff.Field
+		field.TooLongCode, field.TooManyLinksCode = ff.TooLongCode, ff.TooManyLinksCode
 		if field.TooLongCode == "" {
 			field.TooLongCode = field.Code
 		}
