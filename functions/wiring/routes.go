@@ -18,8 +18,9 @@ type route struct {
 }
 
 // routes is every route of every function, and the only place a path is
-// written. Each deployed function serves exactly its own rows (Function),
-// and the dev server serves all of them on one origin (API, Mux), so the two
+// written. Each deployed function serves exactly its own rows
+// (Service.Function), and the dev server serves all of them on one origin
+// (Service.Mux), so the two
 // cannot disagree; a path with no row answers 404 and a known path with
 // another method 405 with Allow, both problem+json.
 //
@@ -30,7 +31,9 @@ type route struct {
 // DeliveryEvents…), also give Handlers a field for its package's handlers
 // and build it in Build; the root package registers every function named
 // here as an entry point by itself, and the function's tests serve its rows
-// with Serve.
+// with Serve. Every row is served behind the JSON API edge (jsonapi.NewRoutes);
+// a handler that answers something other than JSON, such as an admin page,
+// sets its own Content-Type and Content-Security-Policy over the edge's.
 var routes = []route{
 	{"Challenge", "GET /api/introductions/challenge", func(h *Handlers) jsonapi.Handler { return h.Challenge.Issue }},
 	{"Forms", "GET /api/forms/{formId}", func(h *Handlers) jsonapi.Handler { return h.Forms.Latest }},
