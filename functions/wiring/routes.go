@@ -20,9 +20,8 @@ type route struct {
 // routes is every route of every function, and the only place a path is
 // written. Each deployed function serves exactly its own rows
 // (Service.Function), and the dev server serves all of them on one origin
-// (Service.Mux), so the two
-// cannot disagree; a path with no row answers 404 and a known path with
-// another method 405 with Allow, both problem+json.
+// (Service.Mux), so the two cannot disagree; a path with no row answers 404
+// and a known path with another method 405 with Allow, both problem+json.
 //
 // To add a route to an existing function, add a row here and the handler
 // method in its package under functions/ (for example, the Confirmation
