@@ -1,11 +1,15 @@
 package wiring
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // TestRouteTable checks the paths that are written outside the table
@@ -30,5 +34,38 @@ func TestRouteTable(t *testing.T) {
 	}
 	if len(Functions()) != 4 || len(Patterns("Confirmation")) != 2 || Patterns("NoSuchFunction") != nil {
 		t.Errorf("Functions() = %q, Patterns(Confirmation) = %q", Functions(), Patterns("Confirmation"))
+	}
+}
+
+// TestMuxServesEveryRowsPath adds a row outside /api/ (as the sweep's
+// will be) and checks that the dev server's mux serves it from the table,
+// refuses another method there with 405, and leaves other paths to the page.
+func TestMuxServesEveryRowsPath(t *testing.T) {
+	saved := routes
+	t.Cleanup(func() { routes = saved })
+	routes = append(slices.Clip(routes),
+		route{"Sweep", "POST /internal/sweep", func(*Handlers) jsonapi.Handler {
+			return func(w http.ResponseWriter, r *http.Request) error { w.WriteHeader(http.StatusAccepted); return nil }
+		}},
+		route{"Sweep", "GET /internal/sweep", func(*Handlers) jsonapi.Handler {
+			return func(w http.ResponseWriter, r *http.Request) error { w.WriteHeader(http.StatusOK); return nil }
+		}})
+	api := testsupport.Must(Serve(&Handlers{}, "", nil, slog.New(slog.DiscardHandler)))(t)
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	mux := (&Service{api: api}).Mux(page)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"POST", "/internal/sweep", http.StatusAccepted},
+		{"GET", "/internal/sweep", http.StatusOK},
+		{"DELETE", "/internal/sweep", http.StatusMethodNotAllowed},
+		{"GET", "/api/nothing", http.StatusNotFound},
+		{"GET", "/", http.StatusTeapot},
+		{"GET", "/internal/other", http.StatusTeapot},
+	} {
+		if w := testsupport.Serve(mux, testsupport.Request{Method: tc.method, Path: tc.path}); w.Code != tc.status {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, w.Code, tc.status)
+		}
 	}
 }

@@ -173,14 +173,26 @@ func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
 // of the route table only; nil for a name the table does not have.
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
-// Mux serves every route of every function under /api/ and page at every
-// other path: the dev server's one origin, the way a site's hosting rewrites
-// /api/** to the functions.
+// Mux serves every route of every function, whatever its path, and page at
+// every other path (a path under /api/ that no route has is the API's 404):
+// the dev server's one origin, the way a site's hosting rewrites /api/** to
+// the functions.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.api)
 	mux.Handle("/", page)
+	for _, rt := range routes {
+		_, path, _ := strings.Cut(rt.pattern, " ")
+		handleOnce(mux, path, s.api)
+	}
 	return mux
+}
+
+// handleOnce registers h at path unless an equivalent path (one a row
+// with another method or wildcard name already gave) is registered.
+func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
+	defer func() { recover() }() // ServeMux panics on a path it already has
+	mux.Handle(path, h)
 }
 
 // Close releases the store.
