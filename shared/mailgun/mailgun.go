@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/strictjson"
 )
 
 // MaxAge is how far a signature's timestamp may be from now, either way,
@@ -156,7 +157,7 @@ type body struct {
 // then the event, which may not apply to any envelope (see Applies).
 func (v *Verifier) Parse(raw []byte) (Event, error) {
 	var b body
-	if err := json.Unmarshal(raw, &b); err != nil || b.Signature == nil || b.EventData == nil {
+	if err := strictjson.Decode(raw, &b, strictjson.IgnoreUnknown); err != nil || b.Signature == nil || b.EventData == nil {
 		return Event{}, ErrMalformed
 	}
 	sig := b.Signature

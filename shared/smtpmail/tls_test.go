@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"io"
 	"log/slog"
 	"math/big"
 	"net"
@@ -54,7 +53,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 
 func tlsSender(t *testing.T, cfg config.SMTP, roots *x509.CertPool) *Sender {
 	t.Helper()
-	s, err := New(cfg, Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Now: time.Now, Timeout: 5 * time.Second, RootCAs: roots})
+	s, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler), Now: time.Now, Timeout: 5 * time.Second, RootCAs: roots})
 	if err != nil {
 		t.Fatal(err)
 	}
