@@ -197,7 +197,7 @@ resource "google_cloudfunctions2_function" "function" {
         key        = secret_environment_variables.key
         project_id = var.project_id
         secret     = google_secret_manager_secret.secret[secret_environment_variables.value.secret].secret_id
-        version    = "latest"
+        version    = lookup(var.secret_env_versions, secret_environment_variables.key, "latest")
       }
     }
   }

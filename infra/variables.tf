@@ -122,3 +122,14 @@ variable "mailgun_events" {
   type        = bool
   default     = false
 }
+
+variable "secret_env_versions" {
+  description = "Version of each Secret Manager-backed variable (WEBHOOK_SECRET, SMTP_PASSWORD, MAILGUN_WEBHOOK_SIGNING_KEY); unset: latest. Instances read it when they start: after adding a version, set its number here and deploy, which starts new instances with it."
+  type        = map(string)
+  default     = {}
+
+  validation {
+    condition     = alltrue([for k, v in var.secret_env_versions : contains(["WEBHOOK_SECRET", "SMTP_PASSWORD", "MAILGUN_WEBHOOK_SIGNING_KEY"], k) && can(regex("^([1-9][0-9]*|latest)$", v))])
+    error_message = "Keys are WEBHOOK_SECRET, SMTP_PASSWORD or MAILGUN_WEBHOOK_SIGNING_KEY; values a version number or latest."
+  }
+}
