@@ -33,6 +33,9 @@ type config struct {
 	files  map[string]string // every file by name: .tf, .rules
 	blocks []*hclsyntax.Block
 	locals map[string]hclsyntax.Expression
+	// scope holds values for other roots than local (var, resources) when
+	// a test evaluates the configuration as it would be applied.
+	scope map[string]cty.Value
 }
 
 // parseConfig parses the .tf files among files.
@@ -126,19 +129,32 @@ var tfFunctions = map[string]function.Function{
 	"tostring": stdlib.MakeToFunc(cty.String),
 	"contains": stdlib.ContainsFunc,
 	"try":      tryfunc.TryFunc,
+	"lookup":   lookupFunc,
 }
 
 // localValues evaluates what it can of the locals: literals and expressions
 // over other locals. Object constructors are evaluated item by item, so that
 // an item referring to a resource or variable drops out and the rest stays.
 func (c *config) localValues() map[string]cty.Value {
+	// Whole values first, in as many passes as the dependencies need; then
+	// what is left, item by item.
 	vals := map[string]cty.Value{}
 	for changed := true; changed; {
 		changed = false
-		ctx := &hcl.EvalContext{
-			Variables: map[string]cty.Value{"local": cty.ObjectVal(vals)},
-			Functions: tfFunctions,
+		ctx := &hcl.EvalContext{Variables: c.variables(vals), Functions: tfFunctions}
+		for name, expr := range c.locals {
+			if _, done := vals[name]; done {
+				continue
+			}
+			if v, diags := expr.Value(ctx); !diags.HasErrors() && v.IsWhollyKnown() {
+				vals[name] = v
+				changed = true
+			}
 		}
+	}
+	for changed := true; changed; {
+		changed = false
+		ctx := &hcl.EvalContext{Variables: c.variables(vals), Functions: tfFunctions}
 		for name, expr := range c.locals {
 			if _, done := vals[name]; done {
 				continue
@@ -150,6 +166,16 @@ func (c *config) localValues() map[string]cty.Value {
 		}
 	}
 	return vals
+}
+
+// variables is the evaluation scope: c.scope and the locals.
+func (c *config) variables(locals map[string]cty.Value) map[string]cty.Value {
+	vars := maps.Clone(c.scope)
+	if vars == nil {
+		vars = map[string]cty.Value{}
+	}
+	vars["local"] = cty.ObjectVal(locals)
+	return vars
 }
 
 func partialValue(expr hclsyntax.Expression, ctx *hcl.EvalContext) (cty.Value, bool) {
@@ -175,11 +201,14 @@ func partialValue(expr hclsyntax.Expression, ctx *hcl.EvalContext) (cty.Value, b
 
 // eval evaluates expr with the evaluable locals in scope.
 func (c *config) eval(expr hcl.Expression) (cty.Value, error) {
-	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"local": cty.ObjectVal(c.localValues())},
-		Functions: tfFunctions,
-	}
-	v, diags := expr.Value(ctx)
+	return c.evalWith(expr, nil)
+}
+
+// evalWith evaluates expr with the evaluable locals and extra in scope.
+func (c *config) evalWith(expr hcl.Expression, extra map[string]cty.Value) (cty.Value, error) {
+	vars := c.variables(c.localValues())
+	maps.Copy(vars, extra)
+	v, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: tfFunctions})
 	if diags.HasErrors() {
 		return cty.NilVal, diags
 	}
@@ -351,3 +380,22 @@ func (c *config) staticKeys(e hclsyntax.Expression) []string {
 	slices.Sort(keys)
 	return slices.Compact(keys)
 }
+
+// lookupFunc is Terraform's lookup(map, key, default).
+var lookupFunc = function.New(&function.Spec{
+	Params: []function.Parameter{
+		{Name: "map", Type: cty.DynamicPseudoType},
+		{Name: "key", Type: cty.String},
+		{Name: "default", Type: cty.DynamicPseudoType},
+	},
+	Type: func(args []cty.Value) (cty.Type, error) { return args[2].Type(), nil },
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		m, key := args[0], args[1].AsString()
+		if !m.IsNull() && (m.Type().IsMapType() || m.Type().IsObjectType()) {
+			if v, ok := m.AsValueMap()[key]; ok {
+				return v, nil
+			}
+		}
+		return args[2], nil
+	},
+})
