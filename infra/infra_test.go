@@ -1305,19 +1305,42 @@ func TestInvariants(t *testing.T) {
 	}
 }
 
-// TestAwaitedNamesStillAwaited says when code has caught up with infra/: an
-// awaited entry point now registered, or an awaited variable now read, can
+// TestAwaitedNamesAreDeclared: each awaited entry point is one infra/
+// deploys, and each awaited variable one it sets, so the lists excuse
+// nothing else. The log says when the code has caught up and a name can
 // leave its list.
-func TestAwaitedNamesStillAwaited(t *testing.T) {
+func TestAwaitedNamesAreDeclared(t *testing.T) {
+	c, err := parseConfig(readDir(t, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns, err := c.functions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, problems := c.functionEnv(fns)
+	for _, p := range problems {
+		t.Error(p)
+	}
 	k := realCode(t)
 	for _, ep := range awaitingEntryPoints {
+		if _, ok := byEntryPoint(fns, ep); !ok {
+			t.Errorf("awaitingEntryPoints lists %s, which local.functions does not deploy", ep)
+		}
 		if slices.Contains(k.entryPoints, ep) {
-			t.Logf("entry point %s is now registered: remove it from awaitingEntryPoints", ep)
+			t.Logf("entry point %s is now registered: it can leave awaitingEntryPoints", ep)
 		}
 	}
 	for _, v := range awaitingVariables {
+		set := false
+		for _, vars := range env {
+			set = set || slices.Contains(vars, v)
+		}
+		if !set {
+			t.Errorf("awaitingVariables lists %s, which no function gets", v)
+		}
 		if slices.Contains(k.configVariables, v) {
-			t.Logf("variable %s is now read by shared/config: remove it from awaitingVariables", v)
+			t.Logf("variable %s is now read by shared/config: it can leave awaitingVariables", v)
 		}
 	}
 }

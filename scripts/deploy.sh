@@ -57,6 +57,12 @@ for arg in "$@"; do
   esac
 done
 
+# Where the archive is made (TMPDIR, made absolute before leaving the
+# caller's directory).
+work=${TMPDIR:-/tmp}
+work=${work%/}/introductions-deploy
+[[ $work == /* ]] || work=$PWD/$work
+
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ -f go.mod ]] || die "no go.mod at the repository root"
 root_go=(*.go)
@@ -68,10 +74,9 @@ for f in *_test.go; do
   fi
 done
 
-work=$(realpath -m "${TMPDIR:-/tmp}/introductions-deploy")
 archive=$work/introductions-source.zip
 list=(gcloud meta list-files-for-upload .)
-apply=(terraform -chdir=infra apply "-var=source_archive=$archive" "${apply_args[@]}")
+apply=(terraform -chdir=infra apply "-var=source_archive=$archive" ${apply_args[@]+"${apply_args[@]}"})
 
 if [[ $mode == dry-run ]]; then
   quote "${list[@]}"
@@ -104,5 +109,5 @@ done <<<"$files"
 # attributes: the same files give the same archive.
 find "$work/source" -exec touch -h -d '1980-01-02T00:00:00Z' {} +
 (cd "$work/source" && TZ=UTC zip -X -q -@ "$archive" <<<"$files")
-echo "deploy.sh: $(wc -l <<<"$files") files in $archive ($(md5sum "$archive" | cut -c1-12)…)" >&2
+echo "deploy.sh: $(wc -l <<<"$files" | tr -d ' ') files, $(wc -c <"$archive" | tr -d ' ') bytes in $archive" >&2
 "${apply[@]}"
