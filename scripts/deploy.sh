@@ -48,7 +48,7 @@ for arg in "$@"; do
   --dry-run) mode=dry-run ;;
   --list-files) mode=list ;;
   -h | --help)
-    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "$0"
     exit 0
     ;;
   --*) die "unknown flag $arg (see --help)" ;;
