@@ -62,6 +62,8 @@ resource "google_service_account" "build" {
   account_id   = "introductions-build"
   display_name = "Introductions function builds"
   description  = "Cloud Build identity of the Introductions functions' builds."
+
+  depends_on = [google_project_service.enabled]
 }
 
 # Write the build's logs.
@@ -69,6 +71,8 @@ resource "google_project_iam_member" "build_log_writer" {
   project = var.project_id
   role    = "roles/logging.logWriter"
   member  = "serviceAccount:${google_service_account.build.email}"
+
+  depends_on = [google_project_service.enabled]
 }
 
 # Read the source: this bucket's archive, and the copy Cloud Run functions
@@ -85,6 +89,8 @@ resource "google_project_iam_member" "build_source_reader" {
     description = "Only the Introductions source bucket and the Cloud Run functions source buckets."
     expression  = "resource.name.startsWith(\"projects/_/buckets/gcf-v2-sources-\") || resource.name == \"projects/_/buckets/${google_storage_bucket.sources.name}\" || resource.name.startsWith(\"projects/_/buckets/${google_storage_bucket.sources.name}/\")"
   }
+
+  depends_on = [google_project_service.enabled]
 }
 
 # Push the built images to this repository only.

@@ -11,6 +11,8 @@ resource "google_service_account" "function" {
   account_id   = "introductions-${each.key}"
   display_name = "Introductions ${each.value.entry_point} function"
   description  = "Runs the ${each.value.entry_point} Cloud Run function of the Introductions service."
+
+  depends_on = [google_project_service.enabled]
 }
 
 # Read and write documents of the named database only. Firestore roles are
@@ -28,6 +30,8 @@ resource "google_project_iam_member" "datastore_user" {
     description = "Only the Introductions Firestore database."
     expression  = "resource.name == \"projects/${var.project_id}/databases/${google_firestore_database.introductions.name}\""
   }
+
+  depends_on = [google_project_service.enabled]
 }
 
 # The identity Cloud Scheduler signs the sweep's OIDC token with. Its only
@@ -37,6 +41,8 @@ resource "google_service_account" "scheduler" {
   account_id   = "introductions-scheduler"
   display_name = "Introductions sweep scheduler"
   description  = "Calls the Introductions sweep from Cloud Scheduler."
+
+  depends_on = [google_project_service.enabled]
 }
 
 # The admin's health page reads the scheduler job (last attempt, status,
@@ -49,10 +55,14 @@ resource "google_project_iam_custom_role" "scheduler_job_reader" {
   title       = "Introductions scheduler job reader"
   description = "Read one Cloud Scheduler job's state, for the Introductions admin health page."
   permissions = ["cloudscheduler.jobs.get"]
+
+  depends_on = [google_project_service.enabled]
 }
 
 resource "google_project_iam_member" "admin_scheduler_job_reader" {
   project = var.project_id
   role    = google_project_iam_custom_role.scheduler_job_reader.name
   member  = "serviceAccount:${google_service_account.function["admin"].email}"
+
+  depends_on = [google_project_service.enabled]
 }

@@ -1182,6 +1182,43 @@ func checkScheduler(c *config, _ code) []string {
 	return problems
 }
 
+// apiResources are the resource types that call an API a new project has not
+// enabled yet: each depends on google_project_service.enabled, so a first
+// apply enables the APIs before using them.
+var apiResources = []string{
+	"google_service_account", "google_project_iam_member", "google_project_iam_custom_role",
+	"google_secret_manager_secret", "google_storage_bucket", "google_artifact_registry_repository",
+	"google_firestore_database", "google_cloud_scheduler_job", "google_cloudfunctions2_function",
+}
+
+// checkAPIs: the APIs used are enabled (Resource Manager too, for the
+// project grants), and every resource calling one waits for that.
+func checkAPIs(c *config, _ code) []string {
+	var problems []string
+	services, err := c.eval(c.locals["services"])
+	if err != nil || !services.CanIterateElements() {
+		return []string{fmt.Sprintf("local.services: %v", err)}
+	}
+	var enabled []string
+	for it := services.ElementIterator(); it.Next(); {
+		_, s := it.Element()
+		enabled = append(enabled, s.AsString())
+	}
+	for _, api := range []string{"cloudbuild", "cloudfunctions", "cloudresourcemanager", "cloudscheduler", "firebaserules", "firestore", "iam", "run", "secretmanager", "storage", "artifactregistry"} {
+		if !slices.Contains(enabled, api+".googleapis.com") {
+			problems = append(problems, fmt.Sprintf("%s.googleapis.com is not enabled", api))
+		}
+	}
+	for _, typ := range apiResources {
+		for _, b := range c.resources(typ) {
+			if !slices.Contains(refs(b, "depends_on"), "google_project_service.enabled") {
+				problems = append(problems, fmt.Sprintf("%s does not depend on google_project_service.enabled: a first apply may call its API before it is enabled", blockName(b)))
+			}
+		}
+	}
+	return problems
+}
+
 // checkProvider: the google provider is pinned to one major version
 // (~> N.M), and a committed lock file, once there, holds a version inside it.
 func checkProvider(c *config, _ code) []string {
@@ -1286,6 +1323,7 @@ var checks = []namedCheck{
 	{"iam", checkIAM},
 	{"build", checkBuild},
 	{"scheduler", checkScheduler},
+	{"apis", checkAPIs},
 	{"provider", checkProvider},
 	{"rules", checkRules},
 }
@@ -1458,6 +1496,9 @@ var breakages = []breakage{
 	{name: "a deadline shorter than the sweep", file: "scheduler.tf", old: `timeout_seconds + 30`, new: `timeout_seconds - 30`, check: "scheduler", want: "above the sweep's timeout"},
 	{name: "no retries", file: "scheduler.tf", old: "retry_count          = 3", new: "retry_count          = 0", check: "scheduler", want: "retry_count"},
 	{name: "the scheduler API off", file: "apis.tf", old: `    "cloudscheduler.googleapis.com",` + "\n", new: "", check: "scheduler", want: "cloudscheduler.googleapis.com"},
+
+	{name: "an account created before the IAM API", file: "iam.tf", old: "  description  = \"Calls the Introductions sweep from Cloud Scheduler.\"\n\n  depends_on = [google_project_service.enabled]\n", new: "  description  = \"Calls the Introductions sweep from Cloud Scheduler.\"\n", check: "apis", want: "google_service_account.scheduler does not depend"},
+	{name: "Resource Manager off", file: "apis.tf", old: `    "cloudresourcemanager.googleapis.com",` + "\n", new: "", check: "apis", want: "cloudresourcemanager"},
 
 	{name: "provider unpinned", file: "versions.tf", old: `version = "~> 7.0"`, new: `version = ">= 6.0"`, check: "provider", want: "one major version"},
 	{name: "lock file on another major", file: ".terraform.lock.hcl", old: "", new: "provider \"example.invalid/hashicorp/google\" {\n  version     = \"6.50.0\"\n  constraints = \"~> 6.0\"\n}\n", check: "provider", want: "major version 7"},
