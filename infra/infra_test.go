@@ -1511,6 +1511,11 @@ var breakages = []breakage{
 // TestChecksCatchBreakage applies each breakage to a copy of the real files
 // or of the code's facts and expects the named check to report it.
 func TestChecksCatchBreakage(t *testing.T) {
+	for _, ch := range checks {
+		if !slices.ContainsFunc(breakages, func(b breakage) bool { return b.check == ch.name }) {
+			t.Errorf("check %q has no breakage case: show it can fail", ch.name)
+		}
+	}
 	real := readDir(t, ".")
 	realFacts := realCode(t)
 	for _, tt := range breakages {
