@@ -105,8 +105,9 @@ while IFS= read -r f; do
   mkdir -p "$work/source/$(dirname "$f")"
   cp -p "$f" "$work/source/$f"
 done <<<"$files"
-# Fixed timestamps (zip stores local time: pin it to UTC) and no extra
-# attributes: the same files give the same archive.
+# Fixed modes and timestamps (zip stores local time: pin it to UTC), no
+# extra attributes: the same files give the same archive on any machine.
+find "$work/source" -type f -exec chmod 0644 {} +
 find "$work/source" -exec touch -h -d '1980-01-02T00:00:00Z' {} +
 (cd "$work/source" && TZ=UTC zip -X -q -@ "$archive" <<<"$files")
 echo "deploy.sh: $(wc -l <<<"$files" | tr -d ' ') files, $(wc -c <"$archive" | tr -d ' ') bytes in $archive" >&2
