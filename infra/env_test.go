@@ -119,6 +119,11 @@ func TestEnvironmentAsApplied(t *testing.T) {
 		"host": cty.StringVal("smtp.example.com"), "port": cty.NumberIntVal(587), "username": cty.StringVal("mailer"),
 		"tls": cty.StringVal("starttls"), "from": cty.StringVal("intro@example.com"), "to": cty.StringVal("owner@example.com"),
 	})
+	noLogin := maps.Clone(base)
+	noLogin["smtp"] = cty.ObjectVal(map[string]cty.Value{
+		"host": cty.StringVal("smtp.example.com"), "port": cty.NullVal(cty.Number), "username": cty.NullVal(cty.String),
+		"tls": cty.StringVal("tls"), "from": cty.StringVal("intro@example.com"), "to": cty.StringVal("owner@example.com"),
+	})
 	baseEnv := map[string]string{
 		"FIRESTORE_PROJECT":  "proj-1",
 		"FIRESTORE_DATABASE": "introductions",
@@ -137,6 +142,10 @@ func TestEnvironmentAsApplied(t *testing.T) {
 	handoffOn := map[string]string{
 		"ADMIN_URL": adminURL["ADMIN_URL"], "WEBHOOK_URL": "https://hooks.example.com/introductions",
 		"SMTP_HOST": "smtp.example.com", "SMTP_PORT": "587", "SMTP_USERNAME": "mailer", "SMTP_TLS": "starttls",
+		"NOTIFY_EMAIL_FROM": "intro@example.com", "NOTIFY_EMAIL_TO": "owner@example.com",
+	}
+	mailNoLogin := map[string]string{
+		"ADMIN_URL": adminURL["ADMIN_URL"], "SMTP_HOST": "smtp.example.com", "SMTP_TLS": "tls",
 		"NOTIFY_EMAIL_FROM": "intro@example.com", "NOTIFY_EMAIL_TO": "owner@example.com",
 	}
 	job := map[string]string{"SCHEDULER_JOB": "projects/proj-1/locations/europe-west1/jobs/introductions-sweep"}
@@ -168,6 +177,15 @@ func TestEnvironmentAsApplied(t *testing.T) {
 			"delivery-events": {baseEnv, []string{"MAILGUN_WEBHOOK_SIGNING_KEY"}},
 			"sweep":           {with(handoffOn), delivering},
 			"admin":           {with(handoffOn, job), delivering},
+		}},
+		{"mail without login", noLogin, map[string]want{
+			"challenge":       {baseEnv, nil},
+			"forms":           {baseEnv, nil},
+			"drafts":          {baseEnv, nil},
+			"confirmation":    {with(mailNoLogin), nil},
+			"delivery-events": {baseEnv, nil},
+			"sweep":           {with(mailNoLogin), nil},
+			"admin":           {with(mailNoLogin, job), nil},
 		}},
 	}
 	// What the owner would have put in the secrets.

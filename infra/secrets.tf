@@ -30,7 +30,7 @@ locals {
   # need in local.functions[*].secret_env.
   secret_env = {
     WEBHOOK_SECRET              = { secret = "webhook_secret", enabled = var.webhook_url != null }
-    SMTP_PASSWORD               = { secret = "smtp_password", enabled = var.smtp != null }
+    SMTP_PASSWORD               = { secret = "smtp_password", enabled = try(var.smtp.username, null) != null }
     MAILGUN_WEBHOOK_SIGNING_KEY = { secret = "mailgun_signing_key", enabled = var.mailgun_events }
   }
 

@@ -100,11 +100,11 @@ variable "webhook_url" {
 }
 
 variable "smtp" {
-  description = "The mail server that sends the owner's notifications (SMTP_HOST, SMTP_PORT, SMTP_USERNAME, SMTP_TLS, NOTIFY_EMAIL_FROM, NOTIFY_EMAIL_TO); null turns mail off. Add a version to intake-smtp-password before setting it."
+  description = "The mail server that sends the owner's notifications (SMTP_HOST, SMTP_PORT, SMTP_USERNAME, SMTP_TLS, NOTIFY_EMAIL_FROM, NOTIFY_EMAIL_TO; to may list several addresses, comma-separated); null turns mail off. With a username, add a version to intake-smtp-password before setting it."
   type = object({
     host     = string
-    port     = number
-    username = string
+    port     = optional(number) # default: 587 for starttls, 465 for tls
+    username = optional(string) # null: the server takes mail without login
     tls      = optional(string, "starttls")
     from     = string
     to       = string
