@@ -9,9 +9,9 @@ run:
 	scripts/run.sh
 
 # Every test: Go (against the Firestore emulator and a mailpit, started if
-# needed, with a short fuzz run), the page in headless Chromium, and the infra
-# checks. It installs the node packages, mailpit and (as root) Chromium when
-# they are missing.
+# needed, with a short fuzz run), the infra checks (the infra/ module), the
+# page in headless Chromium. It installs the node packages, mailpit and (as
+# root) Chromium when they are missing.
 test:
 	scripts/test.sh
 
@@ -31,9 +31,11 @@ bench-pow:
 # Static checks; none needs a browser or the emulator.
 lint:
 	go mod tidy -diff
+	cd infra && go mod tidy -diff
 	gofmt -l . | tee /dev/stderr | (! read)
 	go vet ./...
 	node scripts/js/gen-solver-rounds.mjs --check
+	cd infra && go vet ./...
 	terraform fmt -check -recursive infra
 
 deploy:

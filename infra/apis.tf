@@ -1,15 +1,22 @@
-# Google APIs the service needs. They stay enabled when this configuration is
-# destroyed: other things in the project may use them.
+# Google APIs the service needs, and Resource Manager, through which
+# Terraform grants project roles. Resources that call an API depend on this
+# resource, so a first apply on a new project enables them first. They stay
+# enabled when this configuration is destroyed: other things in the project
+# may use them.
 locals {
   services = [
     "artifactregistry.googleapis.com",
     "cloudbuild.googleapis.com",
     "cloudfunctions.googleapis.com",
+    "cloudresourcemanager.googleapis.com",
+    "cloudscheduler.googleapis.com",
     "firebaserules.googleapis.com",
     "firestore.googleapis.com",
     "iam.googleapis.com",
+    "logging.googleapis.com",
     "run.googleapis.com",
     "secretmanager.googleapis.com",
+    "storage.googleapis.com",
   ]
 }
 

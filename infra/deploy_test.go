@@ -1,63 +1,60 @@
 package infra_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
-	"errors"
+	"crypto/md5"
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 )
 
-// deployedFunction is what scripts/deploy.sh must deploy for one public
-// function, as infra/ declares it.
-type deployedFunction struct {
-	name, entryPoint, memory string
+// run runs name with args in dir under env, with a timeout, and returns its
+// standard output and error.
+func run(t *testing.T, dir string, env []string, name string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
 }
 
-// publicFunctionsFromTerraform evaluates the public functions of infra/ and
-// the default Go runtime.
-func publicFunctionsFromTerraform(t *testing.T) ([]deployedFunction, string) {
+// recordingTools puts stubs of the named tools first on PATH: each records
+// its arguments in dir/calls and exits with status.
+func recordingTools(t *testing.T, status int, names ...string) (path, calls string) {
 	t.Helper()
-	c, err := parseConfig(readDir(t, "."))
+	bin := t.TempDir()
+	calls = filepath.Join(bin, "calls")
+	for _, n := range names {
+		stub := fmt.Sprintf("#!/bin/sh\necho %s \"$@\" >>%s\nexit %d\n", n, calls, status)
+		if err := os.WriteFile(filepath.Join(bin, n), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin + string(os.PathListSeparator) + os.Getenv("PATH"), calls
+}
+
+func deployScript(t *testing.T) string {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "scripts", "deploy.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fns := c.resources("google_cloudfunctions2_function")
-	if len(fns) != 1 {
-		t.Fatalf("%d function resources, want 1", len(fns))
-	}
-	all, err := c.eval(fns[0].Body.Attributes["for_each"].Expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []deployedFunction
-	for key, f := range all.AsValueMap() {
-		if !f.GetAttr("public").True() {
-			continue
-		}
-		ctx := &hcl.EvalContext{Variables: map[string]cty.Value{
-			"each": cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(key), "value": f}),
-		}}
-		name, diags := fns[0].Body.Attributes["name"].Expr.Value(ctx)
-		if diags.HasErrors() {
-			t.Fatalf("function name: %v", diags)
-		}
-		out = append(out, deployedFunction{name.AsString(), f.GetAttr("entry_point").AsString(), f.GetAttr("memory").AsString()})
-	}
-	slices.SortFunc(out, func(a, b deployedFunction) int { return strings.Compare(a.name, b.name) })
-	runtime, ok := literal(c.variable("go_runtime"), "default")
-	if !ok {
-		t.Fatal("variable go_runtime has no constant default")
-	}
-	return out, runtime
+	return script
 }
 
 // splitCommand splits a line printed by deploy.sh's quote function.
@@ -69,139 +66,286 @@ func splitCommand(line string) []string {
 	return args
 }
 
-func TestDeployScript(t *testing.T) {
+// TestDeployScriptRunsTerraform: the script is a thin wrapper: its dry run
+// lists the files, zips them and runs terraform apply in infra/ with the
+// archive as var.source_archive and the caller's options, calling nothing.
+func TestDeployScriptRunsTerraform(t *testing.T) {
 	bash := requireTool(t, "bash")
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "deploy.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	script := deployScript(t)
 	if out, err := exec.Command(bash, "-n", script).CombinedOutput(); err != nil {
 		t.Fatalf("bash -n: %v\n%s", err, out)
 	}
-	want, runtime := publicFunctionsFromTerraform(t)
-
-	// A gcloud that records being called: a dry run must never call it.
-	bin := t.TempDir()
-	called := filepath.Join(bin, "called")
-	stub := "#!/bin/sh\necho \"$@\" >>" + called + "\nexit 3\n"
-	if err := os.WriteFile(filepath.Join(bin, "gcloud"), []byte(stub), 0o755); err != nil {
+	c, err := parseConfig(readDir(t, "."))
+	if err != nil {
 		t.Fatal(err)
 	}
-	baseEnv := map[string]string{
-		"PATH":            bin + string(os.PathListSeparator) + os.Getenv("PATH"),
-		"HOME":            t.TempDir(),
-		"PROJECT_ID":      "proj-1",
-		"REGION":          "europe-west1",
-		"ALLOWED_ORIGINS": "https://example.com,https://www.example.com",
-	}
+	path, calls := recordingTools(t, 3, "gcloud", "terraform", "zip")
+	env := []string{"PATH=" + path, "HOME=" + t.TempDir(), "TMPDIR=" + t.TempDir()}
 
 	tests := []struct {
 		name    string
-		env     map[string]string // overrides; "" unsets
 		args    []string
-		want    []deployedFunction // nil: the run must fail
-		wantErr string             // substring of stderr when failing
+		wantErr string // "" for success
 	}{
-		{name: "dry run deploys every public function", args: []string{"--dry-run"}, want: want},
-		{name: "dry run of one function", args: []string{"--dry-run", "forms"}, want: filter(want, "Forms")},
-		{name: "project missing", env: map[string]string{"PROJECT_ID": ""}, args: []string{"--dry-run"}, wantErr: "PROJECT_ID"},
-		{name: "region missing", env: map[string]string{"REGION": ""}, args: []string{"--dry-run"}, wantErr: "REGION"},
-		{name: "origins missing", env: map[string]string{"ALLOWED_ORIGINS": ""}, args: []string{"--dry-run"}, wantErr: "ALLOWED_ORIGINS"},
-		{name: "wildcard origin", env: map[string]string{"ALLOWED_ORIGINS": "*"}, args: []string{"--dry-run"}, wantErr: "ALLOWED_ORIGINS"},
-		{name: "null origin", env: map[string]string{"ALLOWED_ORIGINS": "https://example.com,null"}, args: []string{"--dry-run"}, wantErr: "ALLOWED_ORIGINS"},
-		{name: "origin with a path", env: map[string]string{"ALLOWED_ORIGINS": "https://example.com/form"}, args: []string{"--dry-run"}, wantErr: "ALLOWED_ORIGINS"},
-		{name: "default database", env: map[string]string{"FIRESTORE_DATABASE": "(default)"}, args: []string{"--dry-run"}, wantErr: "FIRESTORE_DATABASE"},
-		{name: "private function refused", args: []string{"--dry-run", "sweep"}, wantErr: "unknown function"},
+		{name: "dry run", args: []string{"--dry-run"}},
+		{name: "dry run with options", args: []string{"--dry-run", "-auto-approve", "-var-file=prod.tfvars"}},
+		{name: "a function name", args: []string{"--dry-run", "sweep"}, wantErr: "unexpected argument sweep"},
 		{name: "unknown flag", args: []string{"--dry-run", "--force"}, wantErr: "unknown flag"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := []string{}
-			for k, v := range baseEnv {
-				if o, ok := tt.env[k]; ok {
-					v = o
-				}
-				if v != "" {
-					env = append(env, k+"="+v)
-				}
+			stdout, stderr, err := run(t, "..", env, bash, append([]string{script}, tt.args...)...)
+			if b, rerr := os.ReadFile(calls); rerr == nil {
+				t.Fatalf("a tool was called: %s", b)
 			}
-			for k, v := range tt.env {
-				if _, ok := baseEnv[k]; !ok && v != "" {
-					env = append(env, k+"="+v)
-				}
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, bash, append([]string{script}, tt.args...)...)
-			cmd.Env = env
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-
-			if _, serr := os.Stat(called); !errors.Is(serr, os.ErrNotExist) {
-				b, _ := os.ReadFile(called)
-				t.Fatalf("gcloud was called: %s", b)
-			}
-			if tt.want == nil {
-				if err == nil {
-					t.Fatalf("succeeded, want failure; stdout:\n%s", stdout.String())
-				}
-				if !strings.Contains(stderr.String(), tt.wantErr) {
-					t.Errorf("stderr %q does not mention %q", stderr.String(), tt.wantErr)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(stderr, tt.wantErr) {
+					t.Fatalf("err %v, stderr %q; want a failure mentioning %q", err, stderr, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("%v\nstderr: %s", err, stderr.String())
+				t.Fatalf("%v\n%s", err, stderr)
 			}
-			var got []deployedFunction
-			for line := range strings.Lines(stdout.String()) {
-				args := splitCommand(line)
-				if len(args) < 4 || strings.Join(args[:3], " ") != "gcloud functions deploy" {
-					t.Errorf("unexpected output line %q", line)
-					continue
-				}
-				flags := map[string]string{}
-				for _, a := range args[4:] {
-					k, v, _ := strings.Cut(a, "=")
-					flags[k] = v
-				}
-				for _, f := range []string{"--gen2", "--trigger-http", "--allow-unauthenticated"} {
-					if _, ok := flags[f]; !ok {
-						t.Errorf("%s: no %s", args[3], f)
-					}
-				}
-				for f, v := range map[string]string{
-					"--source":          ".",
-					"--runtime":         runtime,
-					"--project":         "proj-1",
-					"--region":          "europe-west1",
-					"--service-account": "intake-functions@proj-1.iam.gserviceaccount.com",
-				} {
-					if flags[f] != v {
-						t.Errorf("%s: %s=%q, want %q", args[3], f, flags[f], v)
-					}
-				}
-				envVars := flags["--set-env-vars"]
-				for _, kv := range []string{
-					"FIRESTORE_PROJECT=proj-1", "FIRESTORE_DATABASE=introductions",
-					"ALLOWED_ORIGINS=https://example.com,https://www.example.com",
-					"HMAC_SECRET=projects/proj-1/secrets/" + hmacSecretID,
-				} {
-					if !slices.Contains(strings.Split(strings.TrimPrefix(envVars, "^|^"), "|"), kv) {
-						t.Errorf("%s: --set-env-vars %q lacks %s", args[3], envVars, kv)
-					}
-				}
-				got = append(got, deployedFunction{args[3], flags["--entry-point"], flags["--memory"]})
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			if len(lines) != 3 {
+				t.Fatalf("dry run printed %d commands, want 3:\n%s", len(lines), stdout)
 			}
-			slices.SortFunc(got, func(a, b deployedFunction) int { return strings.Compare(a.name, b.name) })
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("deploy.sh deploys %v, infra/ declares %v", got, tt.want)
+			if got := strings.Join(splitCommand(lines[0]), " "); got != "gcloud meta list-files-for-upload ." {
+				t.Errorf("first command %q, want the files gcloud uploads", got)
+			}
+			zipArgs := splitCommand(lines[1])
+			apply := splitCommand(lines[2])
+			if len(apply) < 4 || strings.Join(apply[:3], " ") != "terraform -chdir=infra apply" {
+				t.Fatalf("last command %q, want terraform -chdir=infra apply …", lines[2])
+			}
+			var vars []string
+			for _, a := range apply[3:] {
+				if v, ok := strings.CutPrefix(a, "-var="); ok {
+					name, value, _ := strings.Cut(v, "=")
+					vars = append(vars, name)
+					if c.variable(name) == nil {
+						t.Errorf("deploy.sh sets -var=%s, which infra/ does not declare", name)
+					}
+					if name == "source_archive" && value != zipArgs[len(zipArgs)-1] {
+						t.Errorf("source_archive=%s, but the archive is %s", value, zipArgs[len(zipArgs)-1])
+					}
+				}
+			}
+			if !slices.Equal(vars, []string{"source_archive"}) {
+				t.Errorf("deploy.sh sets %v; it passes the archive only (everything else comes from terraform.tfvars)", vars)
+			}
+			for _, a := range tt.args[1:] {
+				if !slices.Contains(apply, a) {
+					t.Errorf("terraform apply lacks the caller's option %s", a)
+				}
 			}
 		})
 	}
 }
 
-func filter(fs []deployedFunction, entryPoint string) []deployedFunction {
-	return slices.DeleteFunc(slices.Clone(fs), func(f deployedFunction) bool { return f.entryPoint != entryPoint })
+// TestDeployScriptCannotDrift: the script names no function, entry point
+// or function setting: what is deployed is infra/'s alone.
+func TestDeployScriptCannotDrift(t *testing.T) {
+	src, err := os.ReadFile(deployScript(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for line := range strings.Lines(string(src)) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			code = append(code, line)
+		}
+	}
+	body := strings.Join(code, "")
+	c, err := parseConfig(readDir(t, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns, err := c.functions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for key, f := range fns {
+		names = append(names, f.entryPoint, "introductions-"+key)
+	}
+	names = append(names, "functions deploy", "run deploy", "--entry-point", "--memory", "--set-env-vars", "--allow-unauthenticated", "--service-account")
+	for _, n := range names {
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(n) + `\b`).MatchString(body) {
+			t.Errorf("scripts/deploy.sh names %q: function settings belong to infra/ alone", n)
+		}
+	}
+}
+
+// goPackageFiles lists, relative to the repository root, the files the
+// root package's build needs: every Go and embedded file of each package of
+// this module it imports, itself included.
+func goPackageFiles(t *testing.T) []string {
+	t.Helper()
+	goTool := requireTool(t, "go")
+	root, _ := filepath.Abs("..")
+	out, stderr, err := run(t, root, os.Environ(), goTool, "list", "-deps", "-json=Dir,GoFiles,EmbedFiles,Module", ".")
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr)
+	}
+	var files []string
+	dec := json.NewDecoder(strings.NewReader(out))
+	for {
+		var p struct {
+			Dir                 string
+			GoFiles, EmbedFiles []string
+			Module              *struct{ Path string }
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if p.Module == nil || p.Module.Path != "github.com/ownersite/introductions" {
+			continue
+		}
+		rel, _ := filepath.Rel(root, p.Dir)
+		for _, f := range append(p.GoFiles, p.EmbedFiles...) {
+			files = append(files, filepath.ToSlash(filepath.Join(rel, f)))
+		}
+	}
+	if len(files) < 10 {
+		t.Fatalf("go list found only %d files", len(files))
+	}
+	return files
+}
+
+// forbiddenUpload matches what must never leave the machine.
+var forbiddenUpload = regexp.MustCompile(`^\.git|(^|/)(infra|\.terraform|node_modules|testdata|screenshots)/|\.tfstate|\.tfvars|_test\.go$|\.zip$`)
+
+// TestDeployScriptPackagesTheModule runs the script up to terraform (a stub
+// that records its arguments) twice: the archive holds every file the root
+// package's build needs and nothing forbidden, and the same files give the
+// same bytes (infra/ names the object by its MD5).
+func TestDeployScriptPackagesTheModule(t *testing.T) {
+	bash := requireTool(t, "bash")
+	requireTool(t, "gcloud")
+	requireTool(t, "zip")
+	path, calls := recordingTools(t, 0, "terraform")
+	var sums []string
+	for i := 0; i < 2; i++ {
+		env := []string{"PATH=" + path, "HOME=" + os.Getenv("HOME"), "CLOUDSDK_CONFIG=" + t.TempDir(), "TMPDIR=" + t.TempDir()}
+		if _, stderr, err := run(t, "..", env, bash, deployScript(t), "-auto-approve"); err != nil {
+			t.Fatalf("deploy.sh: %v\n%s", err, stderr)
+		}
+		b, err := os.ReadFile(calls)
+		if err != nil {
+			t.Fatal("terraform was not called")
+		}
+		os.Remove(calls)
+		args := strings.Fields(strings.TrimSpace(string(b)))
+		var archive string
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "-var=source_archive="); ok {
+				archive = v
+			}
+		}
+		if strings.Join(args[:3], " ") != "terraform -chdir=infra apply" || archive == "" || !slices.Contains(args, "-auto-approve") {
+			t.Fatalf("terraform called with %q", args)
+		}
+		data, err := os.ReadFile(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, fmt.Sprintf("%x", md5.Sum(data)))
+		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range zr.File {
+			names = append(names, f.Name)
+			if forbiddenUpload.MatchString(f.Name) {
+				t.Errorf("the archive holds %s", f.Name)
+			}
+		}
+		for _, need := range append([]string{"go.mod", "go.sum"}, goPackageFiles(t)...) {
+			if !slices.Contains(names, need) {
+				t.Errorf("the archive lacks %s, which the build needs", need)
+			}
+		}
+	}
+	if sums[0] != sums[1] {
+		t.Errorf("two archives of the same files differ: %v", sums)
+	}
+}
+
+// TestIgnoreFiles: in a copy of the repository's .gcloudignore and
+// .gitignore, what must stay home is neither uploaded by gcloud nor
+// committed, and the provider lock file is committed.
+func TestIgnoreFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{".gcloudignore", ".gitignore"} {
+		b, err := os.ReadFile(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stayHome := []string{
+		"infra/.terraform/providers/p", "infra/terraform.tfstate", "infra/terraform.tfstate.backup",
+		"infra/terraform.tfvars", "infra/prod.tfvars", "infra/tfplan", "scripts/js/node_modules/x/index.js",
+		"introductions-source.zip",
+	}
+	notUploaded := append(slices.Clone(stayHome), "infra/main.tf", "infra/.terraform.lock.hcl", "shared/sitepage/screenshots/form.png",
+		"shared/contentrules/testdata/verdicts.golden", "shared/x/x_test.go", "scripts/js/form.test.mjs", ".ci/run")
+	uploaded := []string{"go.mod", "go.sum", "functions.go", "shared/x/x.go", "shared/formregistry/forms/introduction/1.json", "shared/sitepage/assets/index.html"}
+	for _, f := range append(slices.Clone(notUploaded), uploaded...) {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("gcloudignore", func(t *testing.T) {
+		gcloud := requireTool(t, "gcloud")
+		env := append(os.Environ(), "CLOUDSDK_CONFIG="+t.TempDir())
+		out, stderr, err := run(t, dir, env, gcloud, "meta", "list-files-for-upload", ".")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+		listed := strings.Fields(out)
+		for _, f := range notUploaded {
+			if slices.Contains(listed, f) {
+				t.Errorf("gcloud would upload %s", f)
+			}
+		}
+		for _, f := range uploaded {
+			if !slices.Contains(listed, f) {
+				t.Errorf("gcloud would not upload %s", f)
+			}
+		}
+	})
+	t.Run("gitignore", func(t *testing.T) {
+		git := requireTool(t, "git")
+		env := append(os.Environ(), "HOME="+t.TempDir(), "GIT_CONFIG_NOSYSTEM=1")
+		if _, stderr, err := run(t, dir, env, git, "init", "-q"); err != nil {
+			t.Fatalf("git init: %v\n%s", err, stderr)
+		}
+		ignored := func(f string) bool {
+			_, _, err := run(t, dir, env, git, "check-ignore", "-q", f)
+			return err == nil
+		}
+		for _, f := range stayHome {
+			if !ignored(f) {
+				t.Errorf(".gitignore lets %s be committed", f)
+			}
+		}
+		for _, f := range []string{"infra/.terraform.lock.hcl", "infra/main.tf", "go.sum"} {
+			if ignored(f) {
+				t.Errorf(".gitignore ignores %s, which is committed", f)
+			}
+		}
+	})
 }

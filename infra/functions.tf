@@ -1,62 +1,159 @@
 # The Cloud Run functions. Every function is built from the whole module (the
 # root package registers every entry point with functions-framework-go) and
-# differs only by entry point, identity, memory and who may invoke it.
+# differs by entry point, identity, size, environment and who may invoke it.
+# Terraform is the one deploy path: scripts/deploy.sh only packages the
+# source and runs terraform apply.
 
 locals {
-  # One entry per deployed function. public = true grants allUsers the
-  # invoker role; a private function (sweep, admin: later work) is added with
-  # public = false and its invokers listed explicitly, e.g.
-  #   invokers = ["user:${var.owner_email}"]
-  # Only the four intake entry points of SPEC §1 are public.
+  # One entry per deployed function, keyed by the name that follows
+  # "introductions-" in the function's name.
+  #   public          allUsers may invoke it (the site's page, the mail
+  #                   provider); otherwise only the members in invokers:
+  #                   "owner" (var.owner_email) or "scheduler" (the Cloud
+  #                   Scheduler job's account).
+  #   env             groups of local.function_env the function receives.
+  #   secret_env      Secret Manager-backed variables (local.secret_env).
+  #   cpu, concurrency, max_instances, memory, timeout_seconds: its size.
+  #                   The code is safe for concurrent requests, and more than
+  #                   one request per instance needs a whole CPU. The caps
+  #                   bound the cost of a flood: beyond max_instances x
+  #                   concurrency requests in flight, Cloud Run itself
+  #                   answers 429 (README.md, "Bursts").
   functions = {
     challenge = {
       entry_point     = "Challenge"
       public          = true
       invokers        = []
-      memory          = "128Mi"
+      env             = ["base"]
+      secret_env      = []
+      memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 40
       max_instances   = 5
-      service_account = google_service_account.intake.email
+      timeout_seconds = 30
     }
     forms = {
       entry_point     = "Forms"
       public          = true
       invokers        = []
-      memory          = "128Mi"
-      max_instances   = 5
-      service_account = google_service_account.intake.email
+      env             = ["base"]
+      secret_env      = []
+      memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 40
+      max_instances   = 3
+      timeout_seconds = 30
     }
     drafts = {
       entry_point     = "Drafts"
       public          = true
       invokers        = []
+      env             = ["base"]
+      secret_env      = []
       memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 20
       max_instances   = 5
-      service_account = google_service_account.intake.email
+      timeout_seconds = 60
     }
     confirmation = {
       entry_point     = "Confirmation"
       public          = true
       invokers        = []
+      env             = ["base", "handoff"]
+      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 20
       max_instances   = 5
-      service_account = google_service_account.intake.email
+      timeout_seconds = 60
+    }
+    # The mail provider's signed delivery events; the code verifies each
+    # signature, so the function is public.
+    delivery-events = {
+      entry_point     = "DeliveryEvents"
+      public          = true
+      invokers        = []
+      env             = ["base"]
+      secret_env      = ["MAILGUN_WEBHOOK_SIGNING_KEY"]
+      memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 20
+      max_instances   = 3
+      timeout_seconds = 30
+    }
+    # Called by the Cloud Scheduler job (scheduler.tf) with an OIDC token.
+    # One instance: runs are cheap and a few at once are handled honestly.
+    sweep = {
+      entry_point     = "Sweep"
+      public          = false
+      invokers        = ["scheduler"]
+      env             = ["base", "handoff"]
+      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
+      memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 4
+      max_instances   = 1
+      timeout_seconds = 300
+    }
+    # The owner alone, through `gcloud run services proxy` (README.md).
+    admin = {
+      entry_point     = "Admin"
+      public          = false
+      invokers        = ["owner"]
+      env             = ["base", "handoff", "admin"]
+      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
+      memory          = "256Mi"
+      cpu             = "1"
+      concurrency     = 10
+      max_instances   = 2
+      timeout_seconds = 120
     }
   }
 
   public_functions = { for name, f in local.functions : name => f if f.public }
 
-  # (function, member) pairs for the explicitly listed invokers.
+  # Who a symbolic invoker is.
+  invoker_members = {
+    owner     = "user:${var.owner_email}"
+    scheduler = "serviceAccount:${google_service_account.scheduler.email}"
+  }
+
+  # (function, invoker) pairs of the private functions.
   function_invokers = merge([
     for name, f in local.functions : {
-      for m in f.invokers : "${name} ${m}" => { function = name, member = m }
+      for i in f.invokers : "${name} ${i}" => { function = name, invoker = i }
     }
   ]...)
 
+  # The admin's URL, for links in the handoff's messages.
+  admin_url = coalesce(var.admin_url, "https://${var.region}-${var.project_id}.cloudfunctions.net/introductions-admin")
+
+  # Environment variables by group (local.functions[*].env). Variables of a
+  # destination that is off are left out (null values are dropped).
   function_env = {
-    FIRESTORE_PROJECT  = var.project_id
-    FIRESTORE_DATABASE = google_firestore_database.introductions.name
-    ALLOWED_ORIGINS    = join(",", var.site_origins)
-    HMAC_SECRET        = google_secret_manager_secret.hmac.id
+    base = {
+      FIRESTORE_PROJECT  = var.project_id
+      FIRESTORE_DATABASE = google_firestore_database.introductions.name
+      ALLOWED_ORIGINS    = join(",", var.site_origins)
+      HMAC_SECRET        = google_secret_manager_secret.secret["hmac"].id
+      HASH_PEPPER_SECRET = "${google_secret_manager_secret.secret["hash_pepper"].id}/versions/${var.hash_pepper_version}"
+    }
+    handoff = {
+      for k, v in {
+        ADMIN_URL         = local.admin_url
+        WEBHOOK_URL       = var.webhook_url
+        SMTP_HOST         = var.smtp == null ? null : var.smtp.host
+        SMTP_PORT         = var.smtp == null ? null : tostring(var.smtp.port)
+        SMTP_USERNAME     = var.smtp == null ? null : var.smtp.username
+        SMTP_TLS          = var.smtp == null ? null : var.smtp.tls
+        NOTIFY_EMAIL_FROM = var.smtp == null ? null : var.smtp.from
+        NOTIFY_EMAIL_TO   = var.smtp == null ? null : var.smtp.to
+      } : k => v if v != null
+    }
+    admin = {
+      SCHEDULER_JOB = local.scheduler_job
+    }
   }
 }
 
@@ -69,36 +166,56 @@ resource "google_cloudfunctions2_function" "function" {
   description = "Introductions: ${each.value.entry_point} entry point."
 
   build_config {
-    runtime     = var.go_runtime
-    entry_point = each.value.entry_point
+    runtime           = var.go_runtime
+    entry_point       = each.value.entry_point
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
 
     source {
       storage_source {
-        bucket = var.source_bucket
-        object = var.source_object
+        bucket = google_storage_bucket.sources.name
+        object = google_storage_bucket_object.source.name
       }
     }
   }
 
   service_config {
-    available_memory               = each.value.memory
-    timeout_seconds                = 60
-    max_instance_count             = each.value.max_instances
-    ingress_settings               = "ALLOW_ALL"
-    all_traffic_on_latest_revision = true
-    service_account_email          = each.value.service_account
-    environment_variables          = local.function_env
+    available_memory                 = each.value.memory
+    available_cpu                    = each.value.cpu
+    max_instance_request_concurrency = each.value.concurrency
+    max_instance_count               = each.value.max_instances
+    min_instance_count               = 0
+    timeout_seconds                  = each.value.timeout_seconds
+    ingress_settings                 = "ALLOW_ALL"
+    all_traffic_on_latest_revision   = true
+    service_account_email            = google_service_account.function[each.key].email
+    environment_variables            = merge([for g in each.value.env : local.function_env[g]]...)
+
+    dynamic "secret_environment_variables" {
+      for_each = { for v in each.value.secret_env : v => local.secret_env[v] if local.secret_env[v].enabled }
+      content {
+        key        = secret_environment_variables.key
+        project_id = var.project_id
+        secret     = google_secret_manager_secret.secret[secret_environment_variables.value.secret].secret_id
+        version    = lookup(var.secret_env_versions, secret_environment_variables.key, "latest")
+      }
+    }
   }
 
   depends_on = [
     google_project_service.enabled,
-    google_project_iam_member.intake_datastore_user,
-    google_secret_manager_secret_iam_member.intake_hmac_accessor,
+    google_project_iam_member.datastore_user,
+    google_secret_manager_secret_iam_member.accessor,
+    google_project_iam_member.build_log_writer,
+    google_project_iam_member.build_source_reader,
+    google_artifact_registry_repository_iam_member.build_writer,
   ]
 }
 
 # Anyone may call the public functions: the site's page calls them from the
-# visitor's browser. Granted on the Cloud Run service behind each function.
+# visitor's browser, the mail provider posts delivery events. Granted on the
+# Cloud Run service behind each function. A domain-restricted-sharing
+# organization policy refuses this binding (README.md).
 resource "google_cloud_run_service_iam_member" "public_invoker" {
   for_each = local.public_functions
 
@@ -109,7 +226,8 @@ resource "google_cloud_run_service_iam_member" "public_invoker" {
   member   = "allUsers"
 }
 
-# Named invokers of private functions (none are declared yet).
+# Named invokers of the private functions: the owner on the admin, the
+# scheduler's account on the sweep.
 resource "google_cloud_run_service_iam_member" "invoker" {
   for_each = local.function_invokers
 
@@ -117,5 +235,5 @@ resource "google_cloud_run_service_iam_member" "invoker" {
   location = var.region
   service  = google_cloudfunctions2_function.function[each.value.function].name
   role     = "roles/run.invoker"
-  member   = each.value.member
+  member   = local.invoker_members[each.value.invoker]
 }

@@ -7,18 +7,18 @@ variable "project_id" {
 }
 
 variable "region" {
-  description = "Region of the Cloud Run functions (e.g. europe-west1)."
+  description = "Region of the functions, the source bucket and the image repository (e.g. europe-west1)."
   type        = string
 }
 
 variable "firestore_location" {
-  description = "Firestore location id (a region such as europe-west1 or a multi-region such as eur3). Defaults to var.region."
+  description = "Firestore location id (a region such as europe-west1 or a multi-region such as eur3). Defaults to var.region. Cannot change after creation."
   type        = string
   default     = null
 }
 
 variable "firestore_database" {
-  description = "Name of the Firestore database the service uses. Named outright, never \"(default)\" (SPEC §8)."
+  description = "Name of the Firestore database the service uses. Named outright, never \"(default)\"."
   type        = string
   default     = "introductions"
 
@@ -39,7 +39,7 @@ variable "site_origins" {
 }
 
 variable "owner_email" {
-  description = "Google account of the site owner: the only invoker of the private functions (sweep, admin) once they are declared."
+  description = "Google account of the site owner: the only invoker of the admin."
   type        = string
 
   validation {
@@ -48,13 +48,8 @@ variable "owner_email" {
   }
 }
 
-variable "source_bucket" {
-  description = "Cloud Storage bucket holding the zipped module source the functions are built from."
-  type        = string
-}
-
-variable "source_object" {
-  description = "Object in source_bucket: a zip of the repository root (go.mod and the root package registering every entry point). Name it per commit so a new object redeploys."
+variable "source_archive" {
+  description = "Path of the zipped module source the functions are built from; scripts/deploy.sh makes it and passes it."
   type        = string
 }
 
@@ -62,4 +57,79 @@ variable "go_runtime" {
   description = "Cloud Run functions Go runtime id. go.mod says go 1.26, so go126; an older runtime cannot build the module."
   type        = string
   default     = "go126"
+}
+
+variable "hash_pepper_version" {
+  description = "The version of the intake-hash-pepper secret the functions key their hashes with. Pinned: a new pepper would orphan every stored hash."
+  type        = string
+  default     = "1"
+
+  validation {
+    condition     = can(regex("^[1-9][0-9]*$", var.hash_pepper_version))
+    error_message = "The pepper version is a version number (never \"latest\")."
+  }
+}
+
+variable "sweep_schedule" {
+  description = "When Cloud Scheduler runs the sweep (cron syntax, UTC)."
+  type        = string
+  default     = "*/15 * * * *"
+}
+
+variable "scheduler_region" {
+  description = "Region of the Cloud Scheduler job. Defaults to var.region."
+  type        = string
+  default     = null
+}
+
+variable "admin_url" {
+  description = "Where the owner opens the admin, for links in the handoff's messages (ADMIN_URL). Defaults to the admin function's URL; set http://localhost:8081 when you open it through `gcloud run services proxy --port=8081`."
+  type        = string
+  default     = null
+}
+
+variable "webhook_url" {
+  description = "The owner's webhook (WEBHOOK_URL); null turns the webhook off. Add a version to intake-webhook-secret before setting it."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.webhook_url == null || can(regex("^https://", var.webhook_url))
+    error_message = "The webhook must be an https:// URL."
+  }
+}
+
+variable "smtp" {
+  description = "The mail server that sends the owner's notifications (SMTP_HOST, SMTP_PORT, SMTP_USERNAME, SMTP_TLS, NOTIFY_EMAIL_FROM, NOTIFY_EMAIL_TO; to may list several addresses, comma-separated); null turns mail off. With a username, add a version to intake-smtp-password before setting it."
+  type = object({
+    host     = string
+    port     = optional(number) # default: 587 for starttls, 465 for tls
+    username = optional(string) # null: the server takes mail without login
+    tls      = optional(string, "starttls")
+    from     = string
+    to       = string
+  })
+  default = null
+
+  validation {
+    condition     = var.smtp == null || contains(["starttls", "tls"], try(var.smtp.tls, ""))
+    error_message = "smtp.tls must be starttls or tls (a deployed service never sends mail in the clear)."
+  }
+}
+
+variable "mailgun_events" {
+  description = "Accept Mailgun's signed delivery events (MAILGUN_WEBHOOK_SIGNING_KEY). Add a version to intake-mailgun-signing-key before turning it on."
+  type        = bool
+  default     = false
+}
+
+variable "secret_env_versions" {
+  description = "Version of each Secret Manager-backed variable (WEBHOOK_SECRET, SMTP_PASSWORD, MAILGUN_WEBHOOK_SIGNING_KEY); unset: latest. Instances read it when they start: after adding a version, set its number here and deploy, which starts new instances with it."
+  type        = map(string)
+  default     = {}
+
+  validation {
+    condition     = alltrue([for k, v in var.secret_env_versions : contains(["WEBHOOK_SECRET", "SMTP_PASSWORD", "MAILGUN_WEBHOOK_SIGNING_KEY"], k) && can(regex("^([1-9][0-9]*|latest)$", v))])
+    error_message = "Keys are WEBHOOK_SECRET, SMTP_PASSWORD or MAILGUN_WEBHOOK_SIGNING_KEY; values a version number or latest."
+  }
 }

@@ -1,35 +1,26 @@
 #!/usr/bin/env bash
-# Deploys the public Cloud Run functions of Introductions with gcloud, from
-# the repository root: the Go buildpack builds the root package, which
-# registers every entry point, so each function is --source=. with its own
-# --entry-point. Settings mirror infra/functions.tf (the infra tests
-# check that both declare the same functions). Private functions (sweep,
-# admin) are not deployed by this script: they must never get
-# --allow-unauthenticated.
+# Deploys Introductions: packages the module source and runs terraform apply
+# in infra/, which deploys every function (infra/README.md). Terraform is the
+# one deploy path; this script names no function and sets no function
+# setting, so it cannot drift from infra/.
 #
-# Usage: scripts/deploy.sh [--dry-run] [function ...]
-#   --dry-run   print the gcloud commands instead of running them
-#   function    deploy only these (challenge, forms, drafts, confirmation)
+# The archive holds the files `gcloud meta list-files-for-upload` lists from
+# the repository root (what .gcloudignore lets through: go.mod, go.sum, the
+# root package and the packages it imports; no infra/, state, tfvars,
+# node_modules, screenshots or tests), zipped with fixed timestamps so the
+# same files make the same bytes: infra/ names the object by its MD5, so
+# unchanged code redeploys nothing.
 #
-# Environment:
-#   PROJECT_ID          Google Cloud project id (required)
-#   REGION              region, e.g. europe-west1 (required)
-#   ALLOWED_ORIGINS     comma-separated site origins for CORS (required)
-#   FIRESTORE_DATABASE  Firestore database name (default: introductions)
-#   GO_RUNTIME          Go runtime id (default: go126, matching go.mod)
-#   RUNTIME_SA          runtime service account
-#                       (default: intake-functions@PROJECT_ID.iam.gserviceaccount.com)
-#   HMAC_SECRET         HMAC key secret resource name
-#                       (default: projects/PROJECT_ID/secrets/intake-hmac-key)
+# Usage: scripts/deploy.sh [--dry-run | --list-files] [terraform apply option ...]
+#   --dry-run     print the commands instead of running them
+#   --list-files  print the files the archive would hold, and stop
+#   options       passed to terraform apply (e.g. -auto-approve,
+#                 -var-file=prod.tfvars); the inputs come from
+#                 infra/terraform.tfvars (infra/README.md)
+#
+# Needs gcloud, zip and terraform on PATH, and gcloud credentials for
+# Terraform (gcloud auth application-default login).
 set -euo pipefail
-
-# name:EntryPoint:memory of each public function (infra/functions.tf).
-functions=(
-  "challenge:Challenge:128Mi"
-  "forms:Forms:128Mi"
-  "drafts:Drafts:256Mi"
-  "confirmation:Confirmation:256Mi"
-)
 
 die() {
   echo "deploy.sh: $*" >&2
@@ -50,60 +41,32 @@ quote() {
   printf '\n'
 }
 
-dry_run=false
-selected=()
+mode=deploy
+apply_args=()
 for arg in "$@"; do
   case "$arg" in
-  --dry-run) dry_run=true ;;
+  --dry-run) mode=dry-run ;;
+  --list-files) mode=list ;;
   -h | --help)
-    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+    sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "$0"
     exit 0
     ;;
-  -*) die "unknown flag $arg (see --help)" ;;
-  *) selected+=("$arg") ;;
+  --*) die "unknown flag $arg (see --help)" ;;
+  -*) apply_args+=("$arg") ;;
+  *) die "unexpected argument $arg: this script deploys every function (see --help)" ;;
   esac
 done
 
-problems=()
-[[ -n ${PROJECT_ID:-} ]] || problems+=("PROJECT_ID is not set")
-[[ -n ${REGION:-} ]] || problems+=("REGION is not set")
-if [[ -z ${ALLOWED_ORIGINS:-} ]]; then
-  problems+=("ALLOWED_ORIGINS is not set")
-else
-  IFS=, read -r -a origins <<<"$ALLOWED_ORIGINS"
-  for o in "${origins[@]}"; do
-    [[ $o =~ ^(https://[a-z0-9.-]+|http://(localhost|127\.0\.0\.1))(:[0-9]+)?$ ]] ||
-      problems+=("ALLOWED_ORIGINS: \"$o\" is not an exact origin (https://host[:port]; never * or null)")
-  done
-fi
-database=${FIRESTORE_DATABASE:-introductions}
-[[ $database =~ ^[a-z][a-z0-9-]{2,61}[a-z0-9]$ ]] ||
-  problems+=("FIRESTORE_DATABASE \"$database\" is not a database name (the service never uses \"(default)\")")
-if ((${#problems[@]} > 0)); then
-  printf 'deploy.sh: %s\n' "${problems[@]}" >&2
-  exit 1
-fi
-
-runtime=${GO_RUNTIME:-go126}
-runtime_sa=${RUNTIME_SA:-intake-functions@${PROJECT_ID}.iam.gserviceaccount.com}
-hmac_secret=${HMAC_SECRET:-projects/${PROJECT_ID}/secrets/intake-hmac-key}
-
-for name in "${selected[@]}"; do
-  found=false
-  for f in "${functions[@]}"; do
-    [[ ${f%%:*} == "$name" ]] && found=true
-  done
-  $found || die "unknown function \"$name\" (public functions: challenge forms drafts confirmation)"
-done
+# Where the archive is made (TMPDIR, made absolute before leaving the
+# caller's directory).
+work=${TMPDIR:-/tmp}
+work=${work%/}/introductions-deploy
+[[ $work == /* ]] || work=$PWD/$work
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ -f go.mod ]] || die "no go.mod at the repository root"
 root_go=(*.go)
-if [[ ! -e ${root_go[0]} ]]; then
-  msg="no root package: the Go buildpack builds only the root package, which must register every entry point"
-  $dry_run || die "$msg"
-  echo "deploy.sh: warning: $msg" >&2
-fi
+[[ -e ${root_go[0]} ]] || die "no root package: the Go buildpack builds only the root package, which must register every entry point"
 for f in *_test.go; do
   [[ -e $f ]] || continue
   if grep -q '^package [A-Za-z0-9_]*_test$' "$f"; then
@@ -111,34 +74,41 @@ for f in *_test.go; do
   fi
 done
 
-# gcloud's alternate delimiter (see "gcloud topic escaping"): the origins
-# list itself contains commas.
-env_vars="^|^FIRESTORE_PROJECT=${PROJECT_ID}|FIRESTORE_DATABASE=${database}|ALLOWED_ORIGINS=${ALLOWED_ORIGINS}|HMAC_SECRET=${hmac_secret}"
+archive=$work/introductions-source.zip
+list=(gcloud meta list-files-for-upload .)
+apply=(terraform -chdir=infra apply "-var=source_archive=$archive" ${apply_args[@]+"${apply_args[@]}"})
 
-for f in "${functions[@]}"; do
-  IFS=: read -r name entry_point memory <<<"$f"
-  if ((${#selected[@]} > 0)) && [[ " ${selected[*]} " != *" $name "* ]]; then
-    continue
-  fi
-  cmd=(gcloud functions deploy "introductions-${name}"
-    --gen2
-    --project="$PROJECT_ID"
-    --region="$REGION"
-    --runtime="$runtime"
-    --source=.
-    --entry-point="$entry_point"
-    --trigger-http
-    --allow-unauthenticated
-    --service-account="$runtime_sa"
-    --memory="$memory"
-    --timeout=60s
-    --max-instances=5
-    --set-env-vars="$env_vars"
-    --quiet)
-  if $dry_run; then
-    quote "${cmd[@]}"
-  else
-    echo "deploy.sh: deploying introductions-${name} (${entry_point})" >&2
-    "${cmd[@]}"
-  fi
+if [[ $mode == dry-run ]]; then
+  quote "${list[@]}"
+  quote zip -X -q -@ "$archive"
+  quote "${apply[@]}"
+  exit 0
+fi
+
+files=$("${list[@]}" | LC_ALL=C sort)
+[[ -n $files ]] || die "gcloud listed no files to upload"
+# A last guard: none of these may ever leave the machine.
+if bad=$(grep -E '^\.git$|(^|/)(\.git/|infra/|\.terraform/|node_modules/|testdata/|screenshots/)|\.tfstate|\.tfvars|_test\.go$|\.zip$' <<<"$files"); then
+  die "the upload would include files .gcloudignore should exclude:"$'\n'"$bad"
+fi
+for required in go.mod go.sum; do
+  grep -qx "$required" <<<"$files" || die "$required is not among the files to upload (see .gcloudignore)"
 done
+if [[ $mode == list ]]; then
+  echo "$files"
+  exit 0
+fi
+
+rm -rf "$work"
+mkdir -p "$work/source"
+while IFS= read -r f; do
+  mkdir -p "$work/source/$(dirname "$f")"
+  cp -p "$f" "$work/source/$f"
+done <<<"$files"
+# Fixed modes and timestamps (zip stores local time: pin it to UTC), no
+# extra attributes: the same files give the same archive on any machine.
+find "$work/source" -type f -exec chmod 0644 {} +
+find "$work/source" -exec touch -h -d '1980-01-02T00:00:00Z' {} +
+(cd "$work/source" && TZ=UTC zip -X -q -@ "$archive" <<<"$files")
+echo "deploy.sh: $(wc -l <<<"$files" | tr -d ' ') files, $(wc -c <"$archive" | tr -d ' ') bytes in $archive" >&2
+"${apply[@]}"

@@ -31,6 +31,8 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   go vet ./...
   echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, mailpit at $MAILPIT_SMTP_ADDR)" >&2
   go test -count=1 -timeout 12m ./...
+  echo "== infra/ checks (their own module: go vet, go test)" >&2
+  (cd infra && go vet ./... && go test -count=1 -timeout 5m ./...)
   echo "== short fuzz runs" >&2
   for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
     set -- $target

@@ -11,6 +11,7 @@ import (
 	"net/mail"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +134,26 @@ func (c Config) IntroductionAdminURL(id string) string {
 type loader struct {
 	getenv func(string) string
 	errs   []error
+}
+
+// Variables lists, sorted, every environment variable Load reads. It is
+// found by running Load with an empty environment and with one where every
+// variable is set, so a variable read only when another is set is listed
+// too; infra/ checks each is set on the functions or documented.
+func Variables() []string {
+	read := map[string]bool{}
+	for _, value := range []string{"", "1"} {
+		Load(func(name string) string {
+			read[name] = true
+			return value
+		})
+	}
+	names := make([]string, 0, len(read))
+	for name := range read {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func (l *loader) str(name, def string) string {

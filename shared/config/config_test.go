@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,4 +110,24 @@ func TestHalfConfiguredDestinationsNameWhatIsMissing(t *testing.T) {
 			t.Errorf("%v: a misconfigured destination is on", tc.env)
 		}
 	}
+}
+
+func TestVariablesListsEveryVariableLoadReads(t *testing.T) {
+	vars := Variables()
+	for _, name := range []string{"PORT", "FIRESTORE_PROJECT", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_DATABASE", "ALLOWED_ORIGINS", "HMAC_SECRET", "LOG_LEVEL", "K_REVISION"} {
+		if !slices.Contains(vars, name) {
+			t.Errorf("Variables() lacks %s: %v", name, vars)
+		}
+	}
+	if !slices.IsSorted(vars) || len(slices.Compact(slices.Clone(vars))) != len(vars) {
+		t.Errorf("Variables() is not sorted and unique: %v", vars)
+	}
+	// Every name Load reads, with any environment, is listed.
+	env := map[string]string{"ALLOWED_ORIGINS": "https://example.com", "HMAC_SECRET": "projects/p/secrets/s", "LOG_LEVEL": "debug"}
+	Load(func(name string) string {
+		if !slices.Contains(vars, name) {
+			t.Errorf("Load read %s, which Variables() does not list", name)
+		}
+		return env[name]
+	})
 }

@@ -54,6 +54,14 @@ const (
 	ProviderEvents = "providerEvents"
 )
 
+// Collections lists every collection the service writes: each of its
+// documents carries ExpireAtField, and infra/ declares a TTL policy on that
+// field for each.
+var Collections = []string{
+	Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys,
+	Ledger, Envelopes, SweepRuns, DailyFigures, ProviderEvents,
+}
+
 // ExpireAtField is the expiry field every document carries; infra/ declares
 // a TTL policy on it for each collection.
 const ExpireAtField = "expireAt"

@@ -1,0 +1,248 @@
+package infra_test
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	introconfig "github.com/ownersite/introductions/shared/config"
+)
+
+// applied is the configuration evaluated as terraform apply would, for
+// given variables, with stand-ins for what only Google Cloud knows (ids and
+// emails follow Google's formats).
+type applied struct {
+	c    *config
+	fn   *hclsyntax.Block
+	vars map[string]cty.Value
+}
+
+func applyWith(t *testing.T, vars map[string]cty.Value) applied {
+	t.Helper()
+	c, err := parseConfig(readDir(t, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]cty.Value{}
+	for _, b := range c.blocks {
+		if b.Type != "variable" {
+			continue
+		}
+		name := b.Labels[0]
+		if v, ok := vars[name]; ok {
+			all[name] = v
+		} else if d, ok := b.Body.Attributes["default"]; ok {
+			v, diags := d.Expr.Value(nil)
+			if diags.HasErrors() {
+				t.Fatalf("variable %s default: %v", name, diags)
+			}
+			all[name] = v
+		} else {
+			t.Fatalf("variable %s has no default and the test gives none", name)
+		}
+	}
+	project := all["project_id"].AsString()
+	secrets := map[string]cty.Value{}
+	for key, e := range c.objectItems(c.locals["secrets"]) {
+		id, _ := e.Value(nil)
+		secrets[key] = cty.ObjectVal(map[string]cty.Value{
+			"id": cty.StringVal("projects/" + project + "/secrets/" + id.AsString()), "secret_id": id,
+		})
+	}
+	account := func(name string) cty.Value {
+		return cty.ObjectVal(map[string]cty.Value{"email": cty.StringVal(name + "@" + project + ".iam.gserviceaccount.com")})
+	}
+	c.scope = map[string]cty.Value{
+		"var": cty.ObjectVal(all),
+		"google_firestore_database": cty.ObjectVal(map[string]cty.Value{
+			"introductions": cty.ObjectVal(map[string]cty.Value{"name": all["firestore_database"]}),
+		}),
+		"google_secret_manager_secret": cty.ObjectVal(map[string]cty.Value{"secret": cty.ObjectVal(secrets)}),
+		"google_service_account":       cty.ObjectVal(map[string]cty.Value{"scheduler": account("introductions-scheduler")}),
+	}
+	fn, err := c.functionResource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return applied{c: c, fn: fn, vars: all}
+}
+
+// environment returns the plain and the Secret Manager-backed environment
+// variables function key gets.
+func (a applied) environment(t *testing.T, key string) (map[string]string, []string) {
+	t.Helper()
+	fns, err := a.c.eval(a.c.locals["functions"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	each := map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(key), "value": fns.GetAttr(key)})}
+	service := block(a.fn, "service_config")
+	v, err := a.c.evalWith(service.Body.Attributes["environment_variables"].Expr, each)
+	if err != nil {
+		t.Fatalf("%s: environment_variables: %v", key, err)
+	}
+	env := map[string]string{}
+	for k, val := range v.AsValueMap() {
+		env[k] = val.AsString()
+	}
+	var secretEnv []string
+	for _, ib := range service.Body.Blocks {
+		if ib.Type == "dynamic" && ib.Labels[0] == "secret_environment_variables" {
+			v, err := a.c.evalWith(ib.Body.Attributes["for_each"].Expr, each)
+			if err != nil {
+				t.Fatalf("%s: secret_environment_variables: %v", key, err)
+			}
+			secretEnv = slices.Sorted(maps.Keys(v.AsValueMap()))
+		}
+	}
+	return env, secretEnv
+}
+
+// TestEnvironmentAsApplied evaluates each function's environment for
+// sample variables, with every destination off and then on, and loads the
+// service's config from it as the function would.
+func TestEnvironmentAsApplied(t *testing.T) {
+	base := map[string]cty.Value{
+		"project_id":     cty.StringVal("proj-1"),
+		"region":         cty.StringVal("europe-west1"),
+		"site_origins":   cty.ListVal([]cty.Value{cty.StringVal("https://example.com"), cty.StringVal("https://www.example.com")}),
+		"owner_email":    cty.StringVal("owner@example.com"),
+		"source_archive": cty.StringVal("/tmp/introductions-source.zip"),
+	}
+	on := maps.Clone(base)
+	on["webhook_url"] = cty.StringVal("https://hooks.example.com/introductions")
+	on["mailgun_events"] = cty.True
+	on["smtp"] = cty.ObjectVal(map[string]cty.Value{
+		"host": cty.StringVal("smtp.example.com"), "port": cty.NumberIntVal(587), "username": cty.StringVal("mailer"),
+		"tls": cty.StringVal("starttls"), "from": cty.StringVal("intro@example.com"), "to": cty.StringVal("owner@example.com"),
+	})
+	noLogin := maps.Clone(base)
+	noLogin["smtp"] = cty.ObjectVal(map[string]cty.Value{
+		"host": cty.StringVal("smtp.example.com"), "port": cty.NullVal(cty.Number), "username": cty.NullVal(cty.String),
+		"tls": cty.StringVal("tls"), "from": cty.StringVal("intro@example.com"), "to": cty.StringVal("owner@example.com"),
+	})
+	baseEnv := map[string]string{
+		"FIRESTORE_PROJECT":  "proj-1",
+		"FIRESTORE_DATABASE": "introductions",
+		"ALLOWED_ORIGINS":    "https://example.com,https://www.example.com",
+		"HMAC_SECRET":        "projects/proj-1/secrets/intake-hmac-key",
+		"HASH_PEPPER_SECRET": "projects/proj-1/secrets/intake-hash-pepper/versions/1",
+	}
+	with := func(extra ...map[string]string) map[string]string {
+		m := maps.Clone(baseEnv)
+		for _, e := range extra {
+			maps.Copy(m, e)
+		}
+		return m
+	}
+	adminURL := map[string]string{"ADMIN_URL": "https://europe-west1-proj-1.cloudfunctions.net/introductions-admin"}
+	handoffOn := map[string]string{
+		"ADMIN_URL": adminURL["ADMIN_URL"], "WEBHOOK_URL": "https://hooks.example.com/introductions",
+		"SMTP_HOST": "smtp.example.com", "SMTP_PORT": "587", "SMTP_USERNAME": "mailer", "SMTP_TLS": "starttls",
+		"NOTIFY_EMAIL_FROM": "intro@example.com", "NOTIFY_EMAIL_TO": "owner@example.com",
+	}
+	mailNoLogin := map[string]string{
+		"ADMIN_URL": adminURL["ADMIN_URL"], "SMTP_HOST": "smtp.example.com", "SMTP_TLS": "tls",
+		"NOTIFY_EMAIL_FROM": "intro@example.com", "NOTIFY_EMAIL_TO": "owner@example.com",
+	}
+	job := map[string]string{"SCHEDULER_JOB": "projects/proj-1/locations/europe-west1/jobs/introductions-sweep"}
+	delivering := []string{"SMTP_PASSWORD", "WEBHOOK_SECRET"}
+
+	type want struct {
+		env       map[string]string
+		secretEnv []string
+	}
+	tests := []struct {
+		name string
+		vars map[string]cty.Value
+		want map[string]want
+	}{
+		{"destinations off", base, map[string]want{
+			"challenge":       {baseEnv, nil},
+			"forms":           {baseEnv, nil},
+			"drafts":          {baseEnv, nil},
+			"confirmation":    {with(adminURL), nil},
+			"delivery-events": {baseEnv, nil},
+			"sweep":           {with(adminURL), nil},
+			"admin":           {with(adminURL, job), nil},
+		}},
+		{"destinations on", on, map[string]want{
+			"challenge":       {baseEnv, nil},
+			"forms":           {baseEnv, nil},
+			"drafts":          {baseEnv, nil},
+			"confirmation":    {with(handoffOn), delivering},
+			"delivery-events": {baseEnv, []string{"MAILGUN_WEBHOOK_SIGNING_KEY"}},
+			"sweep":           {with(handoffOn), delivering},
+			"admin":           {with(handoffOn, job), delivering},
+		}},
+		{"mail without login", noLogin, map[string]want{
+			"challenge":       {baseEnv, nil},
+			"forms":           {baseEnv, nil},
+			"drafts":          {baseEnv, nil},
+			"confirmation":    {with(mailNoLogin), nil},
+			"delivery-events": {baseEnv, nil},
+			"sweep":           {with(mailNoLogin), nil},
+			"admin":           {with(mailNoLogin, job), nil},
+		}},
+	}
+	// What the owner would have put in the secrets.
+	secretValues := map[string]string{
+		"WEBHOOK_SECRET":              "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+		"SMTP_PASSWORD":               "correct horse battery staple",
+		"MAILGUN_WEBHOOK_SIGNING_KEY": "key-0123456789abcdef0123456789abcdef",
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := applyWith(t, tt.vars)
+			fns, err := a.c.functions()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Sorted(maps.Keys(fns)); !slices.Equal(got, slices.Sorted(maps.Keys(tt.want))) {
+				t.Fatalf("functions %v, want %v", got, slices.Sorted(maps.Keys(tt.want)))
+			}
+			for key, w := range tt.want {
+				env, secretEnv := a.environment(t, key)
+				if !maps.Equal(env, w.env) {
+					t.Errorf("%s: environment\n got %v\nwant %v", key, env, w.env)
+				}
+				if !slices.Equal(secretEnv, w.secretEnv) {
+					t.Errorf("%s: Secret Manager-backed variables %v, want %v", key, secretEnv, w.secretEnv)
+				}
+				all := maps.Clone(env)
+				for _, s := range secretEnv {
+					all[s] = secretValues[s]
+				}
+				all["K_SERVICE"], all["K_REVISION"] = "introductions-"+key, "introductions-"+key+"-00001-abc"
+				if _, err := introconfig.Load(func(name string) string { return all[name] }); err != nil {
+					t.Errorf("%s: the service refuses the environment infra/ gives it: %v", key, err)
+				}
+			}
+		})
+	}
+}
+
+// TestEnvironmentAsAppliedCatchesBreakage: the config load above can fail:
+// given a secret's bare id where its resource name belongs, it refuses.
+func TestEnvironmentAsAppliedCatchesBreakage(t *testing.T) {
+	a := applyWith(t, map[string]cty.Value{
+		"project_id":     cty.StringVal("proj-1"),
+		"region":         cty.StringVal("europe-west1"),
+		"site_origins":   cty.ListVal([]cty.Value{cty.StringVal("https://example.com")}),
+		"owner_email":    cty.StringVal("owner@example.com"),
+		"source_archive": cty.StringVal("/tmp/a.zip"),
+	})
+	a.c.scope["google_secret_manager_secret"] = cty.ObjectVal(map[string]cty.Value{"secret": cty.ObjectVal(map[string]cty.Value{
+		"hmac":        cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("intake-hmac-key"), "secret_id": cty.StringVal("intake-hmac-key")}),
+		"hash_pepper": cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("intake-hash-pepper"), "secret_id": cty.StringVal("intake-hash-pepper")}),
+	})})
+	env, _ := a.environment(t, "drafts")
+	_, err := introconfig.Load(func(name string) string { return env[name] })
+	if err == nil {
+		t.Fatalf("config accepted HMAC_SECRET=%q, a bare secret id", env["HMAC_SECRET"])
+	}
+	t.Logf("refused as expected: %v", err)
+}
