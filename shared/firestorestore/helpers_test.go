@@ -22,8 +22,9 @@ import (
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 const (
-	draftLife = 30 * time.Minute
-	keepFor   = 180 * 24 * time.Hour
+	draftLife   = 30 * time.Minute
+	keepFor     = 180 * 24 * time.Hour
+	rejectedFor = 30 * 24 * time.Hour
 )
 
 var discard = slog.New(slog.DiscardHandler)
@@ -70,7 +71,9 @@ func canary(field, id string) string { return "canary-" + field + "-" + id }
 func token(id string) string { return "token-" + id }
 
 // draft returns a storable DraftKeeping for id at now, with a transcript,
-// a challenge and an ip rate key of its own, and no idempotency key.
+// a challenge and an ip rate key of its own, and no idempotency key; its
+// ledger entry outlives the draft by the rejected-attempt period, as the
+// service keeps it.
 func draft(id string, now time.Time) intake.DraftKeeping {
 	exp := now.Add(draftLife)
 	return intake.DraftKeeping{
@@ -94,14 +97,14 @@ func draft(id string, now time.Time) intake.DraftKeeping {
 			ID: id, Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "v1", SubmissionID: id,
 			Validation: intake.ValidationRecord{Result: intake.ValidationPass},
 			Purposes:   []intake.PurposeRecord{{ID: "attach-conversation", Basis: intake.BasisConsent, Granted: true}},
-			Retention:  intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: exp},
+			Retention:  intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: exp.Add(rejectedFor)},
 			Abuse:      intake.AbuseRecord{State: intake.AbuseClean},
 			Redaction:  intake.RedactionRecord{Stored: []string{"name", "email"}, RedactedFromLogs: intake.RedactedFromLogs},
 			Decision:   intake.DecisionAwaitingConfirmation,
 			Reason:     "awaiting confirmation",
 			Provenance: intake.Provenance{Function: "drafts", Revision: "test", RequestID: "req-" + id, Time: now},
 			UpdatedAt:  now,
-			ExpireAt:   exp,
+			ExpireAt:   exp.Add(rejectedFor),
 		},
 	}
 }

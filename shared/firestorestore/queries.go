@@ -22,4 +22,16 @@ type IndexedQuery struct {
 
 // Queries lists every query the store runs. Code that adds a query adds its
 // shape here, so that infra/ cannot miss the index it needs.
-var Queries = []IndexedQuery{}
+var Queries = []IndexedQuery{
+	{Name: "DeleteExpired (introductions)", Collection: Introductions, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (transcripts)", Collection: Transcripts, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (spentChallenges)", Collection: SpentChallenges, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (rateCounters)", Collection: RateCounters, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (idempotencyKeys)", Collection: IdempotencyKeys, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (envelopes)", Collection: Envelopes, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (providerEvents)", Collection: ProviderEvents, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (dailyFigures)", Collection: DailyFigures, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (ledger)", Collection: Ledger, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (sweepRuns)", Collection: SweepRuns, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "LastRuns", Collection: SweepRuns, Fields: []QueryField{{Path: "startedAt", Descending: true}}},
+}

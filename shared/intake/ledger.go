@@ -84,8 +84,9 @@ type AbuseRecord struct {
 	Signals []string   `json:"signals" firestore:"signals"`
 }
 
-// RetentionRecord says which retention class a record is in and when it is
-// deleted.
+// RetentionRecord is the ledger entry's own retention: its class and when
+// the entry is deleted. DeleteAfter always equals the entry's ExpireAt (the
+// store refuses an entry where they differ).
 type RetentionRecord struct {
 	Class       string    `json:"class" firestore:"class"`
 	DeleteAfter time.Time `json:"deleteAfter" firestore:"deleteAfter"`
@@ -171,10 +172,19 @@ type LedgerEntry struct {
 	ExpireAt           time.Time         `json:"expireAt" firestore:"expireAt"`
 }
 
-// RetentionClass names of the kept records.
+// The retention classes of a ledger entry.
 const (
-	RetentionDraft         = "draft"
-	RetentionIntroduction  = "introduction"
+	// RetentionDraft is the entry of a kept draft: it outlives the draft by
+	// the rejected-attempt period (deleted Retention.RejectedAttempt after
+	// the draft's expiry), so that a draft never confirmed leaves an entry
+	// that says EXPIRED for as long as a refusal's entry is kept.
+	RetentionDraft = "draft"
+	// RetentionIntroduction is the entry of a confirmed introduction: it is
+	// deleted with the introduction, Retention.Introduction after
+	// confirmation, and keeps that date when the introduction is withdrawn.
+	RetentionIntroduction = "introduction"
+	// RetentionRejectedEntry is the entry of an attempt that kept nothing:
+	// deleted Retention.RejectedAttempt after the attempt.
 	RetentionRejectedEntry = "rejected-attempt"
 )
 

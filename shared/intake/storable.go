@@ -95,7 +95,8 @@ func CheckStorableTranscript(t Transcript) error {
 
 // CheckStorableLedgerEntry checks a ledger entry: a valid id, the current
 // LedgerVersion, known decision, validation, abuse and verdict values,
-// bounded bookkeeping strings and lists, storable consent evidence and a set
+// bounded bookkeeping strings and lists, storable consent evidence, a known
+// retention class whose delete-after is the entry's expiry, and a set
 // expiry. It cannot tell a visitor's words from a code; keeping them out is
 // the caller's duty.
 func CheckStorableLedgerEntry(e LedgerEntry) error {
@@ -130,6 +131,9 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	case RetentionDraft, RetentionIntroduction, RetentionRejectedEntry:
 	default:
 		c.fail("ledger.retention.class", "unknown")
+	}
+	if !e.Retention.DeleteAfter.Equal(e.ExpireAt) {
+		c.fail("ledger.retention.deleteAfter", "differs from expireAt")
 	}
 	c.list("ledger.rateLimits", len(e.RateLimits))
 	for _, d := range e.RateLimits {
@@ -386,7 +390,7 @@ func (c *checker) basis(field string, b Basis) {
 
 func (c *checker) decision(field string, d Decision) {
 	switch d {
-	case DecisionAwaitingConfirmation, DecisionHandoffPending, DecisionHandoffComplete,
+	case DecisionAwaitingConfirmation, DecisionExpired, DecisionHandoffPending, DecisionHandoffComplete,
 		DecisionRejected, DecisionWithdrawn, DecisionRepairNeeded:
 	default:
 		c.fail(field, "unknown decision")

@@ -137,6 +137,7 @@ func TestCheckStorableDraft(t *testing.T) {
 		{"ledger validation unknown", func(k *DraftKeeping) { k.Ledger.Validation.Result = "" }, "ledger.validation.result"},
 		{"ledger abuse unknown", func(k *DraftKeeping) { k.Ledger.Abuse.State = "" }, "ledger.abuse.state"},
 		{"ledger retention unknown", func(k *DraftKeeping) { k.Ledger.Retention.Class = "forever" }, "ledger.retention.class"},
+		{"ledger delete-after not its expiry", func(k *DraftKeeping) { k.Ledger.ExpireAt = k.Ledger.ExpireAt.Add(30 * 24 * time.Hour) }, "ledger.retention.deleteAfter"},
 		{"ledger verdict unknown", func(k *DraftKeeping) { k.Ledger.RateLimits[0].Decision = "PERHAPS" }, "ledger.rateLimits.decision"},
 		{"ledger reason too long", func(k *DraftKeeping) { k.Ledger.Reason = strings.Repeat("r", MaxStoredText+1) }, "ledger.reason"},
 		{"ledger too many signals", func(k *DraftKeeping) {

@@ -20,7 +20,13 @@ const (
 // view: when, what started it, what each retention class lost, and whether
 // it failed (a content-free error). Deleted is keyed by class: drafts,
 // introductions, transcripts, spentChallenges, rateCounters,
-// idempotencyKeys, ledger, and any class added later.
+// idempotencyKeys, ledger, and the other collections by name (envelopes,
+// sweepRuns, dailyFigures, providerEvents). A run's record is written when
+// it starts, with FinishedAt zero and Error saying it did not finish, and
+// overwritten with its outcome at the end: a run cut off midway stays
+// visible as unfinished. ConsentDigest is the form registry's consent-text
+// digest the run's consent re-check covered ("" when the re-check did not
+// complete), so a later run under the same texts can skip it.
 type SweepRun struct {
 	ID                  string         `json:"id" firestore:"-"`
 	Trigger             SweepTrigger   `json:"trigger" firestore:"trigger"`
@@ -30,6 +36,7 @@ type SweepRun struct {
 	DeliveriesAttempted int            `json:"deliveriesAttempted" firestore:"deliveriesAttempted"`
 	RepairNeeded        int            `json:"repairNeeded" firestore:"repairNeeded"`
 	Error               string         `json:"error,omitempty" firestore:"error"`
+	ConsentDigest       string         `json:"consentDigest,omitempty" firestore:"consentDigest"`
 	ExpireAt            time.Time      `json:"-" firestore:"expireAt"`
 }
 

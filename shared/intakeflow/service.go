@@ -181,7 +181,10 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	entry.ID, entry.SubmissionID = id, id
 	entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
 	entry.Purposes, entry.Consents, entry.WithdrawalPath = purposes, consents, WithdrawalPath(id)
-	entry.Retention = intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt}
+	// The entry outlives the draft, so that an unconfirmed draft's entry
+	// can say EXPIRED once the sweep deletes the draft.
+	entry.Retention = intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt.Add(s.Retention.RejectedAttempt)}
+	entry.ExpireAt = entry.Retention.DeleteAfter
 	entry.Redaction.Stored = storedFields(in)
 	entry.Decision, entry.Reason = intake.DecisionAwaitingConfirmation, "draft kept; it is sent on only when the visitor confirms it"
 

@@ -1,0 +1,126 @@
+package retentionsweep
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Runner runs one sweep; *Sweeper is one.
+type Runner interface {
+	Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error)
+}
+
+// BackgroundTimeout bounds a run started in the background.
+const BackgroundTimeout = 5 * time.Minute
+
+// Launcher starts the sweeps of one instance, never two at once: a run
+// asked for while one is in flight joins it (Run) or is skipped (Start,
+// FirstDraftOfDay). It is safe for concurrent use.
+type Launcher struct {
+	runner Runner
+	clock  intake.Clock
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	inFlight *flight
+	// draftDay is the UTC day (YYYY-MM-DD) of the newest draft seen here.
+	draftDay string
+}
+
+// flight is one run in progress; done closes when run and err are set.
+type flight struct {
+	done chan struct{}
+	run  intake.SweepRun
+	err  error
+}
+
+// NewLauncher returns a Launcher over runner; it panics on a nil
+// dependency (a wiring bug).
+func NewLauncher(runner Runner, clock intake.Clock, logger *slog.Logger) *Launcher {
+	if runner == nil || clock == nil || logger == nil {
+		panic("retentionsweep.NewLauncher: nil dependency")
+	}
+	return &Launcher{runner: runner, clock: clock, logger: logger}
+}
+
+// Run runs a sweep and returns its record. When a run is already in flight
+// on this instance, Run waits for that one and returns its record instead
+// of starting a second; an error is then the in-flight run's, or ctx's when
+// ctx ends first.
+func (l *Launcher) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
+	f, started := l.claim()
+	if started {
+		l.fly(ctx, f, trigger)
+	}
+	select {
+	case <-f.done:
+		return f.run, f.err
+	case <-ctx.Done():
+		return intake.SweepRun{}, intake.Unavailable(ctx.Err(), 30*time.Second)
+	}
+}
+
+// Start starts a run in the background, unless one is in flight on this
+// instance, and returns at once; it reports whether it started one. The
+// run is bounded by BackgroundTimeout, not by any request.
+func (l *Launcher) Start(trigger intake.SweepTrigger) bool {
+	f, started := l.claim()
+	if !started {
+		return false
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), BackgroundTimeout)
+		defer cancel()
+		l.fly(ctx, f, trigger)
+	}()
+	return true
+}
+
+// FirstDraftOfDay starts a background run (as Start does) when this is the
+// first draft this instance sees on the current UTC day; it never waits.
+// It reports whether it started one.
+func (l *Launcher) FirstDraftOfDay() bool {
+	day := l.clock.Now().UTC().Format(time.DateOnly)
+	l.mu.Lock()
+	first := day != l.draftDay
+	l.draftDay = day
+	l.mu.Unlock()
+	return first && l.Start(intake.SweepByFirstDraftOfDay)
+}
+
+// Wait blocks until the run in flight, if any, has finished.
+func (l *Launcher) Wait() {
+	l.mu.Lock()
+	f := l.inFlight
+	l.mu.Unlock()
+	if f != nil {
+		<-f.done
+	}
+}
+
+// claim returns the flight in progress, or a new one that the caller must
+// fly (started is then true).
+func (l *Launcher) claim() (f *flight, started bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight != nil {
+		return l.inFlight, false
+	}
+	l.inFlight = &flight{done: make(chan struct{})}
+	return l.inFlight, true
+}
+
+// fly runs the sweep for f and lands it.
+func (l *Launcher) fly(ctx context.Context, f *flight, trigger intake.SweepTrigger) {
+	defer func() {
+		l.mu.Lock()
+		l.inFlight = nil
+		l.mu.Unlock()
+		close(f.done)
+	}()
+	f.run, f.err = l.runner.Run(ctx, trigger)
+}
