@@ -41,6 +41,13 @@ type harness struct {
 // keyring, proof of work and registry) with env on top of test defaults.
 func newHarness(t *testing.T, env map[string]string) *harness {
 	t.Helper()
+	return newHarnessWith(t, env, wiring.Overrides{})
+}
+
+// newHarnessWith is newHarness with parts of the wiring replaced (its clock
+// is always the harness's).
+func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *harness {
+	t.Helper()
 	db, project := emulatortest.Client(t)
 	vars := map[string]string{
 		"FIRESTORE_PROJECT":  project,
@@ -59,7 +66,8 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 	}
 	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project}
 	logger := cloudlog.New(h.logs, slog.LevelDebug)
-	h.svc, err = wiring.Build(context.Background(), cfg, logger, wiring.Overrides{Clock: h.clock})
+	o.Clock = h.clock
+	h.svc, err = wiring.Build(context.Background(), cfg, logger, o)
 	if err != nil {
 		t.Fatal(err)
 	}

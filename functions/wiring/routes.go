@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/retentionsweep"
 )
 
 // route is one row of the route table: the deployed function (its entry
@@ -36,9 +37,23 @@ type route struct {
 var routes = []route{
 	{"Challenge", "GET /api/introductions/challenge", func(h *Handlers) jsonapi.Handler { return h.Challenge.Issue }},
 	{"Forms", "GET /api/forms/{formId}", func(h *Handlers) jsonapi.Handler { return h.Forms.Latest }},
-	{"Drafts", "POST /api/introductions", func(h *Handlers) jsonapi.Handler { return h.Drafts.Create }},
+	{"Drafts", "POST /api/introductions", func(h *Handlers) jsonapi.Handler { return sweepOnFirstDraftOfDay(h.Sweeps, h.Drafts.Create) }},
 	{"Confirmation", "POST /api/introductions/{id}/confirmation", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Confirm }},
 	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }},
+	{"Sweep", "POST /internal/sweep", func(h *Handlers) jsonapi.Handler { return h.Sweep.Run }},
+}
+
+// sweepOnFirstDraftOfDay starts a retention sweep in the background with
+// the first draft this instance receives on each UTC day (when sweeps is
+// set); the draft never waits for it.
+func sweepOnFirstDraftOfDay(sweeps *retentionsweep.Launcher, next jsonapi.Handler) jsonapi.Handler {
+	if sweeps == nil {
+		return next
+	}
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sweeps.FirstDraftOfDay()
+		return next(w, r)
+	}
 }
 
 // Functions returns the name of every deployed function, in the order the

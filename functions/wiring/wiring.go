@@ -1,7 +1,7 @@
-// Package setup is the one place the service is wired: it builds every
+// Package wiring is the one place the service is wired: it builds every
 // dependency from the typed config (Firestore store, keyring, proof of work,
-// form registry, check chain, intake service) and each function's handler
-// from them. Deployed functions build lazily on their first request: a failed
+// form registry, check chain, intake service, retention sweep and its
+// tasks) and each function's handler from them. Deployed functions build lazily on their first request: a failed
 // start-up answers 503 UNAVAILABLE and is retried on the next request, never
 // cached.
 package wiring
@@ -22,6 +22,7 @@ import (
 	"github.com/ownersite/introductions/functions/confirmation"
 	"github.com/ownersite/introductions/functions/drafts"
 	"github.com/ownersite/introductions/functions/forms"
+	"github.com/ownersite/introductions/functions/sweep"
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/cloudlog"
@@ -33,6 +34,7 @@ import (
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/retentionsweep"
 	"github.com/ownersite/introductions/shared/secretkeys"
 	"google.golang.org/api/option"
 )
@@ -44,6 +46,8 @@ type Service struct {
 	Logger *slog.Logger
 	Store  *firestorestore.Store
 	Flow   *intakeflow.Service
+	// Sweeps starts this instance's retention sweeps, one at a time.
+	Sweeps *retentionsweep.Launcher
 
 	functions map[string]http.Handler
 	api       http.Handler
@@ -56,6 +60,10 @@ type Handlers struct {
 	Forms        *forms.Handlers
 	Drafts       *drafts.Handlers
 	Confirmation *confirmation.Handlers
+	Sweep        *sweep.Handlers
+	// Sweeps, when set, starts a background sweep with the first draft of
+	// each UTC day (a function's tests leave it nil).
+	Sweeps *retentionsweep.Launcher
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -64,6 +72,8 @@ type Overrides struct {
 	Entropy io.Reader
 	// StoreOptions are passed to the Firestore client (e.g. an RPC counter).
 	StoreOptions []option.ClientOption
+	// SweepRunner replaces the retention sweep the launcher runs.
+	SweepRunner retentionsweep.Runner
 }
 
 // Build wires the service from cfg. Errors say which part failed.
@@ -113,14 +123,37 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		}
 		return ""
 	}
+	// Sweep tasks run after each sweep's deletions, in this order: one line
+	// each.
+	tasks := []intake.SweepTask{}
+	sweeper, err := retentionsweep.New(retentionsweep.Config{
+		Store: store, Registry: registry, Tasks: tasks, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
+		RunRetention: cfg.SweepRunRetention,
+	})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	runner := retentionsweep.Runner(sweeper)
+	if o.SweepRunner != nil {
+		runner = o.SweepRunner
+	}
+	sweeps, err := retentionsweep.NewLauncher(runner, o.Clock, logger)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	powParams := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
-	var h Handlers
-	errs := make([]error, 4)
+	h := Handlers{Sweeps: sweeps}
+	errs := make([]error, 5)
 	h.Challenge, errs[0] = challenge.New(pow)
 	h.Forms, errs[1] = forms.New(registry, powParams, cfg.Retention)
 	h.Drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot})
 	h.Confirmation, errs[3] = confirmation.New(flow)
-	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, functions: map[string]http.Handler{}}
+	// The sweep runs through the launcher, so a call joins a run already in
+	// flight on this instance instead of starting a second.
+	h.Sweep, errs[4] = sweep.New(sweeps)
+	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Sweeps: sweeps, functions: map[string]http.Handler{}}
 	for _, name := range append(Functions(), "") {
 		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {
@@ -195,8 +228,12 @@ func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
 	mux.Handle(path, h)
 }
 
-// Close releases the store.
-func (s *Service) Close() error { return s.Store.Close() }
+// Close waits for a sweep in flight on this instance, then releases the
+// store.
+func (s *Service) Close() error {
+	s.Sweeps.Wait()
+	return s.Store.Close()
+}
 
 // Lazy builds the service on the first request that needs it. A failure is
 // answered 503 UNAVAILABLE with Retry-After and retried on the next request.
@@ -227,6 +264,8 @@ func (l *Lazy) get(ctx context.Context) (*Service, *slog.Logger, error) {
 		return nil, logger, err
 	}
 	l.svc = svc
+	// A cold start sweeps in the background; no request waits for it.
+	svc.Sweeps.Start(intake.SweepByColdStart)
 	return svc, logger, nil
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/sitepage"
 )
 
@@ -48,6 +49,8 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	defer svc.Close()
+	// Starting the dev server is a cold start: it sweeps in the background.
+	svc.Sweeps.Start(intake.SweepByColdStart)
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.Port))
 	if err != nil {
 		return err

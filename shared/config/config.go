@@ -54,6 +54,9 @@ type Config struct {
 	// entry Cloud Run's front end appends). The leftmost entries are
 	// client-controlled and never trusted.
 	ForwardedForPosition int
+	// SweepRunRetention is how long the record of each sweep run is kept
+	// (SWEEP_RUN_RETENTION, default 720h = 30 days).
+	SweepRunRetention time.Duration
 	// HMACSecret is the Secret Manager secret holding the HMAC key
 	// (HMAC_SECRET, projects/P/secrets/S). Empty: a random key of this
 	// process (local runs only).
@@ -223,6 +226,7 @@ func Load(getenv func(string) string) (Config, error) {
 		FloodLimit:            int(l.integer("FLOOD_LIMIT", 60, 1, 1_000_000)),
 		FloodWindow:           l.duration("FLOOD_WINDOW", 10*time.Minute, time.Second, 24*time.Hour),
 		ForwardedForPosition:  int(l.integer("XFF_TRUSTED_POSITION", 1, 1, 10)),
+		SweepRunRetention:     l.duration("SWEEP_RUN_RETENTION", 30*24*time.Hour, time.Hour, 365*24*time.Hour),
 		HMACSecret:            l.str("HMAC_SECRET", ""),
 		Revision:              l.str("K_REVISION", "local"),
 		Service:               l.str("K_SERVICE", "devserver"),

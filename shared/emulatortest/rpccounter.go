@@ -6,14 +6,38 @@ import (
 
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 )
 
 // RPCCounter counts the gRPC calls a Firestore client makes (each unary call
-// and each stream, retries included), to measure round trips per operation.
-// It is safe for concurrent use.
+// and each stream, retries included), to measure round trips per operation;
+// after FailAfter it also cuts the client off. It is safe for concurrent
+// use.
 type RPCCounter struct {
 	n atomic.Int64
+	// cutAt, when cut is set, is the count after which calls fail.
+	cutAt atomic.Int64
+	cut   atomic.Bool
+}
+
+// FailAfter lets the next n calls through and fails every later one with
+// gRPC code UNAVAILABLE, as if Firestore went away midway, until Heal.
+func (c *RPCCounter) FailAfter(n int64) {
+	c.cutAt.Store(c.n.Load() + n)
+	c.cut.Store(true)
+}
+
+// Heal lets calls through again.
+func (c *RPCCounter) Heal() { c.cut.Store(false) }
+
+// count counts one call and reports whether it is cut off.
+func (c *RPCCounter) count() error {
+	if n := c.n.Add(1); c.cut.Load() && n > c.cutAt.Load() {
+		return status.Error(codes.Unavailable, "emulatortest: cut off by RPCCounter.FailAfter")
+	}
+	return nil
 }
 
 // Count returns the calls counted since the last Reset.
@@ -23,12 +47,16 @@ func (c *RPCCounter) Count() int64 { return c.n.Load() }
 func (c *RPCCounter) Reset() { c.n.Store(0) }
 
 func (c *RPCCounter) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	c.n.Add(1)
+	if err := c.count(); err != nil {
+		return err
+	}
 	return invoker(ctx, method, req, reply, cc, opts...)
 }
 
 func (c *RPCCounter) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	c.n.Add(1)
+	if err := c.count(); err != nil {
+		return nil, err
+	}
 	return streamer(ctx, desc, cc, method, opts...)
 }
 

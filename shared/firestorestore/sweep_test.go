@@ -13,41 +13,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/firestore"
 	"google.golang.org/api/iterator"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/retentionsweep"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
-
-// settableClock is a clock the test moves.
-type settableClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *settableClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *settableClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 // runRecordsFor keeps the test sweeps' own records past every boundary the
 // tests sweep at, so that the runs count only what the tests seeded.
@@ -56,7 +33,7 @@ const runRecordsFor = 10 * 365 * 24 * time.Hour
 // newSweeper returns a sweeper over store with the embedded registry.
 func newSweeper(t testing.TB, store retentionsweep.Store, clock intake.Clock, tasks ...intake.SweepTask) *retentionsweep.Sweeper {
 	t.Helper()
-	s, err := retentionsweep.New(retentionsweep.Config{Store: store, Registry: formregistry.Default(), Tasks: tasks,
+	s, err := retentionsweep.New(retentionsweep.Config{Store: store, Registry: embeddedForms, Tasks: tasks,
 		Clock: clock, Entropy: rand.Reader, Logger: discard, RunRetention: runRecordsFor})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +123,7 @@ type boundary struct {
 func TestSweepDeletesEachClassAtItsBoundary(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
-	clock := &settableClock{t: t0}
+	clock := testsupport.NewClock(t0)
 	sweeper := newSweeper(t, ts.Store, clock)
 
 	// draft "waits" is never confirmed; "sent" is confirmed a minute in.
@@ -280,7 +257,7 @@ func TestSweepLeavesNothingExpiredAnywhere(t *testing.T) {
 		}
 		ts.put(t, coll, "kept", start.Add(time.Microsecond))
 	}
-	sweeper := newSweeper(t, ts.Store, &settableClock{t: start})
+	sweeper := newSweeper(t, ts.Store, testsupport.NewClock(start))
 	run, err := sweeper.Run(ctx, intake.SweepByOwner)
 	if err != nil {
 		t.Fatal(err)
@@ -392,43 +369,12 @@ func TestConcurrentSweepsDeleteEachDocumentOnce(t *testing.T) {
 	}
 }
 
-// cutter fails every gRPC call of a Firestore client after the first
-// `after` with UNAVAILABLE, until healed: Firestore going away mid-run.
-type cutter struct {
-	after  int64
-	calls  atomic.Int64
-	healed atomic.Bool
-}
-
-func (c *cutter) cut() bool {
-	return c.calls.Add(1) > c.after && !c.healed.Load()
-}
-
-func (c *cutter) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-	if c.cut() {
-		return status.Error(codes.Unavailable, "cut by the test")
-	}
-	return invoker(ctx, method, req, reply, cc, opts...)
-}
-
-func (c *cutter) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	if c.cut() {
-		return nil, status.Error(codes.Unavailable, "cut by the test")
-	}
-	return streamer(ctx, desc, cc, method, opts...)
-}
-
-// cutStore returns a Store on the test's database whose client c cuts.
-func (ts *testStore) cutStore(t testing.TB, c *cutter) *Store {
+// cutStore returns a Store on the test's database whose client c counts
+// and, after c.FailAfter, cuts off.
+func (ts *testStore) cutStore(t testing.TB, c *emulatortest.RPCCounter) *Store {
 	t.Helper()
-	conn, err := grpc.NewClient(os.Getenv("FIRESTORE_EMULATOR_HOST"),
-		grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithPerRPCCredentials(emulatorOwner{}),
-		grpc.WithChainUnaryInterceptor(c.unary), grpc.WithChainStreamInterceptor(c.stream))
-	if err != nil {
-		t.Fatal(err)
-	}
 	project := strings.Split(ts.client.Collection("x").Path, "/")[1]
-	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, option.WithGRPCConn(conn))
+	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, c.ClientOptions(emulatortest.Host(t))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,8 +422,9 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 			// collection: introductions (query, commit), transcripts (query,
 			// commit), spent challenges (query, commit, query, ...): cut
 			// after the first commit of spent challenges.
-			c := &cutter{after: 9}
-			clock := &settableClock{t: t0}
+			c := &emulatortest.RPCCounter{}
+			c.FailAfter(9)
+			clock := testsupport.NewClock(t0)
 			var sweeper *retentionsweep.Sweeper
 			if tt.heal {
 				sweeper = newSweeper(t, ts.cutStore(t, c), clock, healTask{c})
@@ -519,11 +466,11 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 }
 
 // healTask brings Firestore back before the run records its outcome.
-type healTask struct{ c *cutter }
+type healTask struct{ c *emulatortest.RPCCounter }
 
 func (healTask) Name() string { return "heal" }
 func (h healTask) Run(context.Context, time.Time) (intake.SweepTaskResult, error) {
-	h.c.healed.Store(true)
+	h.c.Heal()
 	return intake.SweepTaskResult{}, nil
 }
 
@@ -533,7 +480,7 @@ func (h healTask) Run(context.Context, time.Time) (intake.SweepTaskResult, error
 func TestConsentRecheck(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
-	v, _ := formregistry.Default().Find("introduction", "1")
+	v, _ := embeddedForms.Find("introduction", "1")
 	p, _ := v.Purpose("attach-conversation")
 	for _, id := range []string{"kept-a", "kept-b"} {
 		k := draft(id, t0)
@@ -548,10 +495,10 @@ func TestConsentRecheck(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	clock := &settableClock{t: t0.Add(time.Hour)}
+	clock := testsupport.NewClock(t0.Add(time.Hour))
 
 	run, err := newSweeper(t, ts.Store, clock).Run(ctx, intake.SweepByScheduler)
-	if err != nil || run.RepairNeeded != 0 || run.ConsentDigest != formregistry.Default().ConsentDigest() {
+	if err != nil || run.RepairNeeded != 0 || run.ConsentDigest != embeddedForms.ConsentDigest() {
 		t.Fatalf("first run under the same texts: %+v, %v", run, err)
 	}
 
@@ -609,7 +556,7 @@ func rewordedRegistry(t testing.TB) *formregistry.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.ConsentDigest() == formregistry.Default().ConsentDigest() {
+	if r.ConsentDigest() == embeddedForms.ConsentDigest() {
 		t.Fatal("the edit did not change a consent text")
 	}
 	return r
@@ -678,4 +625,15 @@ func TestEveryCollectionIsSweptByAnIndexedQuery(t *testing.T) {
 			t.Errorf("the sweep query on %s.%s is not in Queries", c, ExpireAtField)
 		}
 	}
+}
+
+// embeddedForms is the registry the service ships with.
+var embeddedForms = mustLoadForms()
+
+func mustLoadForms() *formregistry.Registry {
+	r, err := formregistry.Load()
+	if err != nil {
+		panic(err)
+	}
+	return r
 }

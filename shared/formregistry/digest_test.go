@@ -20,7 +20,11 @@ func registryOf(t *testing.T, m map[string]any) *Registry {
 
 func TestConsentDigestFollowsConsentTextsOnly(t *testing.T) {
 	base := registryOf(t, introductionV1(t)).ConsentDigest()
-	if got := Default().ConsentDigest(); got != base {
+	embedded, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := embedded.ConsentDigest(); got != base {
 		t.Fatalf("the same data gives another digest: %s, %s", got, base)
 	}
 

@@ -27,6 +27,7 @@ var pure = []string{
 	"shared/jsonapi",
 	"shared/keyring",
 	"shared/mailgun",
+	"shared/retentionsweep",
 	"shared/sitepage",
 	"shared/smtpmail",
 	"shared/strictjson",
@@ -36,6 +37,7 @@ var pure = []string{
 	"functions/confirmation",
 	"functions/drafts",
 	"functions/forms",
+	"functions/sweep",
 }
 
 // forbidden reports whether a pure package may not import path.

@@ -2,6 +2,7 @@ package retentionsweep
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -38,13 +39,19 @@ type flight struct {
 	err  error
 }
 
-// NewLauncher returns a Launcher over runner; it panics on a nil
-// dependency (a wiring bug).
-func NewLauncher(runner Runner, clock intake.Clock, logger *slog.Logger) *Launcher {
-	if runner == nil || clock == nil || logger == nil {
-		panic("retentionsweep.NewLauncher: nil dependency")
+// NewLauncher returns a Launcher over runner, or an error naming every
+// missing dependency.
+func NewLauncher(runner Runner, clock intake.Clock, logger *slog.Logger) (*Launcher, error) {
+	var missing []error
+	for name, ok := range map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "Logger": logger != nil} {
+		if !ok {
+			missing = append(missing, errors.New("retentionsweep.NewLauncher: no "+name))
+		}
 	}
-	return &Launcher{runner: runner, clock: clock, logger: logger}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
+	}
+	return &Launcher{runner: runner, clock: clock, logger: logger}, nil
 }
 
 // Run runs a sweep and returns its record. When a run is already in flight

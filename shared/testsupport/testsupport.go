@@ -94,6 +94,13 @@ func (c *Clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// Set moves the clock to now.
+func (c *Clock) Set(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = now
+}
+
 // Logs collects what a logger writes, for tests that look for (or prove
 // the absence of) values in log lines. It is safe for concurrent writers.
 type Logs struct {

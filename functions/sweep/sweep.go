@@ -1,0 +1,71 @@
+// Package sweep is the sweep function: it runs the retention sweep now and
+// answers what the run did. It is deployed without public invoker: Cloud
+// Run checks the caller's identity (Cloud Scheduler's OIDC token) before a
+// request reaches this code, which checks none. Its route is in the route
+// table of functions/wiring.
+package sweep
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
+)
+
+// schedulerAgent is the User-Agent Cloud Scheduler's HTTP targets send.
+const schedulerAgent = "Google-Cloud-Scheduler"
+
+// Runner runs a sweep and returns its record; an error says the run
+// failed (UNAVAILABLE when Firestore was unavailable).
+type Runner interface {
+	Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error)
+}
+
+// Answer is the 200 answer: the run's record.
+type Answer struct {
+	ID                  string         `json:"id"`
+	Trigger             string         `json:"trigger"`
+	StartedAt           time.Time      `json:"startedAt"`
+	FinishedAt          time.Time      `json:"finishedAt"`
+	Deleted             map[string]int `json:"deleted"`
+	DeliveriesAttempted int            `json:"deliveriesAttempted"`
+	RepairNeeded        int            `json:"repairNeeded"`
+}
+
+// Handlers are the function's route handlers.
+type Handlers struct {
+	runner Runner
+}
+
+// New returns the function's handlers; it refuses a nil runner.
+func New(runner Runner) (*Handlers, error) {
+	if runner == nil {
+		return nil, errors.New("sweep.New: no Runner")
+	}
+	return &Handlers{runner: runner}, nil
+}
+
+// Run runs a sweep and answers 200 with its record. A run that fails
+// returns its error (503 UNAVAILABLE with Retry-After when Firestore was
+// unavailable, so that Cloud Scheduler retries); the run's record says
+// which step failed. A call from Cloud Scheduler is recorded as the
+// scheduler's, any other as the owner's.
+func (h *Handlers) Run(w http.ResponseWriter, r *http.Request) error {
+	trigger := intake.SweepByOwner
+	if strings.HasPrefix(r.Header.Get("User-Agent"), schedulerAgent) {
+		trigger = intake.SweepByScheduler
+	}
+	run, err := h.runner.Run(r.Context(), trigger)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, Answer{
+		ID: run.ID, Trigger: string(run.Trigger), StartedAt: run.StartedAt.UTC(), FinishedAt: run.FinishedAt.UTC(),
+		Deleted: run.Deleted, DeliveriesAttempted: run.DeliveriesAttempted, RepairNeeded: run.RepairNeeded,
+	})
+	return nil
+}

@@ -1,0 +1,103 @@
+package wiring_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/functions/wiring"
+)
+
+// heldRunner is a sweep that starts and then waits for the test.
+type heldRunner struct {
+	started chan intake.SweepTrigger
+	release chan struct{}
+}
+
+func (r *heldRunner) Run(_ context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
+	r.started <- trigger
+	<-r.release
+	return intake.SweepRun{Trigger: trigger}, nil
+}
+
+// TestFirstDraftOfTheDayDoesNotWaitForTheSweep: the day's first draft
+// starts a sweep in the background and is answered while that sweep is
+// still running; the next draft starts none.
+func TestFirstDraftOfTheDayDoesNotWaitForTheSweep(t *testing.T) {
+	runner := &heldRunner{started: make(chan intake.SweepTrigger, 4), release: make(chan struct{})}
+	h := newHarnessWith(t, nil, wiring.Overrides{SweepRunner: runner})
+	t.Cleanup(func() { close(runner.release) }) // before the harness waits for the sweep at Close
+
+	// The sweep cannot finish before release: an answer here proves the
+	// draft did not wait for it.
+	if r := h.postJSON("/api/introductions", h.draftBody(nil)); r.status != http.StatusCreated {
+		t.Fatalf("first draft: %d %s", r.status, r.body)
+	}
+	select {
+	case got := <-runner.started:
+		if got != intake.SweepByFirstDraftOfDay {
+			t.Fatalf("started a %q sweep", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the day's first draft started no sweep")
+	}
+	if r := h.postJSON("/api/introductions", h.draftBody(nil)); r.status != http.StatusCreated {
+		t.Fatalf("second draft: %d %s", r.status, r.body)
+	}
+	select {
+	case got := <-runner.started:
+		t.Fatalf("the day's second draft started a %q sweep", got)
+	default:
+	}
+}
+
+// TestSweepEndpointExpiresADraft: a draft not confirmed in time cannot be
+// confirmed before any sweep comes; POST /internal/sweep then deletes it,
+// answers what it deleted, and leaves the draft's ledger entry EXPIRED
+// without content.
+func TestSweepEndpointExpiresADraft(t *testing.T) {
+	h := newHarness(t, nil)
+	d := h.postJSON("/api/introductions", h.draftBody(map[string]any{"message": "canary-sweep-message"})).json(t)
+	id := d["id"].(string)
+	h.clock.Advance(30 * time.Minute)
+	if r := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": d["token"].(string)}); r.status != http.StatusNotFound {
+		t.Fatalf("confirming at the draft's expiry, before any sweep: %d %s", r.status, r.body)
+	}
+	h.svc.Sweeps.Wait() // the first draft's background sweep, if still running
+
+	r := h.do(http.MethodPost, "/internal/sweep", "", nil, "User-Agent", "Google-Cloud-Scheduler")
+	if r.status != http.StatusOK {
+		t.Fatalf("sweep: %d %s", r.status, r.body)
+	}
+	var run struct {
+		StartedAt, FinishedAt             time.Time
+		Deleted                           map[string]int
+		DeliveriesAttempted, RepairNeeded int
+	}
+	if err := json.Unmarshal(r.body, &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Deleted["drafts"] != 1 || run.Deleted["idempotencyKeys"] != 0 || run.StartedAt.IsZero() || run.FinishedAt.Before(run.StartedAt) {
+		t.Fatalf("sweep answered %s", r.body)
+	}
+	for _, k := range []string{"drafts", "introductions", "transcripts", "spentChallenges", "rateCounters", "idempotencyKeys", "ledger"} {
+		if _, ok := run.Deleted[k]; !ok {
+			t.Errorf("the answer's deleted lacks %q: %s", k, r.body)
+		}
+	}
+	if n := h.count("introductions"); n != 0 {
+		t.Fatalf("%d introductions left", n)
+	}
+	ledger := h.docs("ledger")
+	if len(ledger) != 1 || !strings.Contains(ledger[0], `"decision":"EXPIRED"`) || strings.Contains(ledger[0], "canary") {
+		t.Fatalf("ledger after the sweep: %q", ledger)
+	}
+	runs, err := h.svc.Store.LastRuns(context.Background(), 1)
+	if err != nil || len(runs) != 1 || runs[0].Trigger != intake.SweepByScheduler || runs[0].Error != "" || runs[0].Deleted["drafts"] != 1 {
+		t.Fatalf("recorded run %+v, %v", runs, err)
+	}
+}

@@ -1,0 +1,168 @@
+package retentionsweep
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+var discard = slog.New(slog.DiscardHandler)
+
+// blockingRunner's runs wait until the test releases them.
+type blockingRunner struct {
+	started  chan intake.SweepTrigger
+	release  chan struct{}
+	runs     atomic.Int32
+	inFlight atomic.Int32
+	maxAtOne atomic.Int32
+}
+
+func newBlockingRunner() *blockingRunner {
+	return &blockingRunner{started: make(chan intake.SweepTrigger, 10), release: make(chan struct{})}
+}
+
+func (b *blockingRunner) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
+	b.runs.Add(1)
+	n := b.inFlight.Add(1)
+	defer b.inFlight.Add(-1)
+	for {
+		m := b.maxAtOne.Load()
+		if n <= m || b.maxAtOne.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	b.started <- trigger
+	<-b.release
+	return intake.SweepRun{ID: "run-" + string(trigger), Trigger: trigger}, nil
+}
+
+type fixedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fixedClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fixedClock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+
+// TestStartDoesNotWait: Start returns while its run is still blocked, and
+// a second Start while one is in flight starts nothing.
+func TestStartDoesNotWait(t *testing.T) {
+	r := newBlockingRunner()
+	l := newLauncher(t, r, &fixedClock{t: time.Now()}, discard)
+	if !l.Start(intake.SweepByColdStart) {
+		t.Fatal("Start did not start a run")
+	}
+	// Start has returned although the run cannot finish until released.
+	if got := <-r.started; got != intake.SweepByColdStart {
+		t.Fatalf("started %q", got)
+	}
+	if l.Start(intake.SweepByColdStart) {
+		t.Fatal("a second Start ran while one was in flight")
+	}
+	close(r.release)
+	l.Wait()
+	if n := r.runs.Load(); n != 1 {
+		t.Fatalf("%d runs, want 1", n)
+	}
+	if !l.Start(intake.SweepByColdStart) {
+		t.Fatal("Start after the run ended did not start one")
+	}
+	l.Wait()
+}
+
+// TestRunJoinsTheRunInFlight: a Run asked for while a background run is in
+// flight waits for it and answers its record; never two runs at once.
+func TestRunJoinsTheRunInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newBlockingRunner()
+		l := newLauncher(t, r, &fixedClock{t: time.Now()}, discard)
+		l.Start(intake.SweepByColdStart)
+		<-r.started
+		got := make(chan intake.SweepRun)
+		go func() {
+			run, err := l.Run(context.Background(), intake.SweepByScheduler)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- run
+		}()
+		synctest.Wait() // the scheduler's call now waits on the cold start's run
+		close(r.release)
+		if run := <-got; run.Trigger != intake.SweepByColdStart {
+			t.Fatalf("joined run's trigger %q, want the cold start's", run.Trigger)
+		}
+		if n, m := r.runs.Load(), r.maxAtOne.Load(); n != 1 || m != 1 {
+			t.Fatalf("%d runs, %d at once; want 1 and 1", n, m)
+		}
+	})
+}
+
+// TestRunGivesUpWithItsContext: a caller joining a run gets its context's
+// end, not a hang.
+func TestRunGivesUpWithItsContext(t *testing.T) {
+	r := newBlockingRunner()
+	defer close(r.release)
+	l := newLauncher(t, r, &fixedClock{t: time.Now()}, discard)
+	l.Start(intake.SweepByColdStart)
+	<-r.started
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.Run(ctx, intake.SweepByScheduler); intake.CodeOf(err) != intake.CodeUnavailable {
+		t.Fatalf("Run with an ended context = %v, want UNAVAILABLE", err)
+	}
+}
+
+// TestFirstDraftOfDay starts one background run per UTC day on this
+// instance, whatever the hour.
+func TestFirstDraftOfDay(t *testing.T) {
+	r := newBlockingRunner()
+	close(r.release)
+	clock := &fixedClock{t: time.Date(2026, 12, 1, 23, 59, 0, 0, time.UTC)}
+	l := newLauncher(t, r, clock, discard)
+	steps := []struct {
+		at    time.Time
+		start bool
+	}{
+		{time.Date(2026, 12, 1, 23, 59, 0, 0, time.UTC), true},
+		{time.Date(2026, 12, 1, 23, 59, 59, 0, time.UTC), false},
+		{time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), true},
+		{time.Date(2026, 12, 2, 3, 0, 0, 0, time.FixedZone("UTC+2", 2*3600)), false}, // 01:00 on 2 December in UTC
+		{time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC), false},
+		{time.Date(2026, 12, 3, 0, 0, 1, 0, time.UTC), true},
+	}
+	for _, s := range steps {
+		clock.Set(s.at)
+		if got := l.FirstDraftOfDay(); got != s.start {
+			t.Errorf("at %v: started %v, want %v", s.at, got, s.start)
+		}
+		l.Wait()
+	}
+	if n := r.runs.Load(); n != 3 {
+		t.Fatalf("%d runs, want 3", n)
+	}
+}
+
+func newLauncher(t *testing.T, r Runner, clock intake.Clock, logger *slog.Logger) *Launcher {
+	t.Helper()
+	l, err := NewLauncher(r, clock, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestNewLauncherRefusesMissingParts(t *testing.T) {
+	_, err := NewLauncher(nil, nil, nil)
+	for _, part := range []string{"Runner", "Clock", "Logger"} {
+		if err == nil || !strings.Contains(err.Error(), part) {
+			t.Errorf("NewLauncher without %s: %v", part, err)
+		}
+	}
+}
