@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/shared/intake"
 )
 
 // heldRunner is a sweep that starts and then waits for the test.
