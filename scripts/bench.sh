@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: prints figures, asserts nothing. Firestore round trips per
-# draft and per confirmation (Go benchmark with a gRPC counter), the store's
-# own benchmarks, and the dev server's start-up time and resident memory
+# draft and per confirmation (Go benchmark with a gRPC counter), P3 (the
+# sweep's documents read per document deleted and its deletion rate against
+# a plain batched write), the store's own benchmarks, and the dev server's start-up time and resident memory
 # after 1,000 drafts against references measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,8 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
 fi
 echo "== Firestore round trips through the wired handlers (target: at most 3 each)"
 go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./functions/wiring/
+echo "== P3: the sweep over 10,000 expired among 50,000 kept documents (target: at most 1.1 documents read per document deleted)"
+go test -run '^$' -bench 'BenchmarkSweepP3' -benchtime 1x -timeout 20m ./shared/firestorestore/ | grep -E '^(P3|Benchmark)'
 echo "== proof of work and content rules, CPU only"
 go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
 echo "== webhook sender: a signed delivery to a local receiver vs a plain unsigned POST (reference)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"cloud.google.com/go/firestore/apiv1/firestorepb"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -12,11 +13,12 @@ import (
 )
 
 // RPCCounter counts the gRPC calls a Firestore client makes (each unary call
-// and each stream, retries included), to measure round trips per operation;
-// after FailAfter it also cuts the client off. It is safe for concurrent
+// and each stream, retries included), to measure round trips per operation,
+// and the documents they read; after FailAfter it also cuts the client off. It is safe for concurrent
 // use.
 type RPCCounter struct {
-	n atomic.Int64
+	n    atomic.Int64
+	docs atomic.Int64
 	// cutAt, when cut is set, is the count after which calls fail.
 	cutAt atomic.Int64
 	cut   atomic.Bool
@@ -43,8 +45,17 @@ func (c *RPCCounter) count() error {
 // Count returns the calls counted since the last Reset.
 func (c *RPCCounter) Count() int64 { return c.n.Load() }
 
-// Reset sets the count to zero.
-func (c *RPCCounter) Reset() { c.n.Store(0) }
+// Documents returns the documents the client read since the last Reset: each
+// document a query streamed back and each one a batch get found (what
+// Firestore bills as document reads, less the one read an empty query
+// costs).
+func (c *RPCCounter) Documents() int64 { return c.docs.Load() }
+
+// Reset sets both counts to zero.
+func (c *RPCCounter) Reset() {
+	c.n.Store(0)
+	c.docs.Store(0)
+}
 
 func (c *RPCCounter) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	if err := c.count(); err != nil {
@@ -57,7 +68,35 @@ func (c *RPCCounter) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc
 	if err := c.count(); err != nil {
 		return nil, err
 	}
-	return streamer(ctx, desc, cc, method, opts...)
+	s, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &docCountingStream{ClientStream: s, docs: &c.docs}, nil
+}
+
+// docCountingStream counts the documents a query or batch get receives.
+type docCountingStream struct {
+	grpc.ClientStream
+	docs *atomic.Int64
+}
+
+func (s *docCountingStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if err != nil {
+		return err
+	}
+	switch r := m.(type) {
+	case *firestorepb.RunQueryResponse:
+		if r.GetDocument() != nil {
+			s.docs.Add(1)
+		}
+	case *firestorepb.BatchGetDocumentsResponse:
+		if r.GetFound() != nil {
+			s.docs.Add(1)
+		}
+	}
+	return nil
 }
 
 // ClientOptions returns the options that make a Firestore client count its

@@ -31,9 +31,10 @@ var SweptCollections = []string{
 	Envelopes, ProviderEvents, DailyFigures, Ledger, SweepRuns,
 }
 
-// sweepPage is how many expired documents one query of the sweep reads; a
-// page is deleted in commits of at most maxBatchWrites writes.
-const sweepPage = 300
+// sweepPage is how many expired documents one query of the sweep reads
+// (ids and update times only, and the state of an introduction); a page is
+// deleted in commits of at most maxBatchWrites writes.
+const sweepPage = 1000
 
 // maxBatchWrites is Firestore's limit on the writes of one commit.
 const maxBatchWrites = 500

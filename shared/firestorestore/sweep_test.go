@@ -402,7 +402,7 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ts := newTestStore(t)
 			ctx := context.Background()
-			const n = 2*sweepPage + 50
+			const n = sweepPage + 50
 			bw := ts.client.BulkWriter(ctx)
 			for i := range n {
 				if _, err := bw.Set(ts.client.Collection(SpentChallenges).Doc(fmt.Sprintf("c%04d", i)), rawDoc{ExpireAt: t0}); err != nil {
@@ -420,7 +420,7 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 			}
 			// Calls: last runs, begin, list collections, then each
 			// collection: introductions (query, commit), transcripts (query,
-			// commit), spent challenges (query, commit, query, ...): cut
+			// commit), spent challenges (query, commit, commit, ...): cut
 			// after the first commit of spent challenges.
 			c := &emulatortest.RPCCounter{}
 			c.FailAfter(9)
@@ -435,11 +435,11 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 			if intake.CodeOf(err) != intake.CodeUnavailable {
 				t.Fatalf("cut run: error %v, want UNAVAILABLE", err)
 			}
-			if first.Deleted[retentionsweep.ClassDrafts] != 5 || first.Deleted[retentionsweep.ClassSpentChallenges] != sweepPage {
-				t.Fatalf("cut run deleted %+v, want 5 drafts and one page of challenges", first.Deleted)
+			if first.Deleted[retentionsweep.ClassDrafts] != 5 || first.Deleted[retentionsweep.ClassSpentChallenges] != maxBatchWrites {
+				t.Fatalf("cut run deleted %+v, want 5 drafts and one commit of challenges", first.Deleted)
 			}
-			if left := ts.count(t, SpentChallenges) - 5; left != n-sweepPage {
-				t.Fatalf("%d expired challenges left, want %d", left, n-sweepPage)
+			if left := ts.count(t, SpentChallenges) - 5; left != n-maxBatchWrites {
+				t.Fatalf("%d expired challenges left, want %d", left, n-maxBatchWrites)
 			}
 			runs, err := ts.LastRuns(ctx, 5)
 			if err != nil || len(runs) != 1 || runs[0].ID != first.ID {
