@@ -35,6 +35,7 @@ type harness struct {
 	logs    *testsupport.Logs
 	db      *firestore.Client
 	project string
+	cfg     config.Config
 }
 
 // newHarness builds the real service (real store on the emulator, real
@@ -64,17 +65,26 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project}
-	logger := cloudlog.New(h.logs, slog.LevelDebug)
+	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project, cfg: cfg}
+	return h.instance(o)
+}
+
+// instance builds one more instance of the service, on the harness's
+// database, clock and logs, with parts of the wiring replaced.
+func (h *harness) instance(o wiring.Overrides) *harness {
+	t := h.t
+	t.Helper()
+	i := *h
 	o.Clock = h.clock
-	h.svc, err = wiring.Build(context.Background(), cfg, logger, o)
+	var err error
+	i.svc, err = wiring.Build(context.Background(), h.cfg, cloudlog.New(h.logs, slog.LevelDebug), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.svc.Close() })
-	h.srv = httptest.NewServer(h.svc.Mux(http.NotFoundHandler()))
-	t.Cleanup(h.srv.Close)
-	return h
+	t.Cleanup(func() { i.svc.Close() })
+	i.srv = httptest.NewServer(i.svc.Mux(http.NotFoundHandler()))
+	t.Cleanup(i.srv.Close)
+	return &i
 }
 
 type response struct {

@@ -49,6 +49,8 @@ type Service struct {
 	// Sweeps starts this instance's retention sweeps, one at a time.
 	Sweeps *retentionsweep.Launcher
 
+	closeKeys func() error
+
 	functions map[string]http.Handler
 	api       http.Handler
 }
@@ -74,6 +76,9 @@ type Overrides struct {
 	StoreOptions []option.ClientOption
 	// SweepRunner replaces the retention sweep the launcher runs.
 	SweepRunner retentionsweep.Runner
+	// Keys and Pepper replace the HMAC keys and the keyed-hash pepper.
+	Keys   intake.Keyring
+	Pepper []byte
 }
 
 // Build wires the service from cfg. Errors say which part failed.
@@ -84,9 +89,19 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if o.Entropy == nil {
 		o.Entropy = rand.Reader
 	}
-	keys, err := loadKeys(ctx, cfg)
+	keys, closeKeys, err := loadKeys(ctx, cfg, logger, o)
 	if err != nil {
 		return nil, fmt.Errorf("HMAC keys: %w", err)
+	}
+	built := false
+	defer func() {
+		if !built {
+			closeKeys()
+		}
+	}()
+	pepper, err := loadPepper(ctx, cfg, o)
+	if err != nil {
+		return nil, fmt.Errorf("keyed-hash pepper: %w", err)
 	}
 	pow, err := altchapow.New(keys, o.Clock, altchapow.Config{MaxNumber: cfg.PowMaxNumber, Lifetime: cfg.PowLifetime})
 	if err != nil {
@@ -106,7 +121,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		return nil, fmt.Errorf("flood layer: %w", err)
 	}
 	flow, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Forms: registry, Flood: flood, Keys: keys, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
+		Store: store, Forms: registry, Flood: flood, Keys: keys, Pepper: pepper, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: cfg.RateLimitIPPerHour, Window: time.Hour},
@@ -153,7 +168,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	// The sweep runs through the launcher, so a call joins a run already in
 	// flight on this instance instead of starting a second.
 	h.Sweep, errs[4] = sweep.New(sweeps)
-	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Sweeps: sweeps, functions: map[string]http.Handler{}}
+	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Sweeps: sweeps, closeKeys: closeKeys, functions: map[string]http.Handler{}}
 	for _, name := range append(Functions(), "") {
 		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {
@@ -170,6 +185,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		store.Close()
 		return nil, err
 	}
+	built = true
 	return svc, nil
 }
 
@@ -195,11 +211,38 @@ func traced(project string, h http.Handler) http.Handler {
 	})
 }
 
-func loadKeys(ctx context.Context, cfg config.Config) (intake.Keyring, error) {
-	if cfg.HMACSecret == "" {
-		return keyring.Local(rand.Reader)
+// loadKeys returns the HMAC keys (the override's, a random key of this
+// process without HMAC_SECRET, else the secret's versions, following
+// rotations while the instance runs) and what releases them.
+func loadKeys(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overrides) (intake.Keyring, func() error, error) {
+	none := func() error { return nil }
+	switch {
+	case o.Keys != nil:
+		return o.Keys, none, nil
+	case cfg.HMACSecret == "":
+		ring, err := keyring.Local(rand.Reader)
+		return ring, none, err
 	}
-	return secretkeys.Open(ctx, cfg.HMACSecret)
+	rotating, err := secretkeys.Open(ctx, cfg.HMACSecret, logger)
+	if err != nil {
+		return nil, none, err
+	}
+	return rotating, rotating.Close, nil
+}
+
+// loadPepper returns the keyed-hash pepper: the override's, a random one
+// of this process without HASH_PEPPER_SECRET (local runs: config requires it
+// beside HMAC_SECRET), else the pinned secret version's.
+func loadPepper(ctx context.Context, cfg config.Config, o Overrides) ([]byte, error) {
+	switch {
+	case o.Pepper != nil:
+		return o.Pepper, nil
+	case cfg.HashPepperSecret == "":
+		pepper := make([]byte, keyring.MinKeyLen)
+		_, err := io.ReadFull(rand.Reader, pepper)
+		return pepper, err
+	}
+	return secretkeys.OpenPepper(ctx, cfg.HashPepperSecret)
 }
 
 // Function returns the handler of one deployed function, serving its rows
@@ -229,10 +272,10 @@ func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
 }
 
 // Close waits for a sweep in flight on this instance, then releases the
-// store.
+// store and the Secret Manager client of the keys.
 func (s *Service) Close() error {
 	s.Sweeps.Wait()
-	return s.Store.Close()
+	return errors.Join(s.Store.Close(), s.closeKeys())
 }
 
 // Lazy builds the service on the first request that needs it. A failure is

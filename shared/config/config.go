@@ -11,6 +11,7 @@ import (
 	"net/mail"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +62,13 @@ type Config struct {
 	// (HMAC_SECRET, projects/P/secrets/S). Empty: a random key of this
 	// process (local runs only).
 	HMACSecret string
+	// HashPepperSecret is the pinned Secret Manager secret version holding
+	// the keyed-hash pepper (HASH_PEPPER_SECRET,
+	// projects/P/secrets/S/versions/N): the key of the hashes that name
+	// client addresses, emails and Idempotency-Keys in storage, which does
+	// not rotate with the HMAC key. Required when HMACSecret is set; empty
+	// (local runs): a random pepper of this process.
+	HashPepperSecret string
 	// Revision and Service identify the running code in the ledger's
 	// provenance (K_REVISION, K_SERVICE, set by Cloud Run).
 	Revision string
@@ -209,6 +217,9 @@ func (l *loader) origins(name string) []string {
 	return out
 }
 
+// pinnedVersion is a Secret Manager secret version pinned by number.
+var pinnedVersion = regexp.MustCompile(`^projects/[^/]+/(locations/[^/]+/)?secrets/[^/]+/versions/[1-9][0-9]*$`)
+
 // Load reads the configuration through getenv, reporting every problem at
 // once.
 func Load(getenv func(string) string) (Config, error) {
@@ -228,6 +239,7 @@ func Load(getenv func(string) string) (Config, error) {
 		ForwardedForPosition:  int(l.integer("XFF_TRUSTED_POSITION", 1, 1, 10)),
 		SweepRunRetention:     l.duration("SWEEP_RUN_RETENTION", 30*24*time.Hour, time.Hour, 365*24*time.Hour),
 		HMACSecret:            l.str("HMAC_SECRET", ""),
+		HashPepperSecret:      l.str("HASH_PEPPER_SECRET", ""),
 		Revision:              l.str("K_REVISION", "local"),
 		Service:               l.str("K_SERVICE", "devserver"),
 		Retention: intake.Retention{
@@ -241,6 +253,12 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.HMACSecret != "" && !strings.HasPrefix(c.HMACSecret, "projects/") {
 		l.errs = append(l.errs, fmt.Errorf("HMAC_SECRET=%q: want projects/PROJECT/secrets/NAME", c.HMACSecret))
+	}
+	if c.HashPepperSecret != "" && !pinnedVersion.MatchString(c.HashPepperSecret) {
+		l.errs = append(l.errs, fmt.Errorf("HASH_PEPPER_SECRET=%q: want projects/PROJECT/secrets/NAME/versions/NUMBER (a pinned version, never latest)", c.HashPepperSecret))
+	}
+	if c.HMACSecret != "" && c.HashPepperSecret == "" {
+		l.errs = append(l.errs, errors.New("HASH_PEPPER_SECRET: required when HMAC_SECRET is set, or every instance would hash with a pepper of its own"))
 	}
 	if c.FloodLimit < c.RateLimitIPPerHour {
 		l.errs = append(l.errs, fmt.Errorf("FLOOD_LIMIT=%d must be at least RATE_LIMIT_IP_PER_HOUR=%d: the flood layer is the looser one", c.FloodLimit, c.RateLimitIPPerHour))

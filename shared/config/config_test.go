@@ -131,3 +131,39 @@ func TestVariablesListsEveryVariableLoadReads(t *testing.T) {
 		return env[name]
 	})
 }
+
+func TestSweepAndPepperSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{"defaults", map[string]string{}, ""},
+		{"secret and pinned pepper", map[string]string{"HMAC_SECRET": "projects/p/secrets/hmac", "HASH_PEPPER_SECRET": "projects/p/secrets/pepper/versions/3"}, ""},
+		{"secret without pepper", map[string]string{"HMAC_SECRET": "projects/p/secrets/hmac"}, "HASH_PEPPER_SECRET: required"},
+		{"pepper not pinned", map[string]string{"HASH_PEPPER_SECRET": "projects/p/secrets/pepper/versions/latest"}, "pinned version"},
+		{"pepper without version", map[string]string{"HASH_PEPPER_SECRET": "projects/p/secrets/pepper"}, "HASH_PEPPER_SECRET"},
+		{"sweep runs kept a day", map[string]string{"SWEEP_RUN_RETENTION": "24h"}, ""},
+		{"sweep runs kept a minute", map[string]string{"SWEEP_RUN_RETENTION": "1m"}, "SWEEP_RUN_RETENTION"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(func(k string) string { return tt.env[k] })
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := tt.env["HASH_PEPPER_SECRET"]; c.HashPepperSecret != want {
+					t.Errorf("HashPepperSecret = %q", c.HashPepperSecret)
+				}
+				if tt.env["SWEEP_RUN_RETENTION"] == "" && c.SweepRunRetention != 30*24*time.Hour {
+					t.Errorf("SweepRunRetention default = %v", c.SweepRunRetention)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want one mentioning %q", err, tt.wantErr)
+			}
+		})
+	}
+}

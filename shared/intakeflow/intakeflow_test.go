@@ -1,6 +1,7 @@
 package intakeflow_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -86,7 +87,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	svc, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Forms: forms, Flood: flood, Keys: keys, Clock: clock, Entropy: rand.Reader,
+		Store: store, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
 		Logger:     slog.New(slog.DiscardHandler),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  intake.DefaultRetention,

@@ -24,12 +24,12 @@ const (
 
 var b64 = base64.RawURLEncoding
 
-// keyedHash is the HMAC of kind and value under the rate-limit pepper: how a
-// client address, an email or an Idempotency-Key is named in storage and
-// logs, never raw.
+// keyedHash is the HMAC of kind and value under the pepper: how a client
+// address, an email or an Idempotency-Key is named in storage and logs,
+// never raw. The pepper does not rotate with the HMAC keys, so neither do
+// these names.
 func (s *Service) keyedHash(kind, value string) string {
-	_, key := s.Keys.Current()
-	mac := hmac.New(sha256.New, keyring.Derive(key, "keyed-hash/v1"))
+	mac := hmac.New(sha256.New, keyring.Derive(s.Pepper, "keyed-hash/v1"))
 	mac.Write([]byte(kind))
 	mac.Write([]byte{0})
 	mac.Write([]byte(value))

@@ -22,6 +22,7 @@ import (
 	"github.com/ownersite/introductions/shared/floodlimit"
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/keyring"
 )
 
 // Rate-limit layers of the authoritative counters.
@@ -32,11 +33,16 @@ const (
 
 // Deps is what the service needs; New refuses a missing one.
 type Deps struct {
-	Store     intake.Store
-	Forms     *formregistry.Registry
-	Chain     checks.Chain
-	Flood     *floodlimit.Limiter
-	Keys      intake.Keyring
+	Store intake.Store
+	Forms *formregistry.Registry
+	Chain checks.Chain
+	Flood *floodlimit.Limiter
+	Keys  intake.Keyring
+	// Pepper keys the hashes that name a client address, an email and an
+	// Idempotency-Key in storage (at least 32 bytes). It does not rotate
+	// with Keys, so a key rotation keeps every rate counter and idempotency
+	// record.
+	Pepper    []byte
 	Clock     intake.Clock
 	Entropy   io.Reader // crypto/rand.Reader in production
 	Logger    *slog.Logger
@@ -63,7 +69,7 @@ func New(d Deps) (*Service, error) {
 	var missing []error
 	for name, ok := range map[string]bool{
 		"Store": d.Store != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
-		"Keys": d.Keys != nil, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
+		"Keys": d.Keys != nil, "Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
 		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
 		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -149,16 +150,72 @@ func versionNumber(secret, name string) (uint64, error) {
 }
 
 // Open builds a Secret Manager client with opts (Application Default
-// Credentials when none), loads the Ring of secret as Load does, and closes the client again: the ring is loaded
-// once, at start-up.
-func Open(ctx context.Context, secret string, opts ...option.ClientOption) (*keyring.Ring, error) {
+// Credentials when none), loads the Ring of secret as Load does, and returns
+// it as a Rotating keyring that keeps the client to fetch versions added
+// after start; Close closes the client.
+func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...option.ClientOption) (*Rotating, error) {
 	client, err := secretmanager.NewClient(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
 	}
 	ring, err := Load(ctx, client, secret)
-	if cerr := client.Close(); cerr != nil && err == nil {
-		return nil, fmt.Errorf("secretkeys: closing the Secret Manager client: %w", cerr)
+	if err != nil {
+		client.Close()
+		return nil, err
 	}
-	return ring, err
+	r, err := NewRotating(ring, client, secret, logger, nil)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	r.close = client.Close
+	return r, nil
+}
+
+// OpenPepper builds a Secret Manager client with opts, reads the pinned
+// secret version named version ("projects/P/secrets/S/versions/N") as
+// LoadPepper does, and closes the client again.
+func OpenPepper(ctx context.Context, version string, opts ...option.ClientOption) ([]byte, error) {
+	client, err := secretmanager.NewClient(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
+	}
+	defer client.Close()
+	return LoadPepper(ctx, client, version)
+}
+
+// LoadPepper reads the keyed-hash pepper from the pinned secret version
+// named version ("projects/P/secrets/S/versions/N", a number: never
+// "latest", so that a new version never silently changes every keyed hash).
+// It refuses a payload shorter than keyring.MinKeyLen bytes. Errors name the
+// version, never the pepper.
+func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([]byte, error) {
+	if accessor == nil {
+		return nil, errors.New("secretkeys: LoadPepper needs a SecretAccessor")
+	}
+	if err := checkPinnedVersion(version); err != nil {
+		return nil, err
+	}
+	resp, err := access(ctx, accessor, version)
+	if err != nil {
+		return nil, fmt.Errorf("secretkeys: accessing %s: %w", version, err)
+	}
+	pepper := resp.GetPayload().GetData()
+	if len(pepper) < keyring.MinKeyLen {
+		return nil, fmt.Errorf("secretkeys: %s is %d bytes, need at least %d", version, len(pepper), keyring.MinKeyLen)
+	}
+	return pepper, nil
+}
+
+// checkPinnedVersion accepts a secret version name that pins a version by
+// number: "projects/P/secrets/S/versions/N" (or with locations/L).
+func checkPinnedVersion(version string) error {
+	i := strings.LastIndex(version, "/versions/")
+	if i < 0 || checkSecretName(version[:i]) != nil {
+		return fmt.Errorf("secretkeys: %q is not projects/P/secrets/S/versions/N", version)
+	}
+	if n, err := strconv.ParseUint(version[i+len("/versions/"):], 10, 64); err != nil || n == 0 {
+		return fmt.Errorf("secretkeys: %q must pin a version number (not latest)", version)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"hash/crc32"
+	"log/slog"
 	"net"
 	"slices"
 	"strings"
@@ -280,7 +281,7 @@ func TestOpen(t *testing.T) {
 		option.WithoutAuthentication(),
 		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 	}
-	r, err := Open(context.Background(), secretName, opts...)
+	r, err := Open(context.Background(), secretName, slog.New(slog.DiscardHandler), opts...)
 	if err != nil {
 		t.Fatalf("Open() error: %v", err)
 	}
@@ -291,7 +292,25 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Versions() = %q, want %q", got, want)
 	}
 
-	if _, err := Open(context.Background(), "projects/site/secrets/other", opts...); status.Code(err) != codes.NotFound {
+	if _, err := Open(context.Background(), "projects/site/secrets/other", slog.New(slog.DiscardHandler), opts...); status.Code(err) != codes.NotFound {
 		t.Errorf("Open(missing secret) error = %v, want NotFound", err)
+	}
+
+	// A rotation after start: version 5 is added; a signature naming it is
+	// verified after the instance fetches it over the same client.
+	fake.mu.Lock()
+	fake.versions["5"], fake.latest = version{data: key('5', 32)}, "5"
+	fake.mu.Unlock()
+	if k, ok := r.Key("5"); !ok || !bytes.Equal(k, key('5', 32)) {
+		t.Fatalf("Key(5) after the rotation = %q, %v", k, ok)
+	}
+	if v, _ := r.Current(); v != "5" {
+		t.Errorf("Current() after fetching 5 = %q", v)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := OpenPepper(context.Background(), secretName+"/versions/2", opts...); err != nil {
+		t.Errorf("OpenPepper: %v", err)
 	}
 }
