@@ -40,8 +40,11 @@ var routes = []route{
 	{"Drafts", "POST /api/introductions", func(h *Handlers) jsonapi.Handler { return sweepOnFirstDraftOfDay(h.Sweeps, h.Drafts.Create) }},
 	{"Confirmation", "POST /api/introductions/{id}/confirmation", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Confirm }},
 	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }},
-	{"Sweep", "POST /internal/sweep", func(h *Handlers) jsonapi.Handler { return h.Sweep.Run }},
+	{sweepFunction, "POST /internal/sweep", func(h *Handlers) jsonapi.Handler { return h.Sweep.Run }},
 }
+
+// sweepFunction is the entry point of the retention sweep.
+const sweepFunction = "Sweep"
 
 // sweepOnFirstDraftOfDay starts a retention sweep in the background with
 // the first draft this instance receives on each UTC day (when sweeps is

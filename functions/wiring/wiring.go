@@ -291,36 +291,42 @@ type Lazy struct {
 // used.
 func NewLazy(getenv func(string) string) *Lazy { return &Lazy{getenv: getenv} }
 
-func (l *Lazy) get(ctx context.Context) (*Service, *slog.Logger, error) {
+func (l *Lazy) get(ctx context.Context) (svc *Service, logger *slog.Logger, built bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.svc != nil {
-		return l.svc, l.svc.Logger, nil
+		return l.svc, l.svc.Logger, false, nil
 	}
 	cfg, cfgErr := config.Load(l.getenv)
-	logger := cloudlog.New(stderr, cfg.LogLevel)
+	logger = cloudlog.New(stderr, cfg.LogLevel)
 	if cfgErr != nil {
-		return nil, logger, fmt.Errorf("configuration: %w", cfgErr)
+		return nil, logger, false, fmt.Errorf("configuration: %w", cfgErr)
 	}
-	svc, err := Build(ctx, cfg, logger, Overrides{})
+	svc, err = Build(ctx, cfg, logger, Overrides{})
 	if err != nil {
-		return nil, logger, err
+		return nil, logger, false, err
 	}
 	l.svc = svc
-	// A cold start sweeps in the background; no request waits for it.
-	svc.Sweeps.Start(intake.SweepByColdStart)
-	return svc, logger, nil
+	return svc, logger, true, nil
 }
 
 // Function returns the handler of the deployed function name, built on its
 // first request.
+//
+// A cold start (the request that built the service) also starts a sweep in
+// the background, which no request waits for; the Sweep function's own cold
+// start does not, since its request runs one anyway (and is then recorded
+// as the scheduler's).
 func (l *Lazy) Function(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		svc, logger, err := l.get(r.Context())
+		svc, logger, built, err := l.get(r.Context())
 		if err != nil {
 			logger.ErrorContext(r.Context(), "start-up failed; will retry on the next request", slog.String("error", err.Error()))
 			jsonapi.WriteError(w, r, nil, intake.Unavailable(errors.New("start-up failed"), 5*time.Second))
 			return
+		}
+		if built && name != sweepFunction {
+			svc.Sweeps.Start(intake.SweepByColdStart)
 		}
 		svc.Function(name).ServeHTTP(w, r)
 	}
