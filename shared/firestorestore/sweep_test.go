@@ -637,3 +637,29 @@ func mustLoadForms() *formregistry.Registry {
 	}
 	return r
 }
+
+// TestExpiredDraftWithoutLedgerEntryIsStillDeleted: a draft whose ledger
+// entry is gone (a commit marking it EXPIRED can never succeed) is deleted
+// on its own instead of holding the sweep back, and counted once.
+func TestExpiredDraftWithoutLedgerEntryIsStillDeleted(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for _, id := range []string{"orphan", "normal"} {
+		if _, err := ts.KeepDraft(ctx, draft(id, t0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ts.client.Collection(Ledger).Doc("orphan").Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ts.DeleteExpired(ctx, Introductions, t0.Add(draftLife))
+	if err != nil || d.Documents != 2 || d.Drafts != 2 {
+		t.Fatalf("DeleteExpired = %+v, %v; want both drafts", d, err)
+	}
+	if ts.count(t, Introductions) != 0 || ts.exists(t, Ledger, "orphan") {
+		t.Fatal("a draft is left, or the missing ledger entry was made up")
+	}
+	if e := ts.ledgerEntry(t, "normal"); e.Decision != intake.DecisionExpired {
+		t.Fatalf("the other draft's entry says %s", e.Decision)
+	}
+}
