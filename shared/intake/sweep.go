@@ -46,9 +46,11 @@ type SweepTaskResult struct {
 	RepairNeeded        int
 }
 
-// SweepTask is one job the sweep runs after deleting what has expired
-// (delivery retries, consent re-checks, the admin's daily figures). A task
-// whose work fails returns an error; the run records it and goes on with the
+// SweepTask is one job the sweep runs after deleting what has expired and
+// re-checking consent evidence (delivery retries, the admin's daily
+// figures); the wiring registers each with one line. The run adds up what
+// the tasks report. A task whose work fails returns an error; the run
+// records it (the task's name and the error's code) and goes on with the
 // next task.
 type SweepTask interface {
 	Name() string
