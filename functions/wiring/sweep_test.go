@@ -96,6 +96,9 @@ func TestSweepEndpointExpiresADraft(t *testing.T) {
 	if len(ledger) != 1 || !strings.Contains(ledger[0], `"decision":"EXPIRED"`) || strings.Contains(ledger[0], "canary") {
 		t.Fatalf("ledger after the sweep: %q", ledger)
 	}
+	if strings.Contains(h.logs.String(), "canary-sweep-message") || !strings.Contains(h.logs.String(), "sweep finished") {
+		t.Fatal("the sweep's logs carry the draft's words, or it logged no run")
+	}
 	runs, err := h.svc.Store.LastRuns(context.Background(), 1)
 	if err != nil || len(runs) != 1 || runs[0].Trigger != intake.SweepByScheduler || runs[0].Error != "" || runs[0].Deleted["drafts"] != 1 {
 		t.Fatalf("recorded run %+v, %v", runs, err)
