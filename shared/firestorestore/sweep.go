@@ -215,6 +215,9 @@ func (s *Store) commitSweep(ctx context.Context, groups []sweepGroup, cutoff tim
 			}
 			b.Delete(g.snap.Ref, firestore.LastUpdateTime(g.snap.UpdateTime))
 		}
+		if s.beforeCommit != nil {
+			s.beforeCommit("sweep")
+		}
 		_, err := b.Commit(ctx)
 		switch status.Code(err) {
 		case codes.FailedPrecondition, codes.NotFound:

@@ -312,14 +312,14 @@ func TestSweepCostIsOneQueryPerCollectionWhenNothingExpired(t *testing.T) {
 	}
 }
 
-// TestConcurrentSweepsDeleteEachDocumentOnce runs two sweeps of their own
-// ("instances") at once over the same expired documents: each document is
-// deleted and counted once, the counts add up to what existed, and every
-// expired draft's ledger entry says EXPIRED.
+// TestConcurrentSweepsDeleteEachDocumentOnce runs two sweeps, each with a
+// store of its own ("instances"), at once over the same expired documents:
+// each document is deleted and counted once, the two runs' counts add up to
+// what existed, and every expired draft's ledger entry says EXPIRED.
 func TestConcurrentSweepsDeleteEachDocumentOnce(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
-	const counters, drafts = 700, 40
+	const counters, drafts = 2500, 40
 	bw := ts.client.BulkWriter(ctx)
 	for i := range counters {
 		if _, err := bw.Set(ts.client.Collection(RateCounters).Doc(fmt.Sprintf("ip:c%d", i)), rawDoc{ExpireAt: t0}); err != nil {
@@ -334,30 +334,28 @@ func TestConcurrentSweepsDeleteEachDocumentOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	stores := []*Store{ts.Store, ts.sibling(t)}
-	results := make([][]retentionsweep.Deleted, len(stores))
+	clock := testsupport.NewClock(t0)
+	sweepers := []*retentionsweep.Sweeper{newSweeper(t, ts.Store, clock), newSweeper(t, ts.sibling(t), clock)}
+	runs := make([]intake.SweepRun, len(sweepers))
 	var wg sync.WaitGroup
-	for i, s := range stores {
+	for i, s := range sweepers {
 		wg.Go(func() {
-			for _, coll := range []string{Introductions, RateCounters} {
-				d, err := s.DeleteExpired(ctx, coll, t0)
-				if err != nil {
-					t.Errorf("instance %d, %s: %v", i, coll, err)
-				}
-				results[i] = append(results[i], d)
+			var err error
+			if runs[i], err = s.Run(ctx, intake.SweepByScheduler); err != nil {
+				t.Errorf("instance %d: %v", i, err)
 			}
 		})
 	}
 	wg.Wait()
 	var gotDrafts, gotIntros, gotCounters int
-	for _, r := range results {
-		gotIntros += r[0].Documents
-		gotDrafts += r[0].Drafts
-		gotCounters += r[1].Documents
+	for _, r := range runs {
+		gotDrafts += r.Deleted[retentionsweep.ClassDrafts]
+		gotIntros += r.Deleted[retentionsweep.ClassIntroductions]
+		gotCounters += r.Deleted[retentionsweep.ClassRateCounters]
 	}
-	if gotIntros != drafts || gotDrafts != drafts || gotCounters != counters {
-		t.Fatalf("two sweeps counted %d introductions (%d drafts) and %d counters, want %d drafts and %d counters (per instance %+v)",
-			gotIntros, gotDrafts, gotCounters, drafts, counters, results)
+	if gotIntros != 0 || gotDrafts != drafts || gotCounters != counters {
+		t.Fatalf("two sweeps counted %d drafts, %d introductions and %d counters, want %d drafts and %d counters (runs %+v, %+v)",
+			gotDrafts, gotIntros, gotCounters, drafts, counters, runs[0].Deleted, runs[1].Deleted)
 	}
 	if n := ts.count(t, RateCounters) + ts.count(t, Introductions); n != 0 {
 		t.Fatalf("%d expired documents left", n)
@@ -661,5 +659,44 @@ func TestExpiredDraftWithoutLedgerEntryIsStillDeleted(t *testing.T) {
 	}
 	if e := ts.ledgerEntry(t, "normal"); e.Decision != intake.DecisionExpired {
 		t.Fatalf("the other draft's entry says %s", e.Decision)
+	}
+}
+
+// TestSweepThatLosesARaceCountsOnlyWhatItDeleted makes the race certain:
+// between instance A's read of the expired drafts and its commit, instance
+// B sweeps them all. A's commit then writes nothing (its deletes were
+// conditional on what it read), A reads again, finds nothing, and counts
+// nothing; B counts every draft and marks each ledger entry once.
+func TestSweepThatLosesARaceCountsOnlyWhatItDeleted(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	const drafts = 12
+	for i := range drafts {
+		if _, err := ts.KeepDraft(ctx, draft(fmt.Sprintf("d%d", i), t0.Add(-time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := ts.sibling(t), ts.sibling(t)
+	var bDeleted retentionsweep.Deleted
+	var once sync.Once
+	a.beforeCommit = func(string) {
+		once.Do(func() {
+			var err error
+			if bDeleted, err = b.DeleteExpired(ctx, Introductions, t0); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	aDeleted, err := a.DeleteExpired(ctx, Introductions, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aDeleted.Documents != 0 || bDeleted.Documents != drafts || bDeleted.Drafts != drafts {
+		t.Fatalf("A counted %+v, B %+v; want A nothing and B all %d drafts", aDeleted, bDeleted, drafts)
+	}
+	for i := range drafts {
+		if e := ts.ledgerEntry(t, fmt.Sprintf("d%d", i)); e.Decision != intake.DecisionExpired || !e.UpdatedAt.Equal(t0) {
+			t.Errorf("d%d: %s at %v; want EXPIRED by B's run (at %v)", i, e.Decision, e.UpdatedAt, t0)
+		}
 	}
 }
