@@ -37,17 +37,17 @@ func TestRouteTable(t *testing.T) {
 	}
 }
 
-// TestMuxServesEveryRowsPath adds a row outside /api/ (as the sweep's
-// will be) and checks that the dev server's mux serves it from the table,
+// TestMuxServesEveryRowsPath adds a made-up row outside /api/ (as the
+// sweep's is) and checks that the dev server's mux serves it from the table,
 // refuses another method there with 405, and leaves other paths to the page.
 func TestMuxServesEveryRowsPath(t *testing.T) {
 	saved := routes
 	t.Cleanup(func() { routes = saved })
 	routes = append(slices.Clip(routes),
-		route{"Sweep", "POST /internal/sweep", func(*Handlers) jsonapi.Handler {
+		route{"Probe", "POST /internal/probe", func(*Handlers) jsonapi.Handler {
 			return func(w http.ResponseWriter, r *http.Request) error { w.WriteHeader(http.StatusAccepted); return nil }
 		}},
-		route{"Sweep", "GET /internal/sweep", func(*Handlers) jsonapi.Handler {
+		route{"Probe", "GET /internal/probe", func(*Handlers) jsonapi.Handler {
 			return func(w http.ResponseWriter, r *http.Request) error { w.WriteHeader(http.StatusOK); return nil }
 		}})
 	api := testsupport.Must(Serve(&Handlers{}, "", nil, slog.New(slog.DiscardHandler)))(t)
@@ -57,9 +57,9 @@ func TestMuxServesEveryRowsPath(t *testing.T) {
 		method, path string
 		status       int
 	}{
-		{"POST", "/internal/sweep", http.StatusAccepted},
-		{"GET", "/internal/sweep", http.StatusOK},
-		{"DELETE", "/internal/sweep", http.StatusMethodNotAllowed},
+		{"POST", "/internal/probe", http.StatusAccepted},
+		{"GET", "/internal/probe", http.StatusOK},
+		{"DELETE", "/internal/probe", http.StatusMethodNotAllowed},
 		{"GET", "/api/nothing", http.StatusNotFound},
 		{"GET", "/", http.StatusTeapot},
 		{"GET", "/internal/other", http.StatusTeapot},
