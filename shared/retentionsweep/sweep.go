@@ -157,6 +157,10 @@ func New(c Config) (*Sweeper, error) {
 	return &Sweeper{cfg: c}, nil
 }
 
+// recordTimeout bounds recording a run's outcome after the run's own
+// context has ended.
+const recordTimeout = 10 * time.Second
+
 // lastRunsForDigest is how many recent runs a run reads to find the newest
 // recorded consent digest.
 const lastRunsForDigest = 5
@@ -240,7 +244,11 @@ func (s *Sweeper) finish(ctx context.Context, run intake.SweepRun, f failures, b
 	run.FinishedAt = s.cfg.Clock.Now().UTC().Truncate(time.Microsecond)
 	run.Error = f.String()
 	if begun {
-		if err := s.cfg.Store.FinishRun(ctx, run); err != nil {
+		// The outcome is recorded even when the run's own context has
+		// ended (a request deadline cut the deletions short).
+		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		if err := s.cfg.Store.FinishRun(recordCtx, run); err != nil {
 			f.add("recording the run's outcome", err)
 			run.Error = f.String()
 		}

@@ -20,6 +20,10 @@ type fakeStore struct {
 	deleted     map[string]Deleted
 	failOn      string // DeleteExpired fails on this collection
 	failErr     error
+	// cancel, when set, is called by DeleteExpired: the run's deadline
+	// passes midway.
+	cancel      context.CancelFunc
+	finishedCtx error
 	lastRuns    []intake.SweepRun
 	records     []ConsentRecord
 	marked      []string
@@ -36,6 +40,10 @@ func (f *fakeStore) Collections(context.Context) ([]string, error) { return f.co
 func (f *fakeStore) DeleteExpired(_ context.Context, coll string, cutoff time.Time) (Deleted, error) {
 	f.visited = append(f.visited, coll)
 	f.order = append(f.order, "delete "+coll)
+	if f.cancel != nil {
+		f.cancel()
+		return Deleted{}, intake.Unavailable(context.Canceled, time.Second)
+	}
 	if coll == f.failOn {
 		return f.deleted[coll], f.failErr
 	}
@@ -63,7 +71,8 @@ func (f *fakeStore) BeginRun(_ context.Context, run intake.SweepRun) error {
 	return nil
 }
 
-func (f *fakeStore) FinishRun(_ context.Context, run intake.SweepRun) error {
+func (f *fakeStore) FinishRun(ctx context.Context, run intake.SweepRun) error {
+	f.finishedCtx = ctx.Err()
 	f.finished = append(f.finished, run)
 	return nil
 }
@@ -223,4 +232,19 @@ func mustLoadForms() *formregistry.Registry {
 		panic(err)
 	}
 	return r
+}
+
+// TestRunRecordsItsOutcomeAfterItsDeadline: when the run's context ends
+// midway (a request deadline), the outcome is still recorded, saying which
+// step the deadline cut short.
+func TestRunRecordsItsOutcomeAfterItsDeadline(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeStore{collections: []string{IntroductionsCollection, "ledger"}, cancel: cancel}
+	_, err := sweeperOver(t, f).Run(ctx, intake.SweepByScheduler)
+	if intake.CodeOf(err) != intake.CodeUnavailable {
+		t.Fatalf("error %v, want UNAVAILABLE", err)
+	}
+	if len(f.finished) != 1 || f.finishedCtx != nil || !strings.HasPrefix(f.finished[0].Error, "deleting expired introductions: UNAVAILABLE") {
+		t.Fatalf("outcome %+v recorded with a context whose error is %v", f.finished, f.finishedCtx)
+	}
 }
