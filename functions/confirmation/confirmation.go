@@ -1,7 +1,8 @@
 // Package confirmation is the confirmation function: the holder of a
-// draft's token confirms it (it is then kept and handed on) or, later,
-// withdraws the confirmed introduction (it is erased; the ledger keeps a
-// content-free tombstone). A wrong token is answered exactly like an
+// draft's token revises it (the visitor's Edit: same id, token and expiry,
+// no new proof of work), confirms it (it is then kept and handed on) or,
+// later, withdraws the confirmed introduction (it is erased; the ledger
+// keeps a content-free tombstone). A wrong token is answered exactly like an
 // unknown id. Its routes are in the route table of functions/wiring.
 package confirmation
 
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
@@ -19,6 +21,7 @@ import (
 type Flow interface {
 	Confirm(ctx context.Context, id, token string) (*intakeflow.Confirmation, error)
 	Withdraw(ctx context.Context, id, token string) error
+	Revise(ctx context.Context, req intakeflow.RevisionRequest) (*intakeflow.Draft, error)
 }
 
 // Withdrawal tells the page how to withdraw later.
@@ -39,6 +42,44 @@ type Confirmed struct {
 
 type tokenBody struct {
 	Token string `json:"token"`
+}
+
+// revisionBody is a revision: the token and the draft's new fields,
+// consents and conversation, as a draft body has them.
+type revisionBody struct {
+	Token        string                `json:"token"`
+	Name         string                `json:"name"`
+	Company      string                `json:"company"`
+	Role         string                `json:"role"`
+	Email        string                `json:"email"`
+	Message      string                `json:"message"`
+	Conversation string                `json:"conversation"`
+	Consents     []intake.ConsentClaim `json:"consents"`
+}
+
+// Kept is the introduction's fields as kept.
+type Kept struct {
+	Name         string `json:"name"`
+	Company      string `json:"company"`
+	Role         string `json:"role"`
+	Email        string `json:"email"`
+	Message      string `json:"message"`
+	Conversation string `json:"conversation,omitempty"`
+}
+
+// Revised is the 200 answer to a revision: the draft as kept, shaped as
+// the drafts function's 201, with the same id, token and expiry, and how
+// often it was revised.
+type Revised struct {
+	ID          string                   `json:"id"`
+	State       intake.State             `json:"state"`
+	ExpiresAt   time.Time                `json:"expiresAt"`
+	Token       string                   `json:"token"`
+	FormID      string                   `json:"formId"`
+	FormVersion string                   `json:"formVersion"`
+	Kept        Kept                     `json:"introduction"`
+	Consents    []intake.ConsentEvidence `json:"consents"`
+	Revisions   int                      `json:"revisions"`
 }
 
 // Handlers are the function's route handlers; each reads the draft id from
@@ -83,5 +124,35 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// Revise takes {"token", name, company, role, email, message, conversation,
+// consents} and answers 200 Revised: the draft as kept after the content
+// rules. A wrong token, an unknown id and an expired draft are answered
+// exactly as Confirm answers them.
+func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
+	var rb revisionBody
+	if err := jsonapi.ReadJSON(w, r, &rb); err != nil {
+		return err
+	}
+	d, err := h.flow.Revise(r.Context(), intakeflow.RevisionRequest{
+		ID: r.PathValue("id"), Token: rb.Token, RequestID: jsonapi.RequestID(r),
+		Submission: intake.Submission{
+			Fields:       intake.Fields{Name: rb.Name, Company: rb.Company, Role: rb.Role, Email: rb.Email, Message: rb.Message},
+			Conversation: rb.Conversation, Consents: rb.Consents,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	in := d.Introduction
+	jsonapi.WriteJSON(w, http.StatusOK, Revised{
+		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: d.Token,
+		FormID: in.FormID, FormVersion: in.FormVersion,
+		Kept: Kept{Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
+			Email: in.Fields.Email, Message: in.Fields.Message, Conversation: d.Conversation},
+		Consents: in.Consents, Revisions: in.Revisions,
+	})
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 type fakeFlow struct {
 	err       error
 	withdrawn []string
+	revised   []intakeflow.RevisionRequest
 }
 
 var confirmedAt = time.Date(2026, 11, 30, 12, 5, 0, 0, time.UTC)
@@ -51,6 +52,21 @@ func (f *fakeFlow) Withdraw(_ context.Context, id, token string) error {
 	return nil
 }
 
+var expiresAt = time.Date(2026, 11, 30, 12, 30, 0, 0, time.UTC)
+
+func (f *fakeFlow) Revise(_ context.Context, req intakeflow.RevisionRequest) (*intakeflow.Draft, error) {
+	if err := f.check(req.ID, req.Token); err != nil {
+		return nil, err
+	}
+	f.revised = append(f.revised, req)
+	return &intakeflow.Draft{
+		Introduction: intake.Introduction{ID: req.ID, State: intake.StateDraft, FormID: "introduction", FormVersion: "1",
+			Fields: req.Submission.Fields, HasConversation: req.Submission.Conversation != "", Consents: []intake.ConsentEvidence{},
+			ExpireAt: expiresAt, Revisions: 3},
+		Conversation: req.Submission.Conversation, Token: req.Token,
+	}, nil
+}
+
 func serve(t *testing.T, flow confirmation.Flow) http.Handler {
 	h := testsupport.Must(confirmation.New(flow))(t)
 	return testsupport.Must(wiring.Serve(&wiring.Handlers{Confirmation: h}, "Confirmation", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
@@ -73,6 +89,33 @@ func TestWithdraw(t *testing.T) {
 	}
 }
 
+func TestRevise(t *testing.T) {
+	flow := &fakeFlow{}
+	w := testsupport.Serve(serve(t, flow), testsupport.Request{Method: http.MethodPost, Path: "/api/introductions/d1/revision",
+		Body: `{"token":"tok","name":"Ada","company":"","role":"","email":"ada@example.com","message":"Hello again","conversation":"You: hi","consents":[{"purpose":"attach-conversation","textVersion":"attach-conversation/1","given":true}]}`})
+	if w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	// The same members as the drafts function's 201, plus the count.
+	for _, member := range []string{"id", "state", "expiresAt", "token", "formId", "formVersion", "introduction", "consents", "revisions"} {
+		if _, ok := got[member]; !ok {
+			t.Errorf("no %q in %s", member, w.Body)
+		}
+	}
+	kept := got["introduction"].(map[string]any)
+	if got["id"] != "d1" || got["token"] != "tok" || got["state"] != "DRAFT" || got["expiresAt"] != "2026-11-30T12:30:00Z" || got["revisions"] != 3.0 ||
+		kept["message"] != "Hello again" || kept["conversation"] != "You: hi" {
+		t.Errorf("answer %s", w.Body)
+	}
+	if len(flow.revised) != 1 || flow.revised[0].Submission.Fields.Email != "ada@example.com" || len(flow.revised[0].Submission.Consents) != 1 {
+		t.Errorf("flow got %+v", flow.revised)
+	}
+}
+
 func TestRefusals(t *testing.T) {
 	cases := []struct {
 		name, path, contentType, body string
@@ -89,6 +132,10 @@ func TestRefusals(t *testing.T) {
 		{"two objects", "/api/introductions/d1/withdrawal", "", `{"token":"tok"}{}`, nil, 400, "UNREADABLE_BODY"},
 		{"too large", "/api/introductions/d1/withdrawal", "", `{"token":"` + strings.Repeat("t", 65<<10) + `"}`, nil, 413, "BODY_TOO_LARGE"},
 		{"withdrawing a draft", "/api/introductions/d1/withdrawal", "", `{"token":"tok"}`, intake.Errorf(intake.CodeStateConflict, "never confirmed"), 409, "STATE_CONFLICT"},
+		{"revision, wrong token", "/api/introductions/d1/revision", "", `{"token":"other","name":"Ada"}`, nil, 404, "NOT_FOUND"},
+		{"revision, unknown member", "/api/introductions/d1/revision", "", `{"token":"tok","altcha":"x"}`, nil, 400, "UNREADABLE_BODY"},
+		{"revision, too often", "/api/introductions/d1/revision", "", `{"token":"tok"}`, &intake.Error{Code: intake.CodeRateLimited, Detail: "revised 20 times", RetryAfter: time.Minute}, 429, "RATE_LIMITED"},
+		{"revision, refused content", "/api/introductions/d1/revision", "", `{"token":"tok"}`, intake.Invalid(intake.FieldError{Field: "name", Code: intake.CodeNameInvalid, Detail: "Please fill this in."}), 422, "NAME_INVALID"},
 		{"store down", "/api/introductions/d1/confirmation", "", `{"token":"tok"}`, intake.Unavailable(errors.New("secret"), time.Second), 503, "UNAVAILABLE"},
 	}
 	for _, tc := range cases {
@@ -105,6 +152,7 @@ func TestEdges(t *testing.T) {
 	h := serve(t, &fakeFlow{})
 	t.Run("confirmation", func(t *testing.T) { testsupport.CheckEdges(t, h, "/api/introductions/d1/confirmation", "POST") })
 	t.Run("withdrawal", func(t *testing.T) { testsupport.CheckEdges(t, h, "/api/introductions/d1/withdrawal", "POST") })
+	t.Run("revision", func(t *testing.T) { testsupport.CheckEdges(t, h, "/api/introductions/d1/revision", "POST") })
 }
 
 func TestNewRefusesNoFlow(t *testing.T) {

@@ -39,6 +39,7 @@ var routes = []route{
 	{"Forms", "GET /api/forms/{formId}", func(h *Handlers) jsonapi.Handler { return h.Forms.Latest }},
 	{"Drafts", "POST /api/introductions", func(h *Handlers) jsonapi.Handler { return sweepOnFirstDraftOfDay(h.Sweeps, h.Drafts.Create) }},
 	{"Confirmation", "POST /api/introductions/{id}/confirmation", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Confirm }},
+	{"Confirmation", "POST /api/introductions/{id}/revision", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Revise }},
 	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }},
 	{sweepFunction, "POST /internal/sweep", func(h *Handlers) jsonapi.Handler { return h.Sweep.Run }},
 }

@@ -121,7 +121,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		return nil, fmt.Errorf("flood layer: %w", err)
 	}
 	flow, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Forms: registry, Flood: flood, Keys: keys, Pepper: pepper, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
+		Store: store, Reviser: store, Forms: registry, Flood: flood, Keys: keys, Pepper: pepper, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: cfg.RateLimitIPPerHour, Window: time.Hour},

@@ -28,6 +28,7 @@ type introductionDoc struct {
 	CreatedAt       time.Time                `firestore:"createdAt"`
 	ConfirmedAt     time.Time                `firestore:"confirmedAt,omitempty"`
 	ExpireAt        time.Time                `firestore:"expireAt"`
+	Revisions       int                      `firestore:"revisions"`
 }
 
 func toIntroductionDoc(in intake.Introduction) introductionDoc {
@@ -36,7 +37,7 @@ func toIntroductionDoc(in intake.Introduction) introductionDoc {
 		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
 		Email: in.Fields.Email, Message: in.Fields.Message,
 		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
-		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, ExpireAt: in.ExpireAt,
+		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
 	}
 }
 
@@ -45,7 +46,7 @@ func (d introductionDoc) introduction(id string) intake.Introduction {
 		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion,
 		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
 		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,
-		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, ExpireAt: d.ExpireAt,
+		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
 	}
 }
 

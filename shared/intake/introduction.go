@@ -60,6 +60,8 @@ type Introduction struct {
 	CreatedAt       time.Time         `json:"createdAt"`
 	ExpireAt        time.Time         `json:"expiresAt"`
 	ConfirmedAt     time.Time         `json:"confirmedAt,omitzero"`
+	// Revisions counts how often the visitor revised the draft (Edit).
+	Revisions int `json:"revisions"`
 }
 
 // Live reports whether the introduction still exists at now: a stored

@@ -145,7 +145,8 @@ type AdminAction struct {
 // LedgerEntry is the auditable record one intake attempt leaves.
 // It never holds the visitor's words: ids, hashed keys, codes and decisions
 // only. Envelopes are kept in their own records, bound to SubmissionID;
-// Handoffs mirrors each one's status here.
+// Handoffs mirrors each one's status here. Revisions counts how often the
+// visitor revised the draft before confirming it.
 type LedgerEntry struct {
 	ID                 string            `json:"id" firestore:"-"`
 	Version            string            `json:"version" firestore:"version"`
@@ -165,6 +166,7 @@ type LedgerEntry struct {
 	Withdrawal         *WithdrawalRecord `json:"withdrawal,omitempty" firestore:"withdrawal,omitempty"`
 	Erasure            *ErasureRecord    `json:"erasure,omitempty" firestore:"erasure,omitempty"`
 	AdminActions       []AdminAction     `json:"adminActions,omitempty" firestore:"adminActions,omitempty"`
+	Revisions          int               `json:"revisions" firestore:"revisions"`
 	Decision           Decision          `json:"decision" firestore:"decision"`
 	Reason             string            `json:"reason" firestore:"reason"`
 	Provenance         Provenance        `json:"provenance" firestore:"provenance"`

@@ -79,6 +79,9 @@ func CheckStorableIntroduction(in Introduction) error {
 		c.fail("introduction.expireAt", "not after createdAt")
 	}
 	c.consents("introduction.consents", in.Consents)
+	if in.Revisions < 0 || in.Revisions > MaxRevisions {
+		c.fail("introduction.revisions", fmt.Sprintf("not 0 to %d", MaxRevisions))
+	}
 	return c.result()
 }
 
@@ -159,6 +162,9 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	c.list("ledger.redaction.redactedFromLogs", len(e.Redaction.RedactedFromLogs))
 	for _, s := range e.Redaction.RedactedFromLogs {
 		c.label("ledger.redaction.redactedFromLogs", s, true)
+	}
+	if e.Revisions < 0 || e.Revisions > MaxRevisions {
+		c.fail("ledger.revisions", fmt.Sprintf("not 0 to %d", MaxRevisions))
 	}
 	c.decision("ledger.decision", e.Decision)
 	c.text("ledger.reason", e.Reason)

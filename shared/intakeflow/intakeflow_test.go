@@ -51,6 +51,10 @@ func (s *untouchableStore) Withdraw(context.Context, string, []byte, time.Time) 
 	s.t.Errorf("Withdraw called")
 	return intake.ErrNotFound
 }
+func (s *untouchableStore) ReviseDraft(context.Context, string, []byte, time.Time, func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
+	s.t.Errorf("ReviseDraft called")
+	return nil, intake.ErrNotFound
+}
 func (s *untouchableStore) RecordAttempt(_ context.Context, e intake.LedgerEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -87,7 +91,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	svc, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
+		Store: store, Reviser: store, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
 		Logger:     slog.New(slog.DiscardHandler),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  intake.DefaultRetention,

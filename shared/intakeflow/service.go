@@ -33,11 +33,12 @@ const (
 
 // Deps is what the service needs; New refuses a missing one.
 type Deps struct {
-	Store intake.Store
-	Forms *formregistry.Registry
-	Chain checks.Chain
-	Flood *floodlimit.Limiter
-	Keys  intake.Keyring
+	Store   intake.Store
+	Reviser Reviser
+	Forms   *formregistry.Registry
+	Chain   checks.Chain
+	Flood   *floodlimit.Limiter
+	Keys    intake.Keyring
 	// Pepper keys the hashes that name a client address, an email and an
 	// Idempotency-Key in storage (at least 32 bytes). It does not rotate
 	// with Keys, so a key rotation keeps every rate counter and idempotency
@@ -68,7 +69,7 @@ type Service struct {
 func New(d Deps) (*Service, error) {
 	var missing []error
 	for name, ok := range map[string]bool{
-		"Store": d.Store != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
+		"Store": d.Store != nil, "Reviser": d.Reviser != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
 		"Keys": d.Keys != nil, "Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
 		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,

@@ -6,16 +6,24 @@
 // data-api-base is prefixed to the API paths (empty: this page's origin). When
 // the functions have separate URLs, data-api-forms, data-api-challenge,
 // data-api-drafts and data-api-confirmation override it per function (the
-// confirmation URL also serves withdrawal).
+// confirmation URL also serves revision and withdrawal).
 //
-// The flow (README, "How it works"): render the form from GET /api/forms/{formId};
-// fetch an ALTCHA challenge and solve it in Web Workers while the visitor
-// types; "Review" posts the draft and shows back what the service kept;
-// "Confirm" sends it on; the success view offers a withdrawal link whose id
-// and token live only in the URL fragment (#withdraw?id=…&token=…).
+// The flow: render the form from GET /api/forms/{formId}; fetch an ALTCHA
+// challenge and solve it in Web Workers while the visitor types; "Review"
+// posts the draft and shows back what the service kept; "Edit" then
+// "Review" revises that same draft (no new proof of work, no rate-limit
+// charge); "Confirm" sends it on; the success view offers a withdrawal link
+// whose id and token live only in the URL fragment (#withdraw?id=…&token=…),
+// a button that copies it and a receipt the browser makes and downloads.
+//
+// What the visitor types is kept in sessionStorage (this tab only) so that
+// Back/Forward and reloads do not lose it, with the unconfirmed draft's id
+// and token so that its Review revises the same draft; both are removed on
+// confirmation and on withdrawal. After confirmation the token is written
+// to sessionStorage only when the visitor asks to keep the receipt there.
 //
 // The guide conversation: the site's guide code hands over its transcript in
-// memory (never in browser storage or cookies), either
+// memory (never written to browser storage or cookies), either
 //   import { attachConversation } from "/js/introduction-form.js";
 //   await attachConversation([{ role: "visitor", text: "…" }, { role: "guide", text: "…" }]);
 // or, from a classic script, window.introductions.attachConversation(turns).
@@ -33,15 +41,23 @@ const BASES = {
 
 const POW_CODES = new Set(["POW_REQUIRED", "POW_INVALID", "POW_EXPIRED", "POW_SPENT"]);
 
+// Codes whose detail from the service says more precisely than the page's
+// own sentence what to change in the field.
+const DETAILED_CODES = new Set([
+  "NAME_INVALID", "COMPANY_INVALID", "ROLE_INVALID", "EMAIL_INVALID", "MESSAGE_INVALID", "MESSAGE_TOO_MANY_LINKS",
+  "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED",
+]);
+
 // el makes an element; attrs are attributes (false/null/undefined skipped,
-// true as empty); children are nodes or strings (as text, never markup).
+// true as empty); children are nodes or strings (as text, never markup), in
+// arrays nested to any depth.
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === false || v === null || v === undefined) continue;
     node.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     node.append(c instanceof Node ? c : String(c));
   }
@@ -58,6 +74,87 @@ function codePoints(s) {
   let n = 0;
   for (const _ of s) n++;
   return n;
+}
+
+/**
+ * countLinks counts links as the service does: every "http://" or
+ * "https://", and every "www." that does not follow a letter, digit, '.',
+ * '-', '_', '/' or '@' (ASCII case ignored).
+ * @param {string} s
+ */
+export function countLinks(s) {
+  const text = String(s ?? "");
+  const schemes = text.match(/https?:\/\//gi) || [];
+  const www = text.match(/(?<![\p{L}\p{N}._\/@-])www\./giu) || [];
+  return schemes.length + www.length;
+}
+
+// Characters that do not show, or that change the direction of the text
+// around them. The review shows each as a visible code instead.
+const INVISIBLE_NAMES = {
+  0x00ad: "soft hyphen",
+  0x034f: "combining grapheme joiner",
+  0x061c: "Arabic letter mark",
+  0x115f: "Hangul filler",
+  0x1160: "Hangul filler",
+  0x17b4: "Khmer vowel inherent",
+  0x17b5: "Khmer vowel inherent",
+  0x180e: "Mongolian vowel separator",
+  0x200b: "zero-width space",
+  0x200e: "left-to-right mark",
+  0x200f: "right-to-left mark",
+  0x202a: "left-to-right embedding",
+  0x202b: "right-to-left embedding",
+  0x202c: "pop directional formatting",
+  0x202d: "left-to-right override",
+  0x202e: "right-to-left override",
+  0x2060: "word joiner",
+  0x2061: "invisible function application",
+  0x2062: "invisible times",
+  0x2063: "invisible separator",
+  0x2064: "invisible plus",
+  0x2066: "left-to-right isolate",
+  0x2067: "right-to-left isolate",
+  0x2068: "first strong isolate",
+  0x2069: "pop directional isolate",
+  0x3164: "Hangul filler",
+  0xfeff: "zero-width no-break space",
+  0xffa0: "Hangul filler",
+};
+
+function invisibleName(cp) {
+  if (INVISIBLE_NAMES[cp]) return INVISIBLE_NAMES[cp];
+  if (cp < 0x20 && cp !== 0x0a) return "control character";
+  if (cp >= 0x7f && cp <= 0x9f) return "control character";
+  if (cp >= 0x206a && cp <= 0x206f) return "deprecated format character";
+  if (cp >= 0xfff9 && cp <= 0xfffb) return "interlinear annotation character";
+  if (cp >= 0xe0000 && cp <= 0xe007f) return "tag character";
+  return "";
+}
+
+/**
+ * revealInvisible splits text into ordinary runs (strings) and the
+ * characters that would not show, or would change the direction of the
+ * text around them, each as {codePoint, label, name}.
+ * @param {string} text
+ * @returns {Array<string|{codePoint: number, label: string, name: string}>}
+ */
+export function revealInvisible(text) {
+  const out = [];
+  let run = "";
+  for (const ch of String(text ?? "")) {
+    const cp = ch.codePointAt(0);
+    const name = invisibleName(cp);
+    if (!name) {
+      run += ch;
+      continue;
+    }
+    if (run) out.push(run);
+    run = "";
+    out.push({ codePoint: cp, label: `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`, name });
+  }
+  if (run) out.push(run);
+  return out;
 }
 
 // cleanText drops control characters the service refuses (all but newline),
@@ -184,12 +281,18 @@ class ProofOfWork {
     return entry;
   }
 
-  // payload resolves to a solved challenge's ALTCHA payload.
+  // payload resolves to a solved challenge's ALTCHA payload; onProgress
+  // hears the progress until the caller calls quiet().
   payload(onProgress) {
     const entry = this.start();
     this.listener = onProgress || null;
     if (onProgress && !entry.ready) onProgress(entry.progress);
     return entry.promise;
+  }
+
+  // quiet stops reporting progress: nobody is waiting for it any more.
+  quiet() {
+    this.listener = null;
   }
 
   isReady() {
@@ -200,6 +303,7 @@ class ProofOfWork {
   stop() {
     if (this.current) this.current.ctl.abort();
     this.current = null;
+    this.listener = null;
   }
 
   // discard forgets the current solution (spent, refused) and starts another.
@@ -208,6 +312,34 @@ class ProofOfWork {
     this.current = null;
     this.start();
   }
+}
+
+// Storage keys in sessionStorage (this tab only), per form id.
+const storeKey = (formId) => `introductions:${formId}:typing`;
+const receiptKey = (formId) => `introductions:${formId}:receipt`;
+
+function readStored(key) {
+  try {
+    const raw = sessionStorage.getItem(key);
+    return raw ? JSON.parse(raw) : null;
+  } catch {
+    return null; // storage disabled or unreadable: nothing kept
+  }
+}
+
+function writeStored(key, value) {
+  try {
+    if (value === null) sessionStorage.removeItem(key);
+    else sessionStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage disabled or full: the page works without it
+  }
+}
+
+function dateTime(iso) {
+  const d = iso ? new Date(iso) : null;
+  if (!d || Number.isNaN(d.getTime())) return "";
+  return `${d.toLocaleString([], { dateStyle: "long", timeStyle: "short" })} (${d.toISOString().replace(/\.\d+Z$/, "Z")})`;
 }
 
 /** IntroductionForm is one mounted form. */
@@ -222,6 +354,7 @@ export class IntroductionForm {
       form: () => `${pick("apiForms")}/api/forms/${encodeURIComponent(this.formId)}`,
       challenge: () => pick("apiChallenge") + ((this.def && this.def.proofOfWork && this.def.proofOfWork.challengePath) || "/api/introductions/challenge"),
       drafts: () => `${pick("apiDrafts")}/api/introductions`,
+      revision: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/revision`,
       confirmation: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/confirmation`,
       withdrawal: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/withdrawal`,
     };
@@ -230,15 +363,22 @@ export class IntroductionForm {
       this.root.dataset.pow = s;
     });
     this.transcript = null; // {text, kept, dropped}
-    this.draft = null;
+    this.draft = null; // the kept, unconfirmed draft: {id, token, expiresAt, introduction, …}
     this.lastAttempt = null; // {json, key} of a draft post that failed in transit
     this.view = "";
-    this.fields = new Map(); // name -> {input, error}
+    this.fields = new Map(); // name -> {input, error, count, note, def}
+    this.reached = false; // the service has answered this page at least once
+    this.withdrawn = new Set(); // ids withdrawn from this page
   }
 
   /** start loads the definition and shows the view the URL asks for. */
   async start() {
     window.addEventListener("hashchange", () => this.route());
+    window.addEventListener("beforeunload", (e) => {
+      if (!this.hasUnsentText()) return;
+      e.preventDefault();
+      e.returnValue = ""; // older browsers need it set to warn
+    });
     await this.loadDefinition();
     this.route();
   }
@@ -246,16 +386,36 @@ export class IntroductionForm {
   async loadDefinition() {
     this.setStatus("Loading the form…");
     try {
-      const res = await fetch(this.urls.form(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      let res;
+      try {
+        res = await fetch(this.urls.form(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
+      } catch {
+        throw Object.assign(new Error("unreachable"), { code: this.unreachableCode() });
+      }
+      this.reached = true;
+      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { code: "BUSY" });
       this.def = await res.json();
-    } catch {
+    } catch (err) {
       this.def = null;
+      this.view = "not-loaded";
       put(this.root,
-        el("p", { class: "intro-status", role: "alert" }, "The form could not be loaded. Please check your connection and try again."),
+        this.heading("The form could not be loaded"),
+        el("p", { class: "intro-status", role: "alert" }, err.code === "BUSY"
+          ? "The service is busy right now. Please try again in a moment."
+          : "Please check your connection and try again."),
         this.button("Try again", () => this.loadDefinition().then(() => this.route())),
       );
+      this.focusHeading();
     }
+  }
+
+  // unreachableCode names a request that got no readable answer: with no
+  // connection, NETWORK; after the service has answered this page before,
+  // the likeliest cause is the platform refusing a busy service without
+  // the CORS headers that would let the page read it, so BUSY.
+  unreachableCode() {
+    if (typeof navigator !== "undefined" && navigator.onLine === false) return "NETWORK";
+    return this.reached ? "BUSY" : "NETWORK";
   }
 
   withdrawalParams() {
@@ -271,7 +431,16 @@ export class IntroductionForm {
     const w = this.withdrawalParams();
     if (w) return this.showWithdraw(w);
     if (!this.def) return;
-    if (this.view !== "form" && this.view !== "review" && this.view !== "success") this.showForm();
+    if (["form", "review", "success", "kept", "withdrawn"].includes(this.view)) return;
+    const receipt = readStored(receiptKey(this.formId));
+    if (receipt && receipt.href) return this.showSuccess(receipt, { restored: true });
+    const typed = readStored(storeKey(this.formId));
+    if (typed) {
+      const d = typed.draft;
+      if (d && d.id && d.token && Date.parse(d.expiresAt) - Date.now() > 30_000) this.draft = d;
+      return this.showForm(typed.values || {});
+    }
+    this.showForm();
   }
 
   setStatus(text) {
@@ -294,12 +463,40 @@ export class IntroductionForm {
   }
 
   fieldDef(name) {
-    return (this.def.fields || []).find((f) => f.name === name) || { name, label: name };
+    return ((this.def && this.def.fields) || []).find((f) => f.name === name) || { name, label: name };
   }
 
   consentPurpose() {
     const conv = this.fieldDef("conversation");
-    return (this.def.purposes || []).find((p) => p.id === (conv.purpose || "attach-conversation") && p.consent);
+    return ((this.def && this.def.purposes) || []).find((p) => p.id === (conv.purpose || "attach-conversation") && p.consent);
+  }
+
+  // hasUnsentText reports whether leaving now would lose words not yet sent
+  // on: a form with anything typed, or a draft not yet confirmed.
+  hasUnsentText() {
+    if (this.view === "review") return true;
+    if (this.view !== "form") return false;
+    for (const f of this.fields.values()) {
+      if (f.input && typeof f.input.value === "string" && f.input.type !== "checkbox" && f.input.value.trim() !== "") return true;
+    }
+    return false;
+  }
+
+  // remember writes what was typed (and the unconfirmed draft) to this tab's
+  // sessionStorage.
+  remember() {
+    const values = this.formValues || {};
+    const typed = Object.values(values).some((v) => v && String(v).trim() !== "");
+    if (!typed && !this.draft) {
+      writeStored(storeKey(this.formId), null);
+      return;
+    }
+    const d = this.draft;
+    writeStored(storeKey(this.formId), { values, draft: d ? { id: d.id, token: d.token, expiresAt: d.expiresAt } : null });
+  }
+
+  forget() {
+    writeStored(storeKey(this.formId), null);
   }
 
   // ---- the form ----
@@ -308,8 +505,11 @@ export class IntroductionForm {
     const def = this.def;
     this.view = "form";
     this.fields.clear();
-    this.pow.start();
-    prewarm();
+    if (!this.draft) {
+      // A kept draft is revised without a new proof of work.
+      this.pow.start();
+      prewarm();
+    }
     const form = el("form", { novalidate: true, "aria-describedby": "intro-lead" });
     for (const f of def.fields || []) {
       if (f.type === "transcript") continue;
@@ -337,6 +537,7 @@ export class IntroductionForm {
       e.preventDefault();
       this.review();
     });
+    form.addEventListener("input", () => this.remember());
     this.form = form;
     this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
     put(this.root,
@@ -351,29 +552,77 @@ export class IntroductionForm {
     const id = `intro-${f.name}`;
     const hintId = `${id}-hint`;
     const errId = `${id}-error`;
+    const countId = `${id}-count`;
+    const limited = f.maxLength > 0;
     const attrs = {
       id,
       name: f.name,
       autocomplete: f.autocomplete || "off",
-      maxlength: f.maxLength > 0 ? f.maxLength : null,
       "aria-required": f.required ? "true" : null,
-      "aria-describedby": [f.hint ? hintId : "", errId].filter(Boolean).join(" "),
+      // No maxlength: the browser would cut a long paste without a word.
+      // The count below says where the limit is instead.
+      "aria-describedby": [f.hint ? hintId : "", limited ? countId : "", errId].filter(Boolean).join(" "),
     };
     let input;
     if (f.type === "textarea") {
       input = el("textarea", { ...attrs, rows: 8 });
-      input.value = value || "";
     } else {
       input = el("input", { ...attrs, type: f.type === "email" ? "email" : "text", spellcheck: f.type === "email" ? "false" : null });
-      input.value = value || "";
     }
+    input.value = value || "";
     const error = el("p", { class: "intro-error", id: errId });
-    this.fields.set(f.name, { input, error, def: f });
+    const count = limited ? el("p", { class: "intro-count", id: countId }) : null;
+    const note = el("p", { class: "intro-note", id: `${id}-note`, role: "status" });
+    const field = { input, error, count, note, def: f };
+    this.fields.set(f.name, field);
+    if (count) {
+      this.updateCount(field);
+      let pasted = false;
+      input.addEventListener("paste", () => (pasted = true));
+      input.addEventListener("input", () => {
+        const over = this.updateCount(field);
+        if (pasted) this.notePaste(field, over);
+        else if (!over.length && !over.links) note.textContent = "";
+        pasted = false;
+      });
+    }
     return el("div", { class: "intro-field" },
       el("label", { for: id }, f.label || f.name, f.required ? null : el("span", { class: "intro-optional" }, " (optional)")),
       f.hint ? el("span", { class: "intro-hint", id: hintId }, f.hint) : null,
       input,
+      count,
+      note,
       error);
+  }
+
+  // updateCount shows a field's characters (and links) against its limits
+  // and returns by how much each is over them.
+  updateCount(field) {
+    const f = field.def;
+    const text = field.input.value.replace(/\r\n?/g, "\n").trim();
+    const n = codePoints(text);
+    const links = f.type === "textarea" ? countLinks(text) : 0;
+    const over = { length: Math.max(0, n - f.maxLength), links: f.type === "textarea" ? Math.max(0, links - (f.maxLinks ?? 0)) : 0 };
+    const parts = [`${n.toLocaleString()} of ${f.maxLength.toLocaleString()} characters`];
+    if (over.length) parts[0] += ` (${over.length.toLocaleString()} too many)`;
+    if (f.type === "textarea") {
+      parts.push(`${links} of ${f.maxLinks ?? 0} links${over.links ? ` (${over.links} too many)` : ""}`);
+    }
+    field.count.textContent = parts.join(" · ");
+    field.count.classList.toggle("intro-over", over.length > 0 || over.links > 0);
+    return over;
+  }
+
+  notePaste(field, over) {
+    const f = field.def;
+    const said = [];
+    if (over.length) {
+      said.push(`What you pasted makes this ${over.length.toLocaleString()} ${over.length === 1 ? "character" : "characters"} longer than the ${f.maxLength.toLocaleString()} allowed. Nothing was cut: please shorten it before you review.`);
+    }
+    if (over.links) {
+      said.push(`It now holds ${over.links} ${over.links === 1 ? "link" : "links"} more than the ${f.maxLinks ?? 0} allowed.`);
+    }
+    field.note.textContent = said.join(" ");
   }
 
   renderConversation() {
@@ -438,7 +687,10 @@ export class IntroductionForm {
       el("summary", {}, notice.title || "How your introduction is handled"),
       el("h2", {}, "What it is used for"),
       el("ul", { class: "intro-purposes" }, purposes),
-      (notice.sections || []).map((s) => [el("h2", {}, s.heading), el("p", {}, s.body)]),
+      (notice.sections || []).map((s) => [
+        el("h2", {}, s.heading),
+        String(s.body || "").split("\n").filter((line) => line.trim() !== "").map((line) => el("p", {}, line)),
+      ]),
       r.draftMinutes
         ? el("p", {}, `A draft you do not confirm is deleted after ${r.draftMinutes} minutes; a confirmed introduction is kept for ${r.introductionDays} days.`)
         : null);
@@ -520,6 +772,8 @@ export class IntroductionForm {
         return `You have sent several introductions in a short time. Please try again ${whenText(retryAfter)}.`;
       case "UNAVAILABLE":
         return `The service is busy right now. Please try again ${whenText(retryAfter ?? 30)}.`;
+      case "BUSY":
+        return "The service is busy right now. Please try again in a moment.";
       case "BODY_TOO_LARGE":
         return "Your introduction is too large to send. Please shorten the message or remove the conversation.";
       case "UNREADABLE_BODY":
@@ -544,6 +798,14 @@ export class IntroductionForm {
     }
   }
 
+  // explain is what the visitor reads for one problem: the service's own
+  // detail for a field's content (it says exactly what to change), the
+  // page's sentence otherwise.
+  explain(code, field, detail, retryAfter) {
+    if (DETAILED_CODES.has(code) && typeof detail === "string" && /\w/.test(detail) && detail.length <= 400) return detail;
+    return this.sentence(code, field, detail, retryAfter);
+  }
+
   // showProblem puts each error at its field and lists them all at the top.
   showProblem(problem, retryAfter) {
     this.clearErrors();
@@ -552,13 +814,14 @@ export class IntroductionForm {
     let first = null;
     for (const e of errors) {
       const field = e.field === "consents" && !this.fields.has("consents") ? "" : e.field;
-      const text = this.sentence(e.code || problem.code, field, e.detail, retryAfter);
+      const text = this.explain(e.code || problem.code, field, e.detail, retryAfter);
       const target = field && this.fields.get(field);
       if (target) {
         target.error.textContent = target.error.textContent ? `${target.error.textContent} ${text}` : text;
         target.input.setAttribute("aria-invalid", "true");
         first = first || target.input;
-        const link = el("a", { href: `#${target.input.id}` }, text);
+        const label = field === "consents" ? "Consent" : (target.def.label || field);
+        const link = el("a", { href: `#${target.input.id}` }, `${label}: ${text}`);
         link.addEventListener("click", (ev) => {
           ev.preventDefault();
           target.input.focus();
@@ -603,6 +866,7 @@ export class IntroductionForm {
       cache: "no-store",
       referrerPolicy: "no-referrer",
     });
+    this.reached = true;
     let data = null;
     const type = res.headers.get("Content-Type") || "";
     if (res.status !== 204 && /json/.test(type)) {
@@ -613,8 +877,11 @@ export class IntroductionForm {
       }
     }
     if (!res.ok && (!data || !data.code)) {
-      const byStatus = { 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 409: "STATE_CONFLICT", 413: "BODY_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE", 429: "RATE_LIMITED", 503: "UNAVAILABLE" };
-      data = { code: byStatus[res.status] || "UNAVAILABLE", status: res.status };
+      // Not the service's own problem: the platform in front of it answered
+      // (Cloud Run's 429 when every instance is busy, a 5xx from its front
+      // end). That is the service being busy, never the visitor's limit.
+      const byStatus = { 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 409: "STATE_CONFLICT", 413: "BODY_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" };
+      data = { code: byStatus[res.status] || (res.status === 503 && res.headers.get("Retry-After") ? "UNAVAILABLE" : "BUSY"), status: res.status };
     }
     return { res, data, retryAfter: retryAfterSeconds(res) };
   }
@@ -637,73 +904,142 @@ export class IntroductionForm {
     this.clearErrors();
     try {
       const body = this.collect();
-      for (let attempt = 0; attempt < 2; attempt++) {
-        if (!this.pow.isReady()) this.showProgress(this.pow.current ? this.pow.current.progress : 0);
-        let altcha;
-        try {
-          altcha = await this.pow.payload((p) => this.showProgress(p));
-        } catch (err) {
-          this.pow.discard();
-          try {
-            altcha = await this.pow.payload((p) => this.showProgress(p));
-          } catch (err2) {
-            put(this.progress);
-            this.showProblem({ code: err2 instanceof SolveError ? "SOLVER" : "NETWORK" });
-            return;
-          }
-        }
-        put(this.progress);
-        const full = { ...body, altcha };
-        const json = JSON.stringify(full);
-        const key = this.lastAttempt && this.lastAttempt.json === json ? this.lastAttempt.key : idempotencyKey();
-        let answer;
-        try {
-          answer = await this.send(this.urls.drafts(), full, { "Idempotency-Key": key });
-        } catch {
-          this.lastAttempt = { json, key };
-          this.showProblem({ code: "NETWORK" });
-          return;
-        }
-        this.lastAttempt = null;
-        const { res, data, retryAfter } = answer;
-        if (res.status === 201 || res.status === 200) {
-          this.pow.discard(); // spent: get the next one ready for an edit
-          this.formValues = this.formValues;
-          this.showReview(data);
-          return;
-        }
-        const codes = data.errors && data.errors.length ? data.errors.map((e) => e.code) : [data.code];
-        if (attempt === 0 && codes.every((c) => POW_CODES.has(c))) {
-          this.pow.discard(); // expired, spent or from another instance: solve a new one
-          continue;
-        }
-        this.showProblem(data, retryAfter);
-        return;
-      }
-      // Refused twice for the proof of work: say so.
-      this.showProblem({ code: "POW_INVALID" });
+      if (this.draft && (await this.revise(body))) return;
+      await this.keepNew(body);
     } finally {
       this.busy = false;
+      this.pow.quiet();
+      put(this.progress);
       if (this.submitButton) this.submitButton.disabled = false;
     }
   }
 
+  // revise sends the edited fields as a revision of the kept draft. It
+  // returns false when there is no draft to revise any more (expired, or
+  // revised as often as the service allows): a new draft is then kept.
+  async revise(body) {
+    const { formId, formVersion, ...fields } = body;
+    const hp = this.def.honeypot && this.def.honeypot.name;
+    if (hp) delete fields[hp];
+    let answer;
+    try {
+      answer = await this.send(this.urls.revision(this.draft.id), { token: this.draft.token, ...fields });
+    } catch {
+      this.showProblem({ code: this.unreachableCode() });
+      return true;
+    }
+    const { res, data, retryAfter } = answer;
+    if (res.ok && data && data.id) {
+      this.formValues = this.formValues;
+      this.showReview(data);
+      return true;
+    }
+    if (data.code === "NOT_FOUND" || data.code === "RATE_LIMITED") {
+      this.draft = null;
+      this.remember();
+      return false;
+    }
+    this.showProblem(data, retryAfter);
+    return true;
+  }
+
+  async keepNew(body) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (!this.pow.isReady()) this.showProgress(this.pow.current ? this.pow.current.progress : 0);
+      let altcha;
+      try {
+        altcha = await this.pow.payload((p) => this.showProgress(p));
+      } catch {
+        this.pow.discard();
+        try {
+          altcha = await this.pow.payload((p) => this.showProgress(p));
+        } catch (err2) {
+          this.pow.quiet();
+          put(this.progress);
+          this.showProblem({ code: err2 instanceof SolveError ? "SOLVER" : this.unreachableCode() });
+          return;
+        }
+      }
+      this.pow.quiet();
+      put(this.progress);
+      const full = { ...body, altcha };
+      const json = JSON.stringify(full);
+      const key = this.lastAttempt && this.lastAttempt.json === json ? this.lastAttempt.key : idempotencyKey();
+      let answer;
+      try {
+        answer = await this.send(this.urls.drafts(), full, { "Idempotency-Key": key });
+      } catch {
+        this.lastAttempt = { json, key };
+        this.showProblem({ code: this.unreachableCode() });
+        return;
+      }
+      this.lastAttempt = null;
+      const { res, data, retryAfter } = answer;
+      if (res.status === 201 || res.status === 200) {
+        this.pow.stop(); // spent; an edit revises this draft without another
+        this.formValues = this.formValues;
+        this.showReview(data);
+        return;
+      }
+      const codes = data.errors && data.errors.length ? data.errors.map((e) => e.code) : [data.code];
+      if (attempt === 0 && codes.every((c) => POW_CODES.has(c))) {
+        this.pow.discard(); // expired, spent or from another instance: solve a new one
+        continue;
+      }
+      this.showProblem(data, retryAfter);
+      return;
+    }
+    // Refused twice for the proof of work: say so.
+    this.showProblem({ code: "POW_INVALID" });
+  }
+
   // ---- the review step ----
+
+  // shown renders a kept value with every invisible or direction-changing
+  // character as a visible code; it reports whether it found any.
+  shown(text) {
+    let found = false;
+    const nodes = revealInvisible(text).map((part) => {
+      if (typeof part === "string") return part;
+      found = true;
+      return el("span", { class: "intro-invisible", title: `${part.label} ${part.name}` },
+        part.label, el("span", { class: "visually-hidden" }, ` (an invisible character: ${part.name})`));
+    });
+    return { nodes, found };
+  }
 
   showReview(draft) {
     this.draft = draft;
     this.view = "review";
+    this.remember();
     const kept = draft.introduction || {};
     const rows = [];
+    let invisible = false;
     for (const f of this.def.fields || []) {
       if (f.type === "transcript") continue;
       const v = kept[f.name];
-      rows.push(el("dt", {}, f.label || f.name), v ? el("dd", { "data-field": f.name }, v) : el("dd", { class: "intro-empty", "data-field": f.name }, "(not given)"));
+      if (v) {
+        const { nodes, found } = this.shown(v);
+        invisible = invisible || found;
+        rows.push(el("dt", {}, f.label || f.name), el("dd", { "data-field": f.name, dir: "auto" }, nodes));
+      } else {
+        rows.push(el("dt", {}, f.label || f.name), el("dd", { class: "intro-empty", "data-field": f.name }, "(not given)"));
+      }
     }
+    const convLabel = this.fieldDef("conversation").label || "Conversation";
     if (kept.conversation) {
+      const { nodes, found } = this.shown(kept.conversation);
+      invisible = invisible || found;
       rows.push(
-        el("dt", {}, `${this.fieldDef("conversation").label || "Conversation"} (attached with your consent)`),
-        el("dd", { class: "intro-transcript", "data-field": "conversation", tabindex: "0", role: "region", "aria-label": "The conversation as kept" }, kept.conversation),
+        el("dt", {}, `${convLabel} (attached with your consent)`),
+        el("dd", { "data-field": "conversation" },
+          el("div", { class: "intro-transcript", tabindex: "0", role: "region", "aria-label": "The conversation as kept", dir: "auto" }, nodes)),
+      );
+    } else if (this.transcript) {
+      rows.push(
+        el("dt", {}, convLabel),
+        el("dd", { class: "intro-empty", "data-field": "conversation" },
+          "Not attached: you did not tick the box that allows it, so it was not sent and is not kept. To attach it, press Edit and tick the box."),
       );
     }
     const until = draft.expiresAt ? new Date(draft.expiresAt) : null;
@@ -713,6 +1049,9 @@ export class IntroductionForm {
       this.heading("Please check your introduction"),
       el("p", {}, "This is exactly what was received and kept. Nothing is sent on until you confirm."),
       this.summary,
+      invisible
+        ? el("p", { class: "intro-hint intro-invisible-note" }, "Some of it holds characters that do not show or that change the direction of the text around them. Each is shown here as its code, such as U+202E, and was kept as you sent it. To remove them, press Edit.")
+        : null,
       el("dl", { class: "intro-kept" }, rows),
       until && !Number.isNaN(until.getTime())
         ? el("p", { class: "intro-hint" }, `If you do not confirm, this draft is deleted at ${until.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.`)
@@ -720,7 +1059,6 @@ export class IntroductionForm {
       el("div", { class: "intro-actions" },
         this.confirmButton,
         this.button("Edit", () => {
-          this.draft = null;
           this.showForm(this._values);
           this.focusHeading();
         }, "intro-secondary")),
@@ -737,18 +1075,20 @@ export class IntroductionForm {
       try {
         answer = await this.send(this.urls.confirmation(this.draft.id), { token: this.draft.token });
       } catch {
-        this.showReviewProblem({ code: "NETWORK" });
+        this.showReviewProblem({ code: this.unreachableCode() });
         return;
       }
       const { res, data, retryAfter } = answer;
       if (res.ok) {
-        this.showSuccess(this.draft, data || {});
+        this.forget();
+        this.showSuccess(this.receiptOf(this.draft, data || {}));
         return;
       }
       if (data.code === "NOT_FOUND") {
         const values = this._values;
         this.draft = null;
         this.showForm(values);
+        this.remember();
         this.showProblem(data);
         return;
       }
@@ -764,7 +1104,7 @@ export class IntroductionForm {
     this.summary.focus();
   }
 
-  // ---- success and withdrawal ----
+  // ---- success, the receipt and withdrawal ----
 
   withdrawalLink(id, token) {
     const u = new URL(location.href);
@@ -772,7 +1112,96 @@ export class IntroductionForm {
     return u.href;
   }
 
-  showSuccess(draft, confirmation) {
+  // receiptOf makes the receipt of a confirmed draft: the withdrawal link
+  // and a plain-text account of what was kept, when, and until when.
+  receiptOf(draft, confirmation) {
+    const id = confirmation.id || draft.id;
+    const href = this.withdrawalLink(id, draft.token);
+    const kept = draft.introduction || {};
+    const confirmedAt = confirmation.confirmedAt || new Date().toISOString();
+    const until = confirmation.withdrawal && confirmation.withdrawal.until;
+    const lines = [
+      "Receipt for your introduction",
+      "",
+      `Sent to: the owner of ${location.host || "this site"} (${location.origin}${location.pathname})`,
+      `Confirmed: ${dateTime(confirmedAt)}`,
+      until ? `Kept until: ${dateTime(until)}, then deleted` : null,
+      `Reference: ${id}`,
+      "",
+      "What was kept",
+    ];
+    for (const f of this.def.fields || []) {
+      if (f.type === "transcript") continue;
+      const v = kept[f.name] || "(not given)";
+      lines.push(v.includes("\n") ? `${f.label || f.name}:\n  ${v.replace(/\n/g, "\n  ")}` : `${f.label || f.name}: ${v}`);
+    }
+    const convLabel = this.fieldDef("conversation").label || "Conversation";
+    lines.push(kept.conversation ? `${convLabel} (attached with your consent):\n  ${kept.conversation.replace(/\n/g, "\n  ")}` : `${convLabel}: not attached`);
+    lines.push(
+      "",
+      "To withdraw it (it is erased at once, with any attached conversation), open this link:",
+      href,
+      "",
+      "Keep this file private: whoever has the link can withdraw your introduction, though nobody can read it with it.",
+      "",
+    );
+    return { id, href, confirmedAt, text: lines.filter((l) => l !== null).join("\n") };
+  }
+
+  // receiptActions are the buttons that keep the withdrawal link: copy it,
+  // download the receipt, keep it in this tab (or forget it there).
+  receiptActions(receipt, { keepInTab = true } = {}) {
+    const status = el("p", { class: "intro-receipt-status", role: "status", id: "intro-receipt-status" });
+    const copy = this.button("Copy the link", async () => {
+      try {
+        await navigator.clipboard.writeText(receipt.href);
+        status.textContent = "The withdrawal link is copied. Paste it somewhere you will find it again.";
+      } catch {
+        const link = this.root.querySelector("#intro-withdraw-link");
+        if (link) {
+          const range = document.createRange();
+          range.selectNodeContents(link);
+          const sel = window.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+        }
+        status.textContent = "This browser did not let the page copy it. The link is selected: copy it with Ctrl+C (⌘C), or press and hold it.";
+      }
+    }, "intro-secondary");
+    const actions = [copy];
+    if (receipt.text) {
+      actions.push(this.button("Download a receipt", () => {
+        const blob = new Blob([receipt.text], { type: "text/plain;charset=utf-8" });
+        const url = URL.createObjectURL(blob);
+        const a = el("a", { href: url, download: `introduction-receipt-${String(receipt.confirmedAt || "").slice(0, 10) || "now"}.txt`, hidden: true });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        status.textContent = "The receipt is downloaded: a small text file with what was kept, when, and the withdrawal link. It was made in your browser; nothing new was stored on the server.";
+      }, "intro-secondary"));
+    }
+    if (keepInTab) {
+      const stored = readStored(receiptKey(this.formId));
+      const inTab = !!(stored && stored.id === receipt.id);
+      const toggle = this.button(inTab ? "Forget the receipt in this tab" : "Keep the receipt in this tab", () => {
+        const now = readStored(receiptKey(this.formId));
+        if (now && now.id === receipt.id) {
+          writeStored(receiptKey(this.formId), null);
+          toggle.textContent = "Keep the receipt in this tab";
+          status.textContent = "This tab no longer holds the receipt. Reloading the page will show an empty form.";
+        } else {
+          writeStored(receiptKey(this.formId), receipt);
+          toggle.textContent = "Forget the receipt in this tab";
+          status.textContent = "This tab keeps the receipt until you close it: reloading the page shows it again. It is not shared with other tabs or kept after the tab is closed.";
+        }
+      }, "intro-secondary");
+      actions.push(toggle);
+    }
+    return [el("div", { class: "intro-actions" }, actions), status];
+  }
+
+  showSuccess(receipt, { restored = false } = {}) {
     this.view = "success";
     this.draft = null;
     this.pow.stop(); // nothing more to solve: free the workers
@@ -780,13 +1209,15 @@ export class IntroductionForm {
     this.fields.clear();
     this._values = {};
     this.transcript = null;
-    const href = this.withdrawalLink(confirmation.id || draft.id, draft.token);
     put(this.root,
-      this.heading("Thank you — your introduction is on its way"),
-      el("p", { class: "intro-done" }, "It has been sent on to the site owner, who can answer you by email."),
+      this.heading(restored ? "Your introduction was sent" : "Thank you — your introduction is on its way"),
+      el("p", { class: "intro-done" }, restored
+        ? "This tab kept its receipt, as you asked. The site owner can answer you by email."
+        : "It has been sent on to the site owner, who can answer you by email."),
       el("h2", {}, "Changed your mind?"),
-      el("p", {}, "This link withdraws your introduction and erases it, with any attached conversation, at once. Keep it somewhere safe: it is not stored in this browser, and it is the only way to withdraw."),
-      el("a", { class: "intro-link", href, id: "intro-withdraw-link" }, href),
+      el("p", {}, "This link withdraws your introduction and erases it, with any attached conversation, at once. Keep it somewhere safe: it is the only way to withdraw, and the page shows it only here. Copy it, or download a receipt made in your browser."),
+      el("a", { class: "intro-link", href: receipt.href, id: "intro-withdraw-link" }, receipt.href),
+      this.receiptActions(receipt),
     );
     this.focusHeading();
   }
@@ -794,18 +1225,25 @@ export class IntroductionForm {
   showWithdraw({ id, token }) {
     this.view = "withdraw";
     const status = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
+    const href = this.withdrawalLink(id, token);
     const go = this.button("Withdraw my introduction", async () => {
       go.disabled = true;
+      keep.disabled = true;
       let answer;
       try {
         answer = await this.send(this.urls.withdrawal(id), { token });
       } catch {
-        put(status, el("p", {}, this.sentence("NETWORK")));
+        put(status, el("p", {}, this.sentence(this.unreachableCode())));
+        status.focus();
         go.disabled = false;
+        keep.disabled = false;
         return;
       }
       const { res, data, retryAfter } = answer;
       if (res.ok) {
+        this.withdrawn.add(id);
+        this.forget();
+        writeStored(receiptKey(this.formId), null);
         history.replaceState(null, "", location.pathname + location.search);
         this.view = "withdrawn";
         put(this.root,
@@ -815,22 +1253,46 @@ export class IntroductionForm {
         this.focusHeading();
         return;
       }
-      put(status, el("p", {}, data.code === "NOT_FOUND"
-        ? "There is nothing to withdraw under this link: it was already withdrawn, or the introduction is no longer kept."
-        : this.sentence(data.code, "", "", retryAfter)));
+      if (data.code === "NOT_FOUND") {
+        gone("There is nothing to withdraw under this link: the introduction was already withdrawn, or is no longer kept.");
+        return;
+      }
+      put(status, el("p", {}, this.sentence(data.code, "", "", retryAfter)));
       status.focus();
       go.disabled = false;
+      keep.disabled = false;
     });
+    const keep = this.button("Keep it", () => this.showKept(id, href), "intro-secondary");
+    // gone says the link leads nowhere any more; both choices are moot.
+    const gone = (text) => {
+      put(status, el("p", {}, text));
+      go.disabled = true;
+      keep.disabled = true;
+      status.focus();
+    };
     put(this.root,
       this.heading("Withdraw your introduction"),
       el("p", {}, "Withdrawing erases your introduction, and any conversation you attached, at once. This cannot be undone."),
       status,
-      el("div", { class: "intro-actions" }, go, this.button("Keep it", () => {
-        history.replaceState(null, "", location.pathname + location.search);
-        this.view = "";
-        this.route();
-        this.focusHeading();
-      }, "intro-secondary")),
+      el("div", { class: "intro-actions" }, go, keep),
+    );
+    this.focusHeading();
+    if (this.withdrawn.has(id)) gone("This introduction was already withdrawn from this page: nothing is kept under this link any more.");
+  }
+
+  // showKept is where "Keep it" leads: the introduction stays, and the link
+  // that withdraws it is still at hand.
+  showKept(id, href) {
+    history.replaceState(null, "", location.pathname + location.search);
+    this.view = "kept";
+    const stored = readStored(receiptKey(this.formId));
+    const receipt = stored && stored.id === id ? stored : { id, href };
+    put(this.root,
+      this.heading("Your introduction is still kept"),
+      el("p", { class: "intro-done" }, "Nothing was withdrawn. The site owner still has your introduction, as you sent it."),
+      el("p", {}, "If you change your mind later, this same link withdraws it. Keep it somewhere safe:"),
+      el("a", { class: "intro-link", href, id: "intro-withdraw-link" }, href),
+      this.receiptActions(receipt, { keepInTab: !!receipt.text }),
     );
     this.focusHeading();
   }

@@ -1,0 +1,122 @@
+package firestorestore
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// ReviseDraft replaces a live draft's content for the holder of tokenHash,
+// in one transaction: it reads the draft, checks
+// (*intake.Introduction).RevisableBy, asks revise for the new content (the
+// caller applies the content rules of the draft's own form version; revise
+// may run more than once when the transaction is retried), applies it with
+// ReviseBy, re-checks the introduction, the transcript and the ledger
+// update as every write of this store does, and writes the introduction,
+// its transcript (replaced, or deleted when the revision has none) and the
+// ledger entry's revision count, consents, purposes and stored fields. The
+// id, token hash, form version and expiry stay; no rate counter, spent
+// challenge or idempotency record is touched. Errors: intake.ErrNotFound
+// (unknown id, expired draft, wrong token alike); STATE_CONFLICT;
+// RATE_LIMITED after intake.MaxRevisions revisions; whatever revise
+// returns; INTERNAL when a record fails its check or the ledger entry is
+// missing; UNAVAILABLE.
+func (s *Store) ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
+	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
+	if !intake.StorableID(id) {
+		return nil, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref, transcriptRef, ledgerRef := s.introductionRef(id), s.transcriptRef(id), s.ledgerRef(id)
+	var result *intake.Introduction
+	err := s.op(ctx, []string{lockKey(ref), lockKey(transcriptRef), lockKey(ledgerRef)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			snap, err := tx.Get(ref)
+			if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
+				return intake.ErrNotFound
+			}
+			if err != nil {
+				return err
+			}
+			var d introductionDoc
+			if err := snap.DataTo(&d); err != nil {
+				return err
+			}
+			in := d.introduction(id)
+			if err := in.RevisableBy(tokenHash, now); err != nil {
+				return err
+			}
+			r, err := revise(in)
+			if err != nil {
+				return err
+			}
+			if err := in.ReviseBy(tokenHash, now, r); err != nil {
+				return err
+			}
+			if err := checkStorableRevision(in, r); err != nil {
+				return err
+			}
+			writes := []error{
+				tx.Update(ref, []firestore.Update{
+					{Path: "name", Value: in.Fields.Name},
+					{Path: "company", Value: in.Fields.Company},
+					{Path: "role", Value: in.Fields.Role},
+					{Path: "email", Value: in.Fields.Email},
+					{Path: "message", Value: in.Fields.Message},
+					{Path: "hasConversation", Value: in.HasConversation},
+					{Path: "consents", Value: in.Consents},
+					{Path: "revisions", Value: in.Revisions},
+				}),
+				tx.Update(ledgerRef, []firestore.Update{
+					{Path: "revisions", Value: in.Revisions},
+					{Path: "consents", Value: in.Consents},
+					{Path: "purposes", Value: r.Purposes},
+					{Path: "redaction.stored", Value: r.Stored},
+					{Path: "updatedAt", Value: now},
+				}),
+			}
+			if in.HasConversation {
+				writes = append(writes, tx.Set(transcriptRef, transcriptDoc{Text: r.Conversation, ExpireAt: in.ExpireAt}))
+			} else {
+				writes = append(writes, tx.Delete(transcriptRef))
+			}
+			result = &in
+			return errors.Join(writes...)
+		})
+	})
+	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.ReviseDraft", slog.String("introductionId", id),
+		slog.String("code", string(intake.CodeOf(err))))
+	if err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// checkStorableRevision re-checks what a revision writes: the revised
+// introduction (still a draft), its transcript when it has one, and the
+// content-free ledger values.
+func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
+	errs := []error{intake.CheckStorableIntroduction(in)}
+	if in.State != intake.StateDraft {
+		errs = append(errs, intake.Internal(errors.New("revision: not a draft")))
+	}
+	if in.HasConversation {
+		errs = append(errs, intake.CheckStorableTranscript(intake.Transcript{IntroductionID: in.ID, Text: r.Conversation, ExpireAt: in.ExpireAt}))
+	}
+	if len(r.Purposes) > intake.MaxStoredList || len(r.Stored) > intake.MaxStoredList {
+		errs = append(errs, intake.Internal(errors.New("revision: ledger lists over the stored cap")))
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

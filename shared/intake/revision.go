@@ -1,0 +1,57 @@
+package intake
+
+import (
+	"fmt"
+	"time"
+)
+
+// MaxRevisions is how many times one draft may be revised; the next
+// revision is refused RATE_LIMITED until the draft expires.
+const MaxRevisions = 20
+
+// Revision is a draft's new content as the content rules keep it, with the
+// evidence that goes with it. Revising keeps the draft's id, token, form
+// version and expiry.
+type Revision struct {
+	Fields Fields
+	// Conversation is the transcript as kept, "" for none (a transcript
+	// kept before is then deleted).
+	Conversation string
+	Consents     []ConsentEvidence
+	// Purposes and Stored update the ledger entry (content-free).
+	Purposes []PurposeRecord
+	Stored   []string
+}
+
+// RevisableBy reports whether the holder of tokenHash may revise the
+// introduction at now. Errors: ErrNotFound for a wrong token or a draft that
+// is gone (exactly as a confirmation answers them); STATE_CONFLICT for an
+// introduction already confirmed; RATE_LIMITED (with RetryAfter until the
+// draft expires) once it was revised MaxRevisions times.
+func (in *Introduction) RevisableBy(tokenHash []byte, now time.Time) error {
+	if !in.heldBy(tokenHash, now) {
+		return ErrNotFound
+	}
+	if in.State != StateDraft {
+		return &Error{Code: CodeStateConflict, Detail: "This introduction was already confirmed; it can no longer be edited."}
+	}
+	if in.Revisions >= MaxRevisions {
+		return &Error{Code: CodeRateLimited, RetryAfter: in.ExpireAt.Sub(now),
+			Detail: fmt.Sprintf("This draft was already revised %d times, the most allowed. Please send it as a new draft.", MaxRevisions)}
+	}
+	return nil
+}
+
+// ReviseBy replaces the content of the introduction with r for the holder
+// of tokenHash at now and counts the revision; id, token hash, form version
+// and expiry stay. Errors: those of RevisableBy.
+func (in *Introduction) ReviseBy(tokenHash []byte, now time.Time, r Revision) error {
+	if err := in.RevisableBy(tokenHash, now); err != nil {
+		return err
+	}
+	in.Fields = r.Fields
+	in.HasConversation = r.Conversation != ""
+	in.Consents = r.Consents
+	in.Revisions++
+	return nil
+}
