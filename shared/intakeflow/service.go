@@ -183,7 +183,8 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	in := intake.Introduction{
 		ID: id, State: intake.StateDraft, FormID: version.FormID, FormVersion: version.Version,
 		Fields: kept.Fields, HasConversation: kept.Conversation != "", Consents: consents,
-		TokenHash: intake.HashToken(token), CreatedAt: now, ExpireAt: now.Add(s.Retention.Draft),
+		// Firestore keeps times to the microsecond: the answer says what was kept.
+		TokenHash: intake.HashToken(token), CreatedAt: now.Truncate(time.Microsecond), ExpireAt: now.Add(s.Retention.Draft).Truncate(time.Microsecond),
 	}
 	entry.ID, entry.SubmissionID = id, id
 	entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
