@@ -1,9 +1,10 @@
 // Unit tests of the form module's pure parts, in Node (no browser): the
-// guide transcript's 12,000-character cut and a sentence for every
-// documented problem code.
+// guide transcript's 12,000-character cut, a sentence for every documented
+// problem code and the service's detail where it says more, the link count
+// and the invisible characters the review shows as codes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatTranscript, IntroductionForm } from '../../shared/sitepage/assets/js/introduction-form.js';
+import { formatTranscript, IntroductionForm, countLinks, revealInvisible } from '../../shared/sitepage/assets/js/introduction-form.js';
 
 test('formatTranscript labels the turns and keeps them whole under the limit', () => {
   const t = formatTranscript([
@@ -67,4 +68,37 @@ test('every documented problem code has its own sentence', () => {
   assert.match(form.sentence('RATE_LIMITED', '', '', 1800), /try again in about 30 minutes/);
   assert.match(form.sentence('RATE_LIMITED', '', '', 45), /try again in about 45 seconds/);
   assert.match(form.sentence('UNAVAILABLE', '', '', 5), /try again in about 5 seconds/);
+});
+
+test("the service's detail is shown for a field's content, the page's sentence for the rest", () => {
+  const form = new IntroductionForm({ dataset: {} });
+  form.def = { fields: [{ name: 'email', label: 'Email', maxLength: 254 }] };
+  const detail = 'The domain after the @ needs a dot, as in example.com.';
+  assert.equal(form.explain('EMAIL_INVALID', 'email', detail), detail);
+  assert.equal(form.explain('EMAIL_INVALID', 'email', ''), form.sentence('EMAIL_INVALID', 'email'));
+  assert.equal(form.explain('EMAIL_INVALID', 'email', '   '), form.sentence('EMAIL_INVALID', 'email'), 'a blank detail is no detail');
+  for (const code of ['RATE_LIMITED', 'POW_EXPIRED', 'FORM_VERSION_UNKNOWN', 'UNAVAILABLE', 'NOT_FOUND']) {
+    assert.equal(form.explain(code, '', 'Too many introductions from here.', 60), form.sentence(code, '', '', 60), code);
+  }
+  assert.equal(form.sentence('BUSY'), 'The service is busy right now. Please try again in a moment.');
+});
+
+test('countLinks counts schemes and a www. that starts a word, as the message count shows them', () => {
+  assert.equal(countLinks('no links here, example.com is not one'), 0);
+  assert.equal(countLinks('see https://a.example and HTTP://B.EXAMPLE'), 2);
+  assert.equal(countLinks('https://www.example.com is one link'), 1);
+  assert.equal(countLinks('www.example.com (www.example.org) awww.example'), 2);
+  assert.equal(countLinks('mail me at me@www.example'), 0);
+});
+
+test('revealInvisible names every character that would not show or would turn the text around', () => {
+  const parts = revealInvisible('Bob\u202Eevil\u200B!\u00AD\u2066x\u2069\uFEFF\u{E0041}');
+  assert.deepEqual(parts.filter((p) => typeof p === 'string'), ['Bob', 'evil', '!', 'x']);
+  assert.deepEqual(parts.filter((p) => typeof p !== 'string').map((p) => p.label),
+    ['U+202E', 'U+200B', 'U+00AD', 'U+2066', 'U+2069', 'U+FEFF', 'U+E0041']);
+  assert.equal(parts[1].name, 'right-to-left override');
+  // Ordinary text of any script, line breaks, and emoji joined by ZWJ stay as they are.
+  for (const text of ['Ada Lovelace', 'محمد', 'Line one\nLine two', '👩‍💻', 'naïve café']) {
+    assert.deepEqual(revealInvisible(text), [text], text);
+  }
 });

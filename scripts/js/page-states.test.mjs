@@ -374,6 +374,21 @@ test('busy is not blamed on the connection; offline is; the form that could not 
   }
   await page.unroute('**/api/introductions');
 
+  // At the review step, the service's own 503 says when to try again.
+  await page.getByRole('button', { name: 'Review' }).click();
+  await page.waitForSelector('text=Please check your introduction');
+  await page.route('**/confirmation', (route) => route.fulfill({
+    status: 503, contentType: 'application/problem+json', headers: { 'Retry-After': '5' },
+    body: JSON.stringify({ type: 'urn:problem:UNAVAILABLE', title: 'Briefly unavailable', status: 503, code: 'UNAVAILABLE', detail: 'The service is briefly unavailable; please try again.' }),
+  }));
+  await page.getByRole('button', { name: 'Confirm and send' }).click();
+  await page.waitForSelector('.intro-summary p');
+  assert.equal(await page.textContent('.intro-summary p'), 'The service is busy right now. Please try again in about 5 seconds.');
+  await checkState(page, 'review: service unavailable');
+  await page.unroute('**/confirmation');
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.waitForSelector('form');
+
   // Really offline: that is the connection.
   await browser.context.setOffline(true);
   try {
@@ -464,7 +479,7 @@ test('every state above was checked with axe-core', { skip }, () => {
   for (const state of ['notice open', 'review after ten revisions', 'success with the receipt', 'success restored from this tab',
     'kept (after Keep it)', 'withdraw link used again', 'withdraw link already used', 'typing, with counts',
     'paste longer than allowed', 'error: message too long', 'error: email', 'review with invisible characters',
-    'busy (no readable answer)', 'offline', 'not loaded', 'not loaded (never reached)', 'dark: empty', 'dark: notice open',
+    'busy (no readable answer)', 'review: service unavailable', 'offline', 'not loaded', 'not loaded (never reached)', 'dark: empty', 'dark: notice open',
     'dark: field errors', 'dark: review with a conversation', 'dark: success', 'dark: withdraw', 'dark: withdrawn']) {
     assert.ok(checked.has(state), `state "${state}" was not checked`);
   }

@@ -18,8 +18,8 @@
 //     U+061C, which right-to-left names legitimately need, are allowed.
 //   - A required field is not empty.
 //   - The length, in characters (Unicode code points, not bytes), is at most
-//     the field's MaxLength. The page's maxlength counts UTF-16 units, which
-//     are never fewer, so whatever the page accepts passes here.
+//     the field's MaxLength. The page counts code points too, live, and
+//     sets no maxlength (which would cut a long paste without a word).
 //   - An email field holds an address as checkEmail describes.
 //   - A multi-line field holds at most MaxLinks links, as CountLinks counts
 //     them.

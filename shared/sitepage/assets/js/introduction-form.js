@@ -77,9 +77,11 @@ function codePoints(s) {
 }
 
 /**
- * countLinks counts links as the service does: every "http://" or
- * "https://", and every "www." that does not follow a letter, digit, '.',
- * '-', '_', '/' or '@' (ASCII case ignored).
+ * countLinks counts links for the live count under the message: every
+ * "http://" or "https://", and every "www." that does not follow a letter,
+ * digit, '.', '-', '_', '/' or '@' (ASCII case ignored). It is the page's
+ * estimate of the service's rule; when they differ, the service's refusal
+ * says exactly what it counted.
  * @param {string} s
  */
 export function countLinks(s) {
