@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // revision is a revision body: the token and the fields of draftBody, with
@@ -191,7 +193,7 @@ func TestConcurrentRevisionsOfOneDraftBothApplyInTurn(t *testing.T) {
 		revision(token, map[string]any{"message": "Second edit, without one."}),
 	}
 	results := make([]response, 2)
-	parallel(2, func(i int) { results[i] = h.postJSON("/api/introductions/"+id+"/revision", bodies[i]) })
+	testsupport.AtOnce(2, func(i int) { results[i] = h.postJSON("/api/introductions/"+id+"/revision", bodies[i]) })
 	counts := map[float64]string{}
 	for i, r := range results {
 		if r.status != http.StatusOK {
