@@ -165,9 +165,17 @@ test('the receipt: copy the link, download what was kept, keep it in this tab; n
   mkdirSync(shotDir, { recursive: true });
   await page.screenshot({ path: join(shotDir, 'receipt.png'), fullPage: true });
 
+  // Leaving before the link is copied, downloaded or kept asks first.
+  const leaving = () => page.evaluate(() => {
+    const e = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(e);
+    return e.defaultPrevented;
+  });
+  assert.equal(await leaving(), true, 'the link is not saved yet');
   const asked = seen.requests.length;
   await page.getByRole('button', { name: 'Copy the link' }).click();
   await page.waitForSelector('text=The withdrawal link is copied');
+  assert.equal(await leaving(), false, 'copied: leaving asks nothing');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), href);
 
   const download = page.waitForEvent('download');

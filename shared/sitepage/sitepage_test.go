@@ -111,7 +111,10 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 			t.Errorf("index.html has a %s", name)
 		}
 	}
-	// The scripts never write markup or styles from strings.
+	// The scripts never write markup or styles from strings, and keep
+	// nothing in the browser but what the form module keeps in the tab's
+	// sessionStorage (what the visitor typed, the unconfirmed draft, and the
+	// receipt when the visitor asks for it).
 	err = fs.WalkDir(Assets(), "js", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -121,6 +124,9 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 			return err
 		}
 		for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", ".style.", "localStorage", "sessionStorage", "indexedDB", "document.cookie"} {
+			if bad == "sessionStorage" && p == "js/introduction-form.js" {
+				continue
+			}
 			if strings.Contains(string(src), bad) {
 				t.Errorf("%s uses %s", p, bad)
 			}

@@ -78,7 +78,8 @@ function codePoints(s) {
 
 /**
  * countLinks counts links for the live count under the message: every
- * "http://" or "https://", and every "www." that does not follow a letter,
+ * "http" or "https" scheme with its colon and two slashes, and every "www."
+ * that does not follow a letter,
  * digit, '.', '-', '_', '/' or '@' (ASCII case ignored). It is the page's
  * estimate of the service's rule; when they differ, the service's refusal
  * says exactly what it counted.
@@ -473,10 +474,12 @@ export class IntroductionForm {
     return ((this.def && this.def.purposes) || []).find((p) => p.id === (conv.purpose || "attach-conversation") && p.consent);
   }
 
-  // hasUnsentText reports whether leaving now would lose words not yet sent
-  // on: a form with anything typed, or a draft not yet confirmed.
+  // hasUnsentText reports whether leaving now would lose something: words
+  // not yet sent on (a form with anything typed, a draft not yet confirmed),
+  // or a withdrawal link the visitor has not yet copied, downloaded or kept.
   hasUnsentText() {
     if (this.view === "review") return true;
+    if (this.view === "success") return !this.receiptSaved;
     if (this.view !== "form") return false;
     for (const f of this.fields.values()) {
       if (f.input && typeof f.input.value === "string" && f.input.type !== "checkbox" && f.input.value.trim() !== "") return true;
@@ -1157,6 +1160,7 @@ export class IntroductionForm {
     const copy = this.button("Copy the link", async () => {
       try {
         await navigator.clipboard.writeText(receipt.href);
+        this.receiptSaved = true;
         status.textContent = "The withdrawal link is copied. Paste it somewhere you will find it again.";
       } catch {
         const link = this.root.querySelector("#intro-withdraw-link");
@@ -1180,6 +1184,7 @@ export class IntroductionForm {
         a.click();
         a.remove();
         setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        this.receiptSaved = true;
         status.textContent = "The receipt is downloaded: a small text file with what was kept, when, and the withdrawal link. It was made in your browser; nothing new was stored on the server.";
       }, "intro-secondary"));
     }
@@ -1194,6 +1199,7 @@ export class IntroductionForm {
           status.textContent = "This tab no longer holds the receipt. Reloading the page will show an empty form.";
         } else {
           writeStored(receiptKey(this.formId), receipt);
+          this.receiptSaved = true;
           toggle.textContent = "Forget the receipt in this tab";
           status.textContent = "This tab keeps the receipt until you close it: reloading the page shows it again. It is not shared with other tabs or kept after the tab is closed.";
         }
@@ -1205,6 +1211,7 @@ export class IntroductionForm {
 
   showSuccess(receipt, { restored = false } = {}) {
     this.view = "success";
+    this.receiptSaved = restored;
     this.draft = null;
     this.pow.stop(); // nothing more to solve: free the workers
     terminate();
