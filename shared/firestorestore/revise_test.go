@@ -1,0 +1,186 @@
+package firestorestore
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// revisionOf makes the revision of a kept draft that says what, with a
+// conversation or none.
+func revisionOf(what string, conversation string) intake.Revision {
+	r := intake.Revision{
+		Fields:   intake.Fields{Name: "Revised " + what, Email: "revised@example.com", Message: "Message " + what},
+		Consents: []intake.ConsentEvidence{},
+		Purposes: []intake.PurposeRecord{{ID: "introduction", Basis: intake.BasisLegitimateInterests, Required: true, Granted: true}},
+		Stored:   []string{"name", "email", "message", "consents", "tokenHash"},
+	}
+	if conversation != "" {
+		r.Conversation = conversation
+		r.Consents = []intake.ConsentEvidence{{Purpose: "attach-conversation", Basis: intake.BasisConsent,
+			TextVersion: "1", TextSHA256: strings.Repeat("0f", 32), Control: "attachConversation",
+			ActivelyChecked: true, GivenAt: t0, WithdrawalPath: "/api/introductions/x/withdrawal"}}
+	}
+	return r
+}
+
+func TestReviseDraftReplacesContentAndKeepsIdTokenExpiry(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	k := draft("rev1", t0)
+	if _, err := ts.KeepDraft(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	counters := ts.dump(t)
+	now := t0.Add(5 * time.Minute)
+	var seen intake.Introduction
+	in, err := ts.ReviseDraft(ctx, "rev1", intake.HashToken(token("rev1")), now, func(current intake.Introduction) (intake.Revision, error) {
+		seen = current
+		return revisionOf("one", ""), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen.FormVersion != "v1" || seen.Fields.Name != canary("name", "rev1") {
+		t.Errorf("revise saw %+v, want the kept draft", seen)
+	}
+	if in.ID != "rev1" || !in.ExpireAt.Equal(k.Introduction.ExpireAt) || in.Revisions != 1 || in.HasConversation || in.Fields.Name != "Revised one" {
+		t.Errorf("revised %+v", in)
+	}
+	after := ts.dump(t)
+	for path, doc := range counters {
+		if strings.Contains(path, "/"+RateCounters+"/") || strings.Contains(path, "/"+SpentChallenges+"/") {
+			if after[path] != doc {
+				t.Errorf("%s changed: %s -> %s", path, doc, after[path])
+			}
+		}
+	}
+	if ts.exists(t, Transcripts, "rev1") {
+		t.Error("the transcript the revision no longer carries is still kept")
+	}
+	for path, doc := range after {
+		if strings.Contains(path, "/"+Ledger+"/") && (strings.Contains(doc, "Revised") || !strings.Contains(doc, `"revisions":1`)) {
+			t.Errorf("ledger entry %s: %s", path, doc)
+		}
+	}
+	// The confirmation finds the revised content under the same token.
+	got, err := ts.Confirm(ctx, "rev1", intake.HashToken(token("rev1")), now, keepFor)
+	if err != nil || got.Fields.Message != "Message one" || got.Revisions != 1 {
+		t.Fatalf("confirm after revising: %+v %v", got, err)
+	}
+}
+
+func TestReviseDraftRefusesWhatCannotBeStoredAndWritesNothing(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("rev2", t0)); err != nil {
+		t.Fatal(err)
+	}
+	before := ts.dump(t)
+	for name, r := range map[string]intake.Revision{
+		"name over the stored cap":     func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = strings.Repeat("n", intake.MaxStoredShortField+1); return r }(),
+		"control character in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "a\x00b"; return r }(),
+		"email without @":             func() intake.Revision { r := revisionOf("x", ""); r.Fields.Email = "nobody"; return r }(),
+		"transcript over the cap":     revisionOf("x", strings.Repeat("t", intake.MaxStoredConversation+1)),
+	} {
+		_, err := ts.ReviseDraft(ctx, "rev2", intake.HashToken(token("rev2")), t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil })
+		if codeOf(t, err) != intake.CodeInternal {
+			t.Errorf("%s: %v, want INTERNAL", name, err)
+		}
+	}
+	if after := ts.dump(t); !maps.Equal(before, after) {
+		t.Error("a refused revision wrote something")
+	}
+}
+
+func TestReviseDraftAnswersLikeConfirmAndStopsAtTheLimit(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("rev3", t0)); err != nil {
+		t.Fatal(err)
+	}
+	called := false
+	revise := func(intake.Introduction) (intake.Revision, error) { called = true; return revisionOf("n", "a conversation"), nil }
+	for name, tc := range map[string]struct {
+		id  string
+		tok string
+		at  time.Time
+	}{
+		"unknown id":  {"nope", token("rev3"), t0},
+		"wrong token": {"rev3", token("other"), t0},
+		"expired":     {"rev3", token("rev3"), t0.Add(draftLife)},
+		"bad id":      {"__x__", token("rev3"), t0},
+	} {
+		if _, err := ts.ReviseDraft(ctx, tc.id, intake.HashToken(tc.tok), tc.at, revise); err != intake.ErrNotFound {
+			t.Errorf("%s: %v, want ErrNotFound", name, err)
+		}
+	}
+	if called {
+		t.Error("revise ran for someone who does not hold the draft")
+	}
+	for n := 1; n <= intake.MaxRevisions; n++ {
+		in, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(time.Minute), revise)
+		if err != nil || in.Revisions != n || !in.HasConversation {
+			t.Fatalf("revision %d: %+v %v", n, in, err)
+		}
+	}
+	_, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(2*time.Minute), revise)
+	if e := intake.AsError(err); e.Code != intake.CodeRateLimited || e.RetryAfter != draftLife-2*time.Minute {
+		t.Fatalf("revision %d: %v (retry after %v)", intake.MaxRevisions+1, err, e.RetryAfter)
+	}
+	if _, err := ts.Confirm(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(3*time.Minute), keepFor); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(4*time.Minute), revise); codeOf(t, err) != intake.CodeStateConflict {
+		t.Fatalf("revising a confirmed introduction: %v", err)
+	}
+}
+
+func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("rev4", t0)); err != nil {
+		t.Fatal(err)
+	}
+	stores := []*Store{ts.Store, ts.sibling(t)}
+	var wg sync.WaitGroup
+	results := make([]*intake.Introduction, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conversation := ""
+			if i == 0 {
+				conversation = "kept with the first"
+			}
+			results[i], errs[i] = stores[i].ReviseDraft(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(time.Minute),
+				func(intake.Introduction) (intake.Revision, error) { return revisionOf(string(rune('A'+i)), conversation), nil })
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("revision %d: %v", i, err)
+		}
+	}
+	if results[0].Revisions+results[1].Revisions != 3 {
+		t.Fatalf("revision counts %d and %d, want 1 and 2", results[0].Revisions, results[1].Revisions)
+	}
+	last := results[0]
+	if results[1].Revisions == 2 {
+		last = results[1]
+	}
+	got, err := ts.Confirm(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(2*time.Minute), keepFor)
+	if err != nil || got.Fields.Name != last.Fields.Name || got.Revisions != 2 {
+		t.Fatalf("stored %+v %v, the later revision was %q", got, err, last.Fields.Name)
+	}
+	if ts.exists(t, Transcripts, "rev4") != last.HasConversation {
+		t.Fatalf("the transcript does not match the later revision (hasConversation %v)", last.HasConversation)
+	}
+}
