@@ -83,7 +83,11 @@ func TestReviseDraftRefusesWhatCannotBeStoredAndWritesNothing(t *testing.T) {
 	}
 	before := ts.dump(t)
 	for name, r := range map[string]intake.Revision{
-		"name over the stored cap":     func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = strings.Repeat("n", intake.MaxStoredShortField+1); return r }(),
+		"name over the stored cap": func() intake.Revision {
+			r := revisionOf("x", "")
+			r.Fields.Name = strings.Repeat("n", intake.MaxStoredShortField+1)
+			return r
+		}(),
 		"control character in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "a\x00b"; return r }(),
 		"email without @":             func() intake.Revision { r := revisionOf("x", ""); r.Fields.Email = "nobody"; return r }(),
 		"transcript over the cap":     revisionOf("x", strings.Repeat("t", intake.MaxStoredConversation+1)),
@@ -105,7 +109,10 @@ func TestReviseDraftAnswersLikeConfirmAndStopsAtTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	called := false
-	revise := func(intake.Introduction) (intake.Revision, error) { called = true; return revisionOf("n", "a conversation"), nil }
+	revise := func(intake.Introduction) (intake.Revision, error) {
+		called = true
+		return revisionOf("n", "a conversation"), nil
+	}
 	for name, tc := range map[string]struct {
 		id  string
 		tok string
@@ -160,7 +167,9 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 				conversation = "kept with the first"
 			}
 			results[i], errs[i] = stores[i].ReviseDraft(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(time.Minute),
-				func(intake.Introduction) (intake.Revision, error) { return revisionOf(string(rune('A'+i)), conversation), nil })
+				func(intake.Introduction) (intake.Revision, error) {
+					return revisionOf(string(rune('A'+i)), conversation), nil
+				})
 		}()
 	}
 	wg.Wait()
