@@ -43,6 +43,17 @@ func TestLogsCarryNoPersonalData(t *testing.T) {
 	}
 	d := kept.json(t)
 	token := d["token"].(string)
+	revise := func(message string) response {
+		return h.postJSON("/api/introductions/"+d["id"].(string)+"/revision", map[string]any{"token": token,
+			"name": canary["name"], "company": canary["company"], "role": canary["role"], "email": canary["email"],
+			"message": message, "conversation": canary["conversation"], "consents": consentTo("attach-conversation")})
+	}
+	if r := revise(canary["message"] + " revised"); r.status != http.StatusOK {
+		t.Fatalf("revision: %d %s", r.status, r.body)
+	}
+	if r := revise(canary["message"] + " https://a.example https://b.example https://c.example https://d.example"); r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("refused revision: %d %s", r.status, r.body)
+	}
 	h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": token})
 	h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": token + "x"})
 	h.postJSON("/api/introductions", body(map[string]any{"message": canary["message"] + " https://a.example https://b.example https://c.example https://d.example"}), from...)
@@ -57,7 +68,7 @@ func TestLogsCarryNoPersonalData(t *testing.T) {
 	h.postJSON("/api/introductions/"+d["id"].(string)+"/withdrawal", map[string]string{"token": token})
 
 	logs := h.logs.String()
-	if !strings.Contains(logs, "draft kept") || !strings.Contains(logs, "draft refused") {
+	if !strings.Contains(logs, "draft kept") || !strings.Contains(logs, "draft refused") || !strings.Contains(logs, "draft revised") {
 		t.Fatalf("the logs do not show the decisions, so the canary check proves nothing:\n%s", logs)
 	}
 	for what, value := range canary {
