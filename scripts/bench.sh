@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: prints figures, asserts nothing. Firestore round trips per
-# draft and per confirmation (Go benchmark with a gRPC counter), P3 (the
+# draft, per revision and per confirmation (Go benchmark with a gRPC counter), P3 (the
 # sweep's documents read per document deleted and its deletion rate against
 # a plain batched write), the store's own benchmarks, and the dev server's start-up time and resident memory
 # after 1,000 drafts against references measured in the same run.
