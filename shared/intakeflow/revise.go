@@ -2,6 +2,7 @@ package intakeflow
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -51,9 +52,12 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 	var refused *intake.Error
 	var conversation string
 	in, err := s.Reviser.ReviseDraft(ctx, req.ID, intake.HashToken(req.Token), now, func(current intake.Introduction) (intake.Revision, error) {
-		version, err := s.Forms.Version(current.FormID, current.FormVersion)
-		if err != nil {
-			return intake.Revision{}, intake.Internal(err) // a kept draft's version is always known
+		refused = nil // the transaction may run this again
+		// The draft keeps the version it was made under, even one retired
+		// since (it can still be confirmed, so it can still be edited).
+		version, ok := s.Forms.Find(current.FormID, current.FormVersion)
+		if !ok {
+			return intake.Revision{}, intake.Internal(errors.New("revise: the kept draft's form version is unknown"))
 		}
 		sub := req.Submission
 		sub.FormID, sub.FormVersion = current.FormID, current.FormVersion
