@@ -31,4 +31,5 @@ if [ ! -x "$chromium" ]; then
   echo "== installing Chromium (Debian package)" >&2
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  [ -x "$chromium" ] || { echo "test-deps: Chromium is still missing at $chromium after apt-get install chromium (set CHROMIUM to where it is)" >&2; exit 1; }
 fi
