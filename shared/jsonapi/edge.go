@@ -55,15 +55,15 @@ func (e edge) preflight(w http.ResponseWriter, r *http.Request, allow []string) 
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// MethodNotAllowed answers 405 METHOD_NOT_ALLOWED with the Allow header.
-func MethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
+// methodNotAllowed answers 405 METHOD_NOT_ALLOWED with the Allow header.
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
 	methods := strings.Join(allow, ", ")
 	w.Header().Set("Allow", methods+", OPTIONS")
 	WriteError(w, r, nil, intake.Errorf(intake.CodeMethodNotAllowed, "This address accepts %s only.", methods))
 }
 
-// NotFound answers 404 NOT_FOUND.
-func NotFound(w http.ResponseWriter, r *http.Request) {
+// notFound answers 404 NOT_FOUND.
+func notFound(w http.ResponseWriter, r *http.Request) {
 	WriteError(w, r, nil, intake.ErrNotFound)
 }
 

@@ -14,11 +14,11 @@ import (
 
 func TestEveryCodeHasAStatus(t *testing.T) {
 	for c := range statusOf {
-		if Status(c) == 0 || titleOf[Status(c)] == "" {
+		if statusFor(c) == 0 || titleOf[statusFor(c)] == "" {
 			t.Errorf("%s has no status or title", c)
 		}
 	}
-	if Status("NO_SUCH_CODE") != 500 {
+	if statusFor("NO_SUCH_CODE") != 500 {
 		t.Fatal("unknown codes are 500")
 	}
 }

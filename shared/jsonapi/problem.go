@@ -56,8 +56,8 @@ var titleOf = map[int]string{
 	http.StatusInternalServerError:   "Internal error",
 }
 
-// Status returns the HTTP status for a code; unknown codes are 500.
-func Status(c intake.Code) int {
+// statusFor returns the HTTP status for a code; unknown codes are 500.
+func statusFor(c intake.Code) int {
 	if s, ok := statusOf[c]; ok {
 		return s
 	}
@@ -75,10 +75,10 @@ type Problem struct {
 	Errors []intake.FieldError `json:"errors,omitempty"`
 }
 
-// ProblemFor builds the body for err. Internal causes never reach it: only
+// problemFor builds the body for err. Internal causes never reach it: only
 // the code's safe detail does.
-func ProblemFor(err *intake.Error) Problem {
-	status := Status(err.Code)
+func problemFor(err *intake.Error) Problem {
+	status := statusFor(err.Code)
 	detail := err.Detail
 	if err.Code == intake.CodeInternal {
 		detail = "Something went wrong on our side."
@@ -97,7 +97,7 @@ func ProblemFor(err *intake.Error) Problem {
 // causes are logged once here, with the code and the request id only.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := intake.AsError(err)
-	p := ProblemFor(e)
+	p := problemFor(e)
 	if e.Cause != nil && logger != nil {
 		logger.LogAttrs(r.Context(), levelFor(p.Status), "request failed",
 			slog.String("code", string(e.Code)), slog.Int("status", p.Status), slog.String("cause", e.Cause.Error()))

@@ -104,13 +104,13 @@ func (s *routeSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	s.edge.headers(w, r)
 	if !clean(r.URL.Path) {
-		NotFound(w, r) // no route has it; ServeMux would redirect instead
+		notFound(w, r) // no route has it; ServeMux would redirect instead
 		return
 	}
 	if r.Method == http.MethodOptions {
 		allow := s.allowed(r)
 		if allow == nil {
-			NotFound(w, r)
+			notFound(w, r)
 			return
 		}
 		s.edge.preflight(w, r, allow)
@@ -130,10 +130,10 @@ func clean(p string) bool {
 // under other methods, else 404.
 func (s *routeSet) fallback(w http.ResponseWriter, r *http.Request) {
 	if allow := s.allowed(r); allow != nil {
-		MethodNotAllowed(w, r, allow)
+		methodNotAllowed(w, r, allow)
 		return
 	}
-	NotFound(w, r)
+	notFound(w, r)
 }
 
 // allowed returns the methods some route answers at r's path, nil when
