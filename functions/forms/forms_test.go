@@ -23,7 +23,7 @@ func (f fakeRegistry) Latest(formID string) (*formregistry.Version, bool) {
 
 func serve(t *testing.T) http.Handler {
 	t.Helper()
-	v, ok := testsupport.Must(formregistry.Load())(t).Find("introduction", "1")
+	v, ok := testsupport.Forms(t).Find("introduction", "1")
 	if !ok {
 		t.Fatal("no introduction/1 in the registry")
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/floodlimit"
-	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
@@ -18,7 +17,7 @@ var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func attempt(t *testing.T, sub intake.Submission) *checks.Attempt {
 	t.Helper()
-	form := testsupport.Must(testsupport.Must(formregistry.Load())(t).Version("introduction", "1"))(t)
+	form := testsupport.Must(testsupport.Forms(t).Version("introduction", "1"))(t)
 	sub.FormID, sub.FormVersion = "introduction", "1"
 	return &checks.Attempt{Now: now, Form: form, Submission: sub, ClientKey: "client-hash", EmailKey: "email-hash"}
 }

@@ -41,16 +41,24 @@ func newTestStore(t testing.TB) *testStore {
 	t.Helper()
 	_, project := emulatortest.Client(t) // wipes the project's database now and at the end
 	rpcs := &emulatortest.RPCCounter{}
+	s, client := countedStore(t, project, rpcs, 30*time.Second)
+	return &testStore{Store: s, client: client, rpcs: rpcs}
+}
+
+// countedStore returns a Store, and its client, on project's test database
+// whose calls rpcs counts (and can cut off), closed when the test ends.
+func countedStore(t testing.TB, project string, rpcs *emulatortest.RPCCounter, opTimeout time.Duration) (*Store, *firestore.Client) {
+	t.Helper()
 	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, rpcs.ClientOptions(emulatortest.Host(t))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	s, err := New(client, Config{Database: emulatortest.Database, OpTimeout: 30 * time.Second}, discard)
+	s, err := New(client, Config{Database: emulatortest.Database, OpTimeout: opTimeout}, discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testStore{Store: s, client: client, rpcs: rpcs}
+	return s, client
 }
 
 // sibling returns another Store over the same client: a second "instance",

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/firestore"
 	"google.golang.org/api/iterator"
 
 	"github.com/ownersite/introductions/shared/emulatortest"
@@ -33,7 +32,7 @@ const runRecordsFor = 10 * 365 * 24 * time.Hour
 // newSweeper returns a sweeper over store with the embedded registry.
 func newSweeper(t testing.TB, store retentionsweep.Store, clock intake.Clock, tasks ...intake.SweepTask) *retentionsweep.Sweeper {
 	t.Helper()
-	s, err := retentionsweep.New(retentionsweep.Config{Store: store, Registry: embeddedForms, Tasks: tasks,
+	s, err := retentionsweep.New(retentionsweep.Config{Store: store, Registry: testsupport.Forms(t), Tasks: tasks,
 		Clock: clock, Entropy: rand.Reader, Logger: discard, RunRetention: runRecordsFor})
 	if err != nil {
 		t.Fatal(err)
@@ -372,15 +371,7 @@ func TestConcurrentSweepsDeleteEachDocumentOnce(t *testing.T) {
 func (ts *testStore) cutStore(t testing.TB, c *emulatortest.RPCCounter) *Store {
 	t.Helper()
 	project := strings.Split(ts.client.Collection("x").Path, "/")[1]
-	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, c.ClientOptions(emulatortest.Host(t))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	s, err := New(client, Config{Database: emulatortest.Database, OpTimeout: 2 * time.Second}, discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := countedStore(t, project, c, 2*time.Second)
 	return s
 }
 
@@ -478,7 +469,7 @@ func (h healTask) Run(context.Context, time.Time) (intake.SweepTaskResult, error
 func TestConsentRecheck(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
-	v, _ := embeddedForms.Find("introduction", "1")
+	v, _ := testsupport.Forms(t).Find("introduction", "1")
 	p, _ := v.Purpose("attach-conversation")
 	for _, id := range []string{"kept-a", "kept-b"} {
 		k := draft(id, t0)
@@ -496,7 +487,7 @@ func TestConsentRecheck(t *testing.T) {
 	clock := testsupport.NewClock(t0.Add(time.Hour))
 
 	run, err := newSweeper(t, ts.Store, clock).Run(ctx, intake.SweepByScheduler)
-	if err != nil || run.RepairNeeded != 0 || run.ConsentDigest != embeddedForms.ConsentDigest() {
+	if err != nil || run.RepairNeeded != 0 || run.ConsentDigest != testsupport.Forms(t).ConsentDigest() {
 		t.Fatalf("first run under the same texts: %+v, %v", run, err)
 	}
 
@@ -554,7 +545,7 @@ func rewordedRegistry(t testing.TB) *formregistry.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.ConsentDigest() == embeddedForms.ConsentDigest() {
+	if r.ConsentDigest() == testsupport.Forms(t).ConsentDigest() {
 		t.Fatal("the edit did not change a consent text")
 	}
 	return r
@@ -623,17 +614,6 @@ func TestEveryCollectionIsSweptByAnIndexedQuery(t *testing.T) {
 			t.Errorf("the sweep query on %s.%s is not in Queries", c, ExpireAtField)
 		}
 	}
-}
-
-// embeddedForms is the registry the service ships with.
-var embeddedForms = mustLoadForms()
-
-func mustLoadForms() *formregistry.Registry {
-	r, err := formregistry.Load()
-	if err != nil {
-		panic(err)
-	}
-	return r
 }
 
 // TestExpiredDraftWithoutLedgerEntryIsStillDeleted: a draft whose ledger

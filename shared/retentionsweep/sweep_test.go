@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // fakeStore is a Store at this package's own interface: it returns what
@@ -97,7 +97,7 @@ var start = time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC)
 
 func sweeperOver(t *testing.T, store Store, tasks ...intake.SweepTask) *Sweeper {
 	t.Helper()
-	s, err := New(Config{Store: store, Registry: embeddedForms, Tasks: tasks,
+	s, err := New(Config{Store: store, Registry: testsupport.Forms(t), Tasks: tasks,
 		Clock: &fixedClock{t: start}, Entropy: rand.Reader, Logger: discard})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestRunCountsDeletesThenRunsTasksAndRecords(t *testing.T) {
 		collections: []string{IntroductionsCollection, "transcripts", "ledger", "envelopes"},
 		deleted: map[string]Deleted{IntroductionsCollection: {Documents: 5, Drafts: 3}, "transcripts": {Documents: 4},
 			"ledger": {Documents: 2}, "envelopes": {Documents: 1}},
-		lastRuns: []intake.SweepRun{{ConsentDigest: embeddedForms.ConsentDigest()}},
+		lastRuns: []intake.SweepRun{{ConsentDigest: testsupport.Forms(t).ConsentDigest()}},
 	}
 	run, err := sweeperOver(t, f,
 		task{name: "deliveries", res: intake.SweepTaskResult{DeliveriesAttempted: 4}, store: f},
@@ -173,7 +173,7 @@ func TestRunStopsDeletingAtTheFirstFailure(t *testing.T) {
 }
 
 func TestConsentRecheckRunsWhenTheTextsChanged(t *testing.T) {
-	v, _ := embeddedForms.Find("introduction", "1")
+	v, _ := testsupport.Forms(t).Find("introduction", "1")
 	p, _ := v.Purpose("attach-conversation")
 	good := intake.ConsentEvidence{Purpose: p.ID, Basis: p.Basis, TextVersion: p.Consent.TextVersion, TextSHA256: p.Consent.SHA256, Control: p.Consent.Control}
 	bad := good
@@ -189,8 +189,8 @@ func TestConsentRecheckRunsWhenTheTextsChanged(t *testing.T) {
 		scan     bool
 	}{
 		{"no run recorded a digest", nil, true},
-		{"the newest digest differs", []intake.SweepRun{{}, {ConsentDigest: "old"}, {ConsentDigest: embeddedForms.ConsentDigest()}}, true},
-		{"the newest digest is the registry's", []intake.SweepRun{{}, {ConsentDigest: embeddedForms.ConsentDigest()}}, false},
+		{"the newest digest differs", []intake.SweepRun{{}, {ConsentDigest: "old"}, {ConsentDigest: testsupport.Forms(t).ConsentDigest()}}, true},
+		{"the newest digest is the registry's", []intake.SweepRun{{}, {ConsentDigest: testsupport.Forms(t).ConsentDigest()}}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeStore{records: records, lastRuns: tt.lastRuns}
@@ -201,7 +201,7 @@ func TestConsentRecheckRunsWhenTheTextsChanged(t *testing.T) {
 			if f.scanned != tt.scan {
 				t.Fatalf("scanned %v, want %v", f.scanned, tt.scan)
 			}
-			if run.ConsentDigest != embeddedForms.ConsentDigest() {
+			if run.ConsentDigest != testsupport.Forms(t).ConsentDigest() {
 				t.Errorf("run recorded digest %q", run.ConsentDigest)
 			}
 			if !tt.scan {
@@ -221,17 +221,6 @@ func TestNewRefusesMissingParts(t *testing.T) {
 			t.Errorf("New without %s: %v", part, err)
 		}
 	}
-}
-
-// embeddedForms is the registry the service ships with.
-var embeddedForms = mustLoadForms()
-
-func mustLoadForms() *formregistry.Registry {
-	r, err := formregistry.Load()
-	if err != nil {
-		panic(err)
-	}
-	return r
 }
 
 // TestRunRecordsItsOutcomeAfterItsDeadline: when the run's context ends

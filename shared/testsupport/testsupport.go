@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/formregistry"
 )
 
 // SolveNumber returns the number n in [0, max] whose SHA-256 of salt+n, in
@@ -133,4 +134,11 @@ func Must[T any](v T, err error) func(testing.TB) T {
 		}
 		return v
 	}
+}
+
+// Forms returns the form registry the service ships with (embedded in the
+// binary), failing the test when it does not load.
+func Forms(t testing.TB) *formregistry.Registry {
+	t.Helper()
+	return Must(formregistry.Load())(t)
 }
