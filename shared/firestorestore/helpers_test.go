@@ -133,7 +133,17 @@ func withIdempotency(k intake.DraftKeeping, keyHash string) intake.DraftKeeping 
 func (ts *testStore) dump(t testing.TB) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, coll := range []string{Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys, Ledger} {
+	colls := []string{Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys, Ledger}
+	ts.forEach(t, colls, func(coll string, snap *firestore.DocumentSnapshot) {
+		out[coll+"/"+snap.Ref.ID] = fmt.Sprintf("%v@%s", snap.Data(), snap.UpdateTime.Format(time.RFC3339Nano))
+	})
+	return out
+}
+
+// forEach calls f with every document of colls.
+func (ts *testStore) forEach(t testing.TB, colls []string, f func(coll string, snap *firestore.DocumentSnapshot)) {
+	t.Helper()
+	for _, coll := range colls {
 		it := ts.client.Collection(coll).Documents(context.Background())
 		for {
 			snap, err := it.Next()
@@ -143,10 +153,9 @@ func (ts *testStore) dump(t testing.TB) map[string]string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out[coll+"/"+snap.Ref.ID] = fmt.Sprintf("%v@%s", snap.Data(), snap.UpdateTime.Format(time.RFC3339Nano))
+			f(coll, snap)
 		}
 	}
-	return out
 }
 
 // count returns how many documents coll holds.

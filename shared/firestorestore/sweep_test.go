@@ -3,7 +3,6 @@ package firestorestore
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -16,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/api/iterator"
+	"cloud.google.com/go/firestore"
 
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/formregistry"
@@ -66,21 +65,15 @@ func (ts *testStore) everyDocument(t testing.TB) map[string]time.Time {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var names []string
 	for _, c := range colls {
-		it := c.Documents(ctx)
-		for {
-			snap, err := it.Next()
-			if errors.Is(err, iterator.Done) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			exp, _ := snap.DataAt(ExpireAtField)
-			e, _ := exp.(time.Time)
-			out[c.ID+"/"+snap.Ref.ID] = e
-		}
+		names = append(names, c.ID)
 	}
+	ts.forEach(t, names, func(coll string, snap *firestore.DocumentSnapshot) {
+		exp, _ := snap.DataAt(ExpireAtField)
+		e, _ := exp.(time.Time)
+		out[coll+"/"+snap.Ref.ID] = e
+	})
 	return out
 }
 
