@@ -57,29 +57,12 @@ type revisionBody struct {
 	Consents     []intake.ConsentClaim `json:"consents"`
 }
 
-// Kept is the introduction's fields as kept.
-type Kept struct {
-	Name         string `json:"name"`
-	Company      string `json:"company"`
-	Role         string `json:"role"`
-	Email        string `json:"email"`
-	Message      string `json:"message"`
-	Conversation string `json:"conversation,omitempty"`
-}
-
 // Revised is the 200 answer to a revision: the draft as kept, shaped as
 // the drafts function's 201, with the same id, token and expiry, and how
 // often it was revised.
 type Revised struct {
-	ID          string                   `json:"id"`
-	State       intake.State             `json:"state"`
-	ExpiresAt   time.Time                `json:"expiresAt"`
-	Token       string                   `json:"token"`
-	FormID      string                   `json:"formId"`
-	FormVersion string                   `json:"formVersion"`
-	Kept        Kept                     `json:"introduction"`
-	Consents    []intake.ConsentEvidence `json:"consents"`
-	Revisions   int                      `json:"revisions"`
+	jsonapi.KeptDraft
+	Revisions int `json:"revisions"`
 }
 
 // Handlers are the function's route handlers; each reads the draft id from
@@ -146,13 +129,9 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in := d.Introduction
 	jsonapi.WriteJSON(w, http.StatusOK, Revised{
-		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: d.Token,
-		FormID: in.FormID, FormVersion: in.FormVersion,
-		Kept: Kept{Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
-			Email: in.Fields.Email, Message: in.Fields.Message, Conversation: d.Conversation},
-		Consents: in.Consents, Revisions: in.Revisions,
+		KeptDraft: jsonapi.KeptDraftOf(d.Introduction, d.Token, d.Conversation),
+		Revisions: d.Introduction.Revisions,
 	})
 	return nil
 }

@@ -11,9 +11,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
@@ -21,28 +19,6 @@ import (
 // Flow is what the function needs of the intake service.
 type Flow interface {
 	Draft(ctx context.Context, req intakeflow.DraftRequest) (*intakeflow.Draft, error)
-}
-
-// Kept is the introduction's fields as kept.
-type Kept struct {
-	Name         string `json:"name"`
-	Company      string `json:"company"`
-	Role         string `json:"role"`
-	Email        string `json:"email"`
-	Message      string `json:"message"`
-	Conversation string `json:"conversation,omitempty"`
-}
-
-// Created is the 201 answer: the draft as it was kept, and its token.
-type Created struct {
-	ID          string                   `json:"id"`
-	State       intake.State             `json:"state"`
-	ExpiresAt   time.Time                `json:"expiresAt"`
-	Token       string                   `json:"token"`
-	FormID      string                   `json:"formId"`
-	FormVersion string                   `json:"formVersion"`
-	Kept        Kept                     `json:"introduction"`
-	Consents    []intake.ConsentEvidence `json:"consents"`
 }
 
 // Options configure the handlers.
@@ -76,7 +52,7 @@ func New(flow Flow, opts Options) (*Handlers, error) {
 	return &Handlers{flow: flow, opts: opts}, nil
 }
 
-// Create keeps a draft and answers 201 Created (with Idempotent-Replayed:
+// Create keeps a draft and answers 201 with jsonapi.KeptDraft (with Idempotent-Replayed:
 // true when it repeats an earlier answer).
 func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	var members map[string]json.RawMessage
@@ -99,14 +75,7 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if d.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	in := d.Introduction
-	jsonapi.WriteJSON(w, http.StatusCreated, Created{
-		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: d.Token,
-		FormID: in.FormID, FormVersion: in.FormVersion,
-		Kept: Kept{Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
-			Email: in.Fields.Email, Message: in.Fields.Message, Conversation: d.Conversation},
-		Consents: in.Consents,
-	})
+	jsonapi.WriteJSON(w, http.StatusCreated, jsonapi.KeptDraftOf(d.Introduction, d.Token, d.Conversation))
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -58,7 +59,7 @@ func TestCreate(t *testing.T) {
 	flow := &fakeFlow{}
 	w := testsupport.Serve(serve(t, flow), testsupport.Request{Method: http.MethodPost, Path: path, Body: body, Origin: testsupport.SiteOrigin,
 		Header: map[string]string{"X-Forwarded-For": "198.51.100.1, 203.0.113.7", "Idempotency-Key": `"key-123456789"`}})
-	var c drafts.Created
+	var c jsonapi.KeptDraft
 	if w.Code != http.StatusCreated || json.Unmarshal(w.Body.Bytes(), &c) != nil || c.ID != "d1" || c.Token != "tok" || c.Kept.Name != "Ada" ||
 		w.Header().Get("Idempotent-Replayed") != "" || w.Header().Get("Access-Control-Allow-Origin") != testsupport.SiteOrigin {
 		t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)

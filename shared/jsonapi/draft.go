@@ -1,0 +1,43 @@
+package jsonapi
+
+import (
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// KeptDraft is the answer that shows a draft exactly as it was kept, with
+// its one-time token: the drafts function's 201 and, with the number of
+// revisions beside it, the confirmation function's answer to a revision.
+type KeptDraft struct {
+	ID          string                   `json:"id"`
+	State       intake.State             `json:"state"`
+	ExpiresAt   time.Time                `json:"expiresAt"`
+	Token       string                   `json:"token"`
+	FormID      string                   `json:"formId"`
+	FormVersion string                   `json:"formVersion"`
+	Kept        KeptFields               `json:"introduction"`
+	Consents    []intake.ConsentEvidence `json:"consents"`
+}
+
+// KeptFields are the introduction's fields as kept.
+type KeptFields struct {
+	Name         string `json:"name"`
+	Company      string `json:"company"`
+	Role         string `json:"role"`
+	Email        string `json:"email"`
+	Message      string `json:"message"`
+	Conversation string `json:"conversation,omitempty"`
+}
+
+// KeptDraftOf is the answer for in as kept, with its token and its
+// transcript as kept ("" when none).
+func KeptDraftOf(in intake.Introduction, token, conversation string) KeptDraft {
+	f := in.Fields
+	return KeptDraft{
+		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: token,
+		FormID: in.FormID, FormVersion: in.FormVersion,
+		Kept:     KeptFields{Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: conversation},
+		Consents: in.Consents,
+	}
+}
