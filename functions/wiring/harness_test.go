@@ -167,6 +167,12 @@ func (h *harness) draftBody(overrides map[string]any) map[string]any {
 	if _, ok := overrides["altcha"]; !ok {
 		b["altcha"] = h.solved()
 	}
+	return withOverrides(b, overrides)
+}
+
+// withOverrides sets each member of overrides on b, deleting those that
+// are nil, and returns b.
+func withOverrides(b, overrides map[string]any) map[string]any {
 	for k, v := range overrides {
 		if v == nil {
 			delete(b, k)

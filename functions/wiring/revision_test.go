@@ -19,14 +19,7 @@ func revision(token string, overrides map[string]any) map[string]any {
 		"token": token, "name": "Ada Lovelace", "company": "Analytical Engines", "role": "CTO",
 		"email": "ada@example.com", "message": "Hello, I would like to talk about a role.", "consents": []any{},
 	}
-	for k, v := range overrides {
-		if v == nil {
-			delete(b, k)
-			continue
-		}
-		b[k] = v
-	}
-	return b
+	return withOverrides(b, overrides)
 }
 
 // stored reads one document's fields from the emulator.
