@@ -8,6 +8,7 @@ require (
 	github.com/GoogleCloudPlatform/functions-framework-go v1.9.2
 	github.com/altcha-org/altcha-lib-go v1.0.0
 	github.com/googleapis/gax-go/v2 v2.27.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/wneessen/go-mail v0.8.1
 	google.golang.org/api v0.315.0
 	google.golang.org/grpc v1.85.0

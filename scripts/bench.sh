@@ -2,8 +2,10 @@
 # make bench: prints figures, asserts nothing. Firestore round trips per
 # draft, per revision and per confirmation (Go benchmark with a gRPC counter), P3 (the
 # sweep's documents read per document deleted and its deletion rate against
-# a plain batched write), the store's own benchmarks, and the dev server's start-up time and resident memory
-# after 1,000 drafts against references measured in the same run.
+# a plain batched write), the store's own benchmarks (a confirmation with and
+# without its outbox), the time from a confirmation to the webhook receiver's
+# 2xx, and the dev server's start-up time and resident memory after 1,000
+# drafts, each against a reference measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
@@ -14,10 +16,14 @@ echo "== Firestore round trips through the wired handlers (target: at most 3 eac
 go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./functions/wiring/
 echo "== P3: the sweep over 10,000 expired among 50,000 kept documents (target: at most 1.1 documents read per document deleted)"
 go test -run '^$' -bench 'BenchmarkSweepP3' -benchtime 1x -timeout 20m ./shared/firestorestore/ | grep -E '^(P3|Benchmark)'
+echo "== Firestore round trips per confirmation with the outbox (inbox, email, webhook envelopes in the same commit; target: at most 3)"
+go test -run '^$' -bench 'BenchmarkConfirm' -benchtime 50x ./shared/firestorestore/ | grep -E '^(Benchmark|ok)'
 echo "== proof of work and content rules, CPU only"
 go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
 echo "== webhook sender: a signed delivery to a local receiver vs a plain unsigned POST (reference)"
 go test -run '^$' -bench 'BenchmarkSend' -benchtime 2000x ./shared/webhook/ | grep -E '^Benchmark' || true
+echo "== handoff latency: confirmation sent -> local webhook receiver answered 2xx (median of 50) vs a bare HTTP round trip to it (median of 50)"
+go test -run '^$' -bench 'BenchmarkConfirmationToWebhook' -benchtime 1x ./functions/wiring/ | grep -E '^Benchmark'
 echo "== start-up and memory (devserver vs a bare net/http server; 128 MiB tier)"
 mkdir -p bin
 go build -o bin/devserver ./scripts/devserver

@@ -86,7 +86,7 @@ func (h *Handlers) Confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
 		return err
 	}
-	c, err := h.flow.Confirm(r.Context(), r.PathValue("id"), tb.Token)
+	c, err := h.flow.Confirm(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), r.PathValue("id"), tb.Token)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
 		return err
 	}
-	if err := h.flow.Withdraw(r.Context(), r.PathValue("id"), tb.Token); err != nil {
+	if err := h.flow.Withdraw(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), r.PathValue("id"), tb.Token); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

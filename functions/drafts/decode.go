@@ -28,11 +28,16 @@ var stringFields = []struct {
 // version is unknown.
 type HoneypotName func(formID, version string) string
 
-// decodeDraft turns the members of a draft body into a Submission. A member
+// AddedFieldNames returns the names of the fields a form version adds
+// beyond the ones every draft carries, none when the version is unknown.
+type AddedFieldNames func(formID, version string) []string
+
+// decodeDraft turns the members of a draft body into a Submission (the
+// fields the version adds into Added). A member
 // of the wrong JSON type is reported at its field with that field's code; a
 // member the form version does not know is UNREADABLE_BODY. Absent text
 // members are empty.
-func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName) (intake.Submission, error) {
+func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, added AddedFieldNames) (intake.Submission, error) {
 	var sub intake.Submission
 	var fieldErrs []intake.FieldError
 	seen := map[string]bool{}
@@ -56,6 +61,27 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName) (int
 		}
 	}
 	seen["consents"] = true
+	if added != nil {
+		for _, field := range added(sub.FormID, sub.FormVersion) {
+			raw, ok := members[field]
+			if seen[field] {
+				continue
+			}
+			seen[field] = true
+			if !ok || string(raw) == "null" {
+				continue
+			}
+			var v string
+			if err := json.Unmarshal(raw, &v); err != nil {
+				fieldErrs = append(fieldErrs, intake.FieldError{Field: field, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
+				continue
+			}
+			if sub.Added == nil {
+				sub.Added = map[string]string{}
+			}
+			sub.Added[field] = v
+		}
+	}
 	name := honeypot(sub.FormID, sub.FormVersion)
 	if name != "" && !seen[name] {
 		seen[name] = true

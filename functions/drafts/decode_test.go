@@ -22,7 +22,7 @@ func decode(body []byte) (intake.Submission, error) {
 	if err := strictjson.Decode(body, &members, strictjson.RefuseUnknown); err != nil {
 		return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "not one JSON object")
 	}
-	return decodeDraft(members, honeypotWebsite)
+	return decodeDraft(members, honeypotWebsite, nil)
 }
 
 func TestDecodeDraft(t *testing.T) {
@@ -89,4 +89,33 @@ func FuzzDecodeDraft(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeAddedFields: a member a form version adds is decoded into
+// Added; a non-string is FIELD_INVALID; for a version that does not add it,
+// it is a member the form does not know.
+func TestDecodeAddedFields(t *testing.T) {
+	added := func(formID, version string) []string {
+		if version == "3" {
+			return []string{"availability"}
+		}
+		return nil
+	}
+	members := func(body string) map[string]json.RawMessage {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	sub, err := decodeDraft(members(`{"formId":"introduction","formVersion":"3","availability":"Tuesdays"}`), honeypotWebsite, added)
+	if err != nil || sub.Added["availability"] != "Tuesdays" {
+		t.Fatalf("added field: %+v, %v", sub, err)
+	}
+	if _, err := decodeDraft(members(`{"formId":"introduction","formVersion":"3","availability":3}`), honeypotWebsite, added); intake.CodeOf(err) != intake.CodeFieldInvalid {
+		t.Fatalf("added field not text: %v", err)
+	}
+	if _, err := decodeDraft(members(`{"formId":"introduction","formVersion":"1","availability":"Tuesdays"}`), honeypotWebsite, added); intake.CodeOf(err) != intake.CodeUnreadableBody {
+		t.Fatalf("a field version 1 does not add: %v", err)
+	}
 }

@@ -28,6 +28,9 @@ type Options struct {
 	ForwardedForPosition int
 	// Honeypot names each form version's honeypot member.
 	Honeypot HoneypotName
+	// AddedFields names the fields each form version adds beyond the ones
+	// every draft carries; nil when no version adds any.
+	AddedFields AddedFieldNames
 }
 
 // Handlers are the function's route handlers.
@@ -59,7 +62,7 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
 		return err
 	}
-	sub, err := decodeDraft(members, h.opts.Honeypot)
+	sub, err := decodeDraft(members, h.opts.Honeypot, h.opts.AddedFields)
 	if err != nil {
 		return err
 	}

@@ -22,18 +22,20 @@ type Registry interface {
 
 // Handlers are the function's route handlers.
 type Handlers struct {
-	registry  Registry
-	pow       formregistry.ProofOfWorkParams
-	retention intake.Retention
+	registry     Registry
+	pow          formregistry.ProofOfWorkParams
+	retention    intake.Retention
+	destinations []intake.Destination
 }
 
-// New returns the function's handlers; pow and retention are published in
-// every definition. It refuses a nil registry.
-func New(registry Registry, pow formregistry.ProofOfWorkParams, retention intake.Retention) (*Handlers, error) {
+// New returns the function's handlers; pow, retention and the destinations
+// a confirmed introduction is handed to (which the notice names) are
+// published in every definition. It refuses a nil registry.
+func New(registry Registry, pow formregistry.ProofOfWorkParams, retention intake.Retention, destinations []intake.Destination) (*Handlers, error) {
 	if registry == nil {
 		return nil, errors.New("forms.New: no Registry")
 	}
-	return &Handlers{registry: registry, pow: pow, retention: retention}, nil
+	return &Handlers{registry: registry, pow: pow, retention: retention, destinations: destinations}, nil
 }
 
 // Latest answers 200 with the definition of the form named by the route's
@@ -43,6 +45,6 @@ func (h *Handlers) Latest(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return intake.ErrNotFound
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, v.Definition(h.pow, h.retention))
+	jsonapi.WriteJSON(w, http.StatusOK, v.Definition(h.pow, h.retention, h.destinations))
 	return nil
 }

@@ -23,17 +23,20 @@ func (f fakeRegistry) Latest(formID string) (*formregistry.Version, bool) {
 
 func serve(t *testing.T) http.Handler {
 	t.Helper()
-	v, ok := testsupport.Forms(t).Find("introduction", "1")
+	v, ok := testsupport.Forms(t).Find("introduction", "2")
 	if !ok {
-		t.Fatal("no introduction/1 in the registry")
+		t.Fatal("no introduction/2 in the registry")
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 123, ChallengePath: "/challenge"}
-	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, intake.DefaultRetention))(t)
+	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, intake.DefaultRetention, []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook}))(t)
 	return testsupport.Must(wiring.Serve(&wiring.Handlers{Forms: h}, "Forms", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 func TestLatest(t *testing.T) {
 	w := testsupport.Serve(serve(t), testsupport.Request{Method: http.MethodGet, Path: "/api/forms/introduction"})
+	if !strings.Contains(w.Body.String(), "a web address they run (a webhook)") || strings.Contains(w.Body.String(), "as an email") {
+		t.Errorf("the served notice must name the configured destinations, and only those: %s", w.Body)
+	}
 	var d struct {
 		FormID      string `json:"formId"`
 		FormVersion string `json:"formVersion"`
@@ -42,7 +45,7 @@ func TestLatest(t *testing.T) {
 			ChallengePath string `json:"challengePath"`
 		} `json:"proofOfWork"`
 	}
-	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &d) != nil || d.FormID != "introduction" || d.FormVersion != "1" ||
+	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &d) != nil || d.FormID != "introduction" || d.FormVersion != "2" ||
 		d.ProofOfWork.ChallengePath != "/challenge" {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
@@ -62,7 +65,7 @@ func TestEdges(t *testing.T) {
 }
 
 func TestNewRefusesNoRegistry(t *testing.T) {
-	if _, err := forms.New(nil, formregistry.ProofOfWorkParams{}, intake.DefaultRetention); err == nil || !strings.Contains(err.Error(), "Registry") {
+	if _, err := forms.New(nil, formregistry.ProofOfWorkParams{}, intake.DefaultRetention, nil); err == nil || !strings.Contains(err.Error(), "Registry") {
 		t.Fatalf("New(nil) error = %v", err)
 	}
 }

@@ -44,14 +44,18 @@ func TestConcurrentConfirmationsMakeOneTransition(t *testing.T) {
 			}
 		}
 	}
-	// Exactly one transition per draft: the logs say "introduction confirmed"
-	// once per confirmation, and the ledger holds one HANDOFF_PENDING per draft.
-	pending := 0
+	// Exactly one transition per draft: the ledger holds one confirmed
+	// entry per draft (HANDOFF_COMPLETE at commit: the admin inbox is the
+	// one destination here), and one outbox per draft.
+	confirmed := 0
 	for _, doc := range h.docs("ledger") {
-		pending += strings.Count(doc, `"HANDOFF_PENDING"`)
+		confirmed += strings.Count(doc, `"HANDOFF_COMPLETE"`)
 	}
-	if pending != rounds {
-		t.Fatalf("%d ledger entries moved to HANDOFF_PENDING, want %d", pending, rounds)
+	if confirmed != rounds {
+		t.Fatalf("%d ledger entries confirmed, want %d", confirmed, rounds)
+	}
+	if n := h.count("envelopes"); n != rounds {
+		t.Fatalf("%d envelopes, want one (the admin inbox) per confirmed draft: %d", n, rounds)
 	}
 }
 

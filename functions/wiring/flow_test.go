@@ -64,7 +64,9 @@ func TestDraftConfirmWithdraw(t *testing.T) {
 			t.Errorf("the ledger entry lacks the %s rate-limit decision: %s", layer, ledger)
 		}
 	}
-	if !strings.Contains(ledger, `"HANDOFF_PENDING"`) {
+	// The admin inbox is the one destination here, DELIVERED at commit:
+	// the evidence is closed by the confirmation itself.
+	if !strings.Contains(ledger, `"HANDOFF_COMPLETE"`) {
 		t.Errorf("ledger after confirmation: %s", ledger)
 	}
 

@@ -41,6 +41,7 @@ var routes = []route{
 	{"Confirmation", "POST /api/introductions/{id}/confirmation", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Confirm }},
 	{"Confirmation", "POST /api/introductions/{id}/revision", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Revise }},
 	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }},
+	{"DeliveryEvents", "POST /hooks/delivery/{provider}", func(h *Handlers) jsonapi.Handler { return h.DeliveryEvents.Receive }},
 	{sweepFunction, "POST /internal/sweep", func(h *Handlers) jsonapi.Handler { return h.Sweep.Run }},
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ownersite/introductions/functions/challenge"
 	"github.com/ownersite/introductions/functions/confirmation"
+	"github.com/ownersite/introductions/functions/deliveryevents"
 	"github.com/ownersite/introductions/functions/drafts"
 	"github.com/ownersite/introductions/functions/forms"
 	"github.com/ownersite/introductions/functions/sweep"
@@ -27,6 +28,7 @@ import (
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/delivery"
 	"github.com/ownersite/introductions/shared/firestorestore"
 	"github.com/ownersite/introductions/shared/floodlimit"
 	"github.com/ownersite/introductions/shared/formregistry"
@@ -34,8 +36,11 @@ import (
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/mailgun"
 	"github.com/ownersite/introductions/shared/retentionsweep"
 	"github.com/ownersite/introductions/shared/secretkeys"
+	"github.com/ownersite/introductions/shared/smtpmail"
+	"github.com/ownersite/introductions/shared/webhook"
 	"google.golang.org/api/option"
 )
 
@@ -50,6 +55,9 @@ type Service struct {
 	Sweeps *retentionsweep.Launcher
 
 	closeKeys func() error
+	// Delivery sends the outbox after each confirmation and is the
+	// sweep's delivery-retries task.
+	Delivery *delivery.Service
 
 	functions map[string]http.Handler
 	api       http.Handler
@@ -66,6 +74,8 @@ type Handlers struct {
 	// Sweeps, when set, starts a background sweep with the first draft of
 	// each UTC day (a function's tests leave it nil).
 	Sweeps *retentionsweep.Launcher
+	// DeliveryEvents takes the email provider's signed delivery events.
+	DeliveryEvents *deliveryevents.Handlers
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -79,6 +89,12 @@ type Overrides struct {
 	// Keys and Pepper replace the HMAC keys and the keyed-hash pepper.
 	Keys   intake.Keyring
 	Pepper []byte
+	// Senders are the handoff's destination adapters besides the admin
+	// inbox.
+	Senders []intake.Sender
+	// EventProviders are delivery event providers besides the configured
+	// ones, by name.
+	EventProviders map[string]deliveryevents.Provider
 }
 
 // Build wires the service from cfg. Errors say which part failed.
@@ -115,6 +131,25 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if err != nil {
 		return nil, fmt.Errorf("firestore: %w", err)
 	}
+	senders, err := handoffSenders(cfg, o, logger)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	var adminURL func(string) string
+	if cfg.AdminURL != "" {
+		adminURL = cfg.IntroductionAdminURL
+	}
+	store.DecideWith(func(e intake.LedgerEntry) (intake.Decision, string) { return delivery.Decide(e, registry) })
+	deliveries, err := delivery.New(delivery.Deps{
+		Store: store, Senders: senders, Forms: registry, Clock: o.Clock, Logger: logger,
+		Function: cfg.Service, Revision: cfg.Revision,
+		Config: delivery.Config{RetryBase: cfg.DeliveryRetryBase, MaxAttempts: cfg.DeliveryMaxAttempts, AdminURL: adminURL},
+	})
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("delivery: %w", err)
+	}
 	flood, err := floodlimit.New(cfg.FloodLimit, cfg.FloodWindow)
 	if err != nil {
 		store.Close()
@@ -127,10 +162,17 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		IPLimit:    intake.RateRule{Limit: cfg.RateLimitIPPerHour, Window: time.Hour},
 		EmailLimit: intake.RateRule{Limit: cfg.RateLimitEmailPerHour, Window: time.Hour},
 		Function:   cfg.Service, Revision: cfg.Revision,
+		Handoff: deliveries,
 	})
 	if err != nil {
 		store.Close()
 		return nil, err
+	}
+	addedFields := func(formID, version string) []string {
+		if v, ok := registry.Find(formID, version); ok {
+			return v.AddedFields()
+		}
+		return nil
 	}
 	honeypot := func(formID, version string) string {
 		if v, ok := registry.Find(formID, version); ok {
@@ -140,7 +182,9 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	}
 	// Sweep tasks run after each sweep's deletions, in this order: one line
 	// each.
-	tasks := []intake.SweepTask{}
+	tasks := []intake.SweepTask{
+		deliveries, // delivery-retries: the envelopes whose attempt is due
+	}
 	sweeper, err := retentionsweep.New(retentionsweep.Config{
 		Store: store, Registry: registry, Tasks: tasks, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
 		RunRetention: cfg.SweepRunRetention,
@@ -160,15 +204,18 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	}
 	powParams := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
 	h := Handlers{Sweeps: sweeps}
-	errs := make([]error, 5)
+	errs := make([]error, 6)
 	h.Challenge, errs[0] = challenge.New(pow)
-	h.Forms, errs[1] = forms.New(registry, powParams, cfg.Retention)
-	h.Drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot})
+	h.Forms, errs[1] = forms.New(registry, powParams, cfg.Retention, deliveries.Destinations())
+	h.Drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot, AddedFields: addedFields})
 	h.Confirmation, errs[3] = confirmation.New(flow)
 	// The sweep runs through the launcher, so a call joins a run already in
 	// flight on this instance instead of starting a second.
 	h.Sweep, errs[4] = sweep.New(sweeps)
-	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Sweeps: sweeps, closeKeys: closeKeys, functions: map[string]http.Handler{}}
+	providers, err := eventProviders(cfg, o)
+	errs = append(errs, err)
+	h.DeliveryEvents, errs[5] = deliveryevents.New(deliveries, providers)
+	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Delivery: deliveries, Sweeps: sweeps, closeKeys: closeKeys, functions: map[string]http.Handler{}}
 	for _, name := range append(Functions(), "") {
 		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {
@@ -187,6 +234,49 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	}
 	built = true
 	return svc, nil
+}
+
+// eventProviders are the delivery event providers that are on: Mailgun's
+// when MAILGUN_WEBHOOK_SIGNING_KEY is set, and any the overrides add.
+func eventProviders(cfg config.Config, o Overrides) (map[string]deliveryevents.Provider, error) {
+	providers := map[string]deliveryevents.Provider{}
+	if cfg.MailgunSigningKey != "" {
+		v, err := mailgun.NewVerifier(cfg.MailgunSigningKey, o.Clock.Now)
+		if err != nil {
+			return nil, fmt.Errorf("delivery events: %w", err)
+		}
+		providers[deliveryevents.ProviderMailgun] = deliveryevents.Mailgun(v)
+	}
+	for name, p := range o.EventProviders {
+		providers[name] = p
+	}
+	return providers, nil
+}
+
+// handoffSenders are the destination adapters that are on: email when
+// SMTP_HOST is set, the webhook when WEBHOOK_URL is, and any the overrides
+// add.
+func handoffSenders(cfg config.Config, o Overrides, logger *slog.Logger) ([]intake.Sender, error) {
+	var senders []intake.Sender
+	var errs []error
+	if cfg.SMTP.Enabled() {
+		s, err := smtpmail.New(cfg.SMTP, smtpmail.Options{Logger: logger, Now: o.Clock.Now})
+		errs = append(errs, err)
+		if err == nil {
+			senders = append(senders, s)
+		}
+	}
+	if cfg.Webhook.Enabled() {
+		s, err := webhook.New(cfg.Webhook, webhook.Options{Logger: logger, Now: o.Clock.Now})
+		errs = append(errs, err)
+		if err == nil {
+			senders = append(senders, s)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
+	return append(senders, o.Senders...), nil
 }
 
 // pathOf returns the path of function's first route.
@@ -271,10 +361,11 @@ func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
 	mux.Handle(path, h)
 }
 
-// Close waits for a sweep in flight on this instance, then releases the
-// store and the Secret Manager client of the keys.
+// Close waits for a sweep and the deliveries in flight on this instance,
+// then releases the store and the Secret Manager client of the keys.
 func (s *Service) Close() error {
 	s.Sweeps.Wait()
+	s.Delivery.Wait()
 	return errors.Join(s.Store.Close(), s.closeKeys())
 }
 

@@ -73,6 +73,13 @@ type Config struct {
 	// provenance (K_REVISION, K_SERVICE, set by Cloud Run).
 	Revision string
 	Service  string
+	// DeliveryRetryBase is about how long the first retry of a failed
+	// delivery waits, each next one about twice as long, with jitter
+	// (DELIVERY_RETRY_BASE, default 1m); DeliveryMaxAttempts is how many
+	// sends an envelope gets before it is FAILED (DELIVERY_MAX_ATTEMPTS,
+	// default 8).
+	DeliveryRetryBase   time.Duration
+	DeliveryMaxAttempts int
 	// LogLevel is LOG_LEVEL (debug, info, warn, error; default info).
 	LogLevel slog.Level
 
@@ -240,6 +247,8 @@ func Load(getenv func(string) string) (Config, error) {
 		SweepRunRetention:     l.duration("SWEEP_RUN_RETENTION", 30*24*time.Hour, time.Hour, 365*24*time.Hour),
 		HMACSecret:            l.str("HMAC_SECRET", ""),
 		HashPepperSecret:      l.str("HASH_PEPPER_SECRET", ""),
+		DeliveryRetryBase:     l.duration("DELIVERY_RETRY_BASE", time.Minute, time.Second, 24*time.Hour),
+		DeliveryMaxAttempts:   int(l.integer("DELIVERY_MAX_ATTEMPTS", 8, 1, 50)),
 		Revision:              l.str("K_REVISION", "local"),
 		Service:               l.str("K_SERVICE", "devserver"),
 		Retention: intake.Retention{

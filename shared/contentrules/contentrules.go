@@ -79,6 +79,24 @@ func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission
 			*fv.value = ""
 		}
 	}
+	// The fields the version adds: each one's value, checked like any
+	// other; a value the version does not ask for is dropped.
+	added := map[string]*string{}
+	for _, name := range v.AddedFields() {
+		value := s.Added[name]
+		added[name], values[name] = &value, &value
+	}
+	defer func() {
+		kept.Added = nil
+		for _, name := range v.AddedFields() {
+			if *added[name] != "" {
+				if kept.Added == nil {
+					kept.Added = map[string]string{}
+				}
+				kept.Added[name] = *added[name]
+			}
+		}
+	}()
 	for i := range v.Fields {
 		f := &v.Fields[i]
 		value := values[f.Name]

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -26,15 +28,21 @@ const (
 
 // Confirm applies the confirm move with one conditional write: it reads the
 // introduction, applies (*intake.Introduction).ConfirmBy and, if that changed
-// it, commits the introduction, its transcript's expiry and its ledger entry
-// (HANDOFF_PENDING, consents, retention class "introduction") atomically,
-// on condition that the introduction is unchanged since the read. A lost
-// race is re-read and decided again, so exactly one confirmation wins and
-// every holder of the token gets the same introduction. Times are stored,
-// and returned, in UTC to the microsecond. Errors: intake.ErrNotFound for an
-// unknown id, an expired draft or a wrong token alike; UNAVAILABLE; INTERNAL
-// when the transcript or ledger entry the introduction needs is missing.
-func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration) (*intake.Introduction, error) {
+// it, commits the introduction, its transcript's expiry, its ledger entry
+// (consents, retention class "introduction", the outbox mirrored in
+// handoffs, and the decision: HANDOFF_PENDING, or what DecideWith's function
+// makes of the entry, so an outbox already DELIVERED in full is
+// HANDOFF_COMPLETE at commit) and one envelopes/{id} per outbox envelope (the
+// handoff outbox: bound to this submission and kept as long as it)
+// atomically, on condition that the introduction is unchanged since the
+// read. A lost race is re-read and decided again, so exactly one
+// confirmation wins, its outbox is written once, and every holder of the
+// token gets the same introduction. Times are stored, and returned, in UTC
+// to the microsecond. Errors: intake.ErrNotFound for an unknown id, an
+// expired draft or a wrong token alike; UNAVAILABLE; INTERNAL when the
+// transcript or ledger entry the introduction needs is missing, or an
+// envelope is not storable or already exists.
+func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
@@ -45,13 +53,17 @@ func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now ti
 	ref := s.introductionRef(id)
 	var result *intake.Introduction
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		return s.conditionally(ctx, "confirm", ref, now, func(in *intake.Introduction, snap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error) {
+		return s.conditionally(ctx, "confirm", ref, now, func(in *intake.Introduction, snap, ledgerSnap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error) {
 			changed, err := in.ConfirmBy(tokenHash, now, keepFor)
 			if err != nil || !changed {
 				result = in
 				return nil, err
 			}
 			if err := intake.CheckStorableIntroduction(*in); err != nil {
+				return nil, err
+			}
+			envelopes, err := boundOutbox(outbox, id, intake.EventConfirmed, now, in.ExpireAt)
+			if err != nil {
 				return nil, err
 			}
 			result = in
@@ -66,9 +78,25 @@ func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now ti
 			if in.HasConversation {
 				b.Update(s.transcriptRef(id), []firestore.Update{{Path: ExpireAtField, Value: in.ExpireAt}})
 			}
+			handoffs := make([]intake.HandoffRecord, 0, len(envelopes))
+			for _, e := range envelopes {
+				b.Create(s.envelopeRef(e.ID), toEnvelopeDoc(e))
+				handoffs = append(handoffs, e.Record())
+			}
+			decision, reason := intake.DecisionHandoffPending, ReasonConfirmed
+			if s.decide != nil && ledgerSnap.Exists() {
+				var entry intake.LedgerEntry
+				if err := ledgerSnap.DataTo(&entry); err != nil {
+					return nil, err
+				}
+				entry.ID, entry.Consents, entry.Handoffs = id, in.Consents, handoffs
+				entry.Decision, entry.Reason = decision, reason
+				decision, reason = s.decide(entry)
+			}
 			b.Update(s.ledgerRef(id), []firestore.Update{
-				{Path: "decision", Value: intake.DecisionHandoffPending},
-				{Path: "reason", Value: ReasonConfirmed},
+				{Path: "decision", Value: decision},
+				{Path: "reason", Value: reason},
+				{Path: "handoffs", Value: handoffs},
 				{Path: "consents", Value: in.Consents},
 				{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionIntroduction, DeleteAfter: in.ExpireAt}},
 				{Path: ExpireAtField, Value: in.ExpireAt},
@@ -84,51 +112,124 @@ func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now ti
 }
 
 // Withdraw erases the introduction and its transcript and marks the ledger
-// entry WITHDRAWN (reason and time only, no content) in one write, on
-// condition that the introduction is unchanged since it was read. Errors:
+// entry WITHDRAWN in one write, on condition that the introduction is
+// unchanged since it was read. The ledger keeps no content: the reason, the
+// time, and the destinations outside the store (email, webhook) to which
+// the content had already been handed (ACCEPTED or DELIVERED). Each notice
+// envelope (introduction.withdrawn) is written, and mirrored in the ledger,
+// only when its destination had an envelope of the confirmation, so a
+// receiver that may hold a copy is told to erase it. Errors:
 // intake.ErrNotFound (unknown id, gone, wrong token); STATE_CONFLICT for a
 // draft, which is never sent and simply expires; UNAVAILABLE; INTERNAL when
-// the ledger entry is missing.
-func (s *Store) Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time) error {
+// the ledger entry is missing or a notice is not storable.
+func (s *Store) Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []intake.Envelope) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	ref := s.introductionRef(id)
 	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		return s.conditionally(ctx, "withdraw", ref, now, func(in *intake.Introduction, snap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error) {
+		return s.conditionally(ctx, "withdraw", ref, now, func(in *intake.Introduction, snap, ledgerSnap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error) {
 			if err := in.WithdrawBy(tokenHash, now); err != nil {
+				return nil, err
+			}
+			if !ledgerSnap.Exists() {
+				return nil, intake.Internal(fmt.Errorf("withdraw: ledger entry of %s missing", id))
+			}
+			var entry intake.LedgerEntry
+			if err := ledgerSnap.DataTo(&entry); err != nil {
+				return nil, err
+			}
+			record := intake.WithdrawalRecord{At: now, AlreadyDeliveredTo: handedOn(entry.Handoffs)}
+			var sent []intake.Envelope
+			for _, n := range notices {
+				if hadConfirmation(entry.Handoffs, n.Destination) {
+					sent = append(sent, n)
+				}
+			}
+			envelopes, err := boundOutbox(sent, id, intake.EventWithdrawn, now, entry.ExpireAt)
+			if err != nil {
 				return nil, err
 			}
 			//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
 			b := s.client.Batch() //nolint:staticcheck // see above
 			b.Delete(ref, firestore.LastUpdateTime(snap.UpdateTime))
 			b.Delete(s.transcriptRef(id))
-			b.Update(s.ledgerRef(id), []firestore.Update{
+			updates := []firestore.Update{
 				{Path: "decision", Value: intake.DecisionWithdrawn},
-				{Path: "reason", Value: ReasonWithdrawn},
+				{Path: "reason", Value: withdrawnReason(record)},
+				{Path: "withdrawal", Value: record},
 				{Path: "updatedAt", Value: now},
-			})
+			}
+			if len(envelopes) > 0 {
+				records := make([]any, 0, len(envelopes))
+				for _, e := range envelopes {
+					b.Create(s.envelopeRef(e.ID), toEnvelopeDoc(e))
+					records = append(records, e.Record())
+				}
+				// ArrayUnion appends without overwriting a delivery's
+				// status written since the read.
+				updates = append(updates, firestore.Update{Path: "handoffs", Value: firestore.ArrayUnion(records...)})
+			}
+			b.Update(s.ledgerRef(id), updates)
 			return b, nil
 		})
 	})
 }
 
-// conditionally reads the introduction at ref, lets decide build the write
-// (nil: nothing to write) and commits it. When the commit fails because the
+// handedOn lists the destinations outside the store to which a confirmed
+// introduction's content had been handed: its envelope ACCEPTED or
+// DELIVERED. The admin inbox is the store itself, erased with the
+// introduction.
+func handedOn(handoffs []intake.HandoffRecord) []intake.Destination {
+	out := []intake.Destination{}
+	for _, h := range handoffs {
+		if h.Event == intake.EventConfirmed && h.Destination != intake.DestinationInbox &&
+			(h.Status == intake.DeliveryAccepted || h.Status == intake.DeliveryDelivered) && !slices.Contains(out, h.Destination) {
+			out = append(out, h.Destination)
+		}
+	}
+	return out
+}
+
+func hadConfirmation(handoffs []intake.HandoffRecord, d intake.Destination) bool {
+	for _, h := range handoffs {
+		if h.Event == intake.EventConfirmed && h.Destination == d {
+			return true
+		}
+	}
+	return false
+}
+
+func withdrawnReason(r intake.WithdrawalRecord) string {
+	if len(r.AlreadyDeliveredTo) == 0 {
+		return ReasonWithdrawn
+	}
+	names := make([]string, len(r.AlreadyDeliveredTo))
+	for i, d := range r.AlreadyDeliveredTo {
+		names[i] = string(d)
+	}
+	return ReasonWithdrawn + "; already handed to " + strings.Join(names, ", ") + " before the withdrawal"
+}
+
+// conditionally reads the introduction at ref and its ledger entry (in one
+// round trip), lets decide build the write (nil: nothing to write) and
+// commits it. When the commit fails because the
 // introduction changed (precondition) or vanished since the read, it reads
 // again and decides again; when it fails although the introduction did not
 // change, a record beside it is missing and that is INTERNAL.
 func (s *Store) conditionally(ctx context.Context, move string, ref *firestore.DocumentRef, now time.Time,
-	decide func(in *intake.Introduction, snap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error)) error {
+	decide func(in *intake.Introduction, snap, ledger *firestore.DocumentSnapshot) (*firestore.WriteBatch, error)) error {
 	var lastRead time.Time
 	for race := 0; race < maxRaces; race++ {
-		snap, err := ref.Get(ctx)
-		if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-			return intake.ErrNotFound
-		}
+		// One read of both: the introduction and its ledger entry.
+		snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{ref, s.ledgerRef(ref.ID)})
 		if err != nil {
 			return err
+		}
+		snap := snaps[0]
+		if !live(snap, now) {
+			return intake.ErrNotFound
 		}
 		if race > 0 && snap.UpdateTime.Equal(lastRead) {
 			return intake.Internal(fmt.Errorf("%s: write refused while the introduction is unchanged (transcript or ledger entry missing?)", move))
@@ -139,7 +240,7 @@ func (s *Store) conditionally(ctx context.Context, move string, ref *firestore.D
 			return err
 		}
 		in := d.introduction(ref.ID)
-		b, err := decide(&in, snap)
+		b, err := decide(&in, snap, snaps[1])
 		if err != nil || b == nil {
 			return err
 		}
@@ -179,4 +280,12 @@ func (s *Store) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.RecordAttempt", slog.String("ledgerId", e.ID),
 		slog.String("decision", string(e.Decision)), slog.String("code", string(intake.CodeOf(err))))
 	return err
+}
+
+// DecideWith sets the function that decides a ledger entry at confirmation
+// (the delivery service's Decide over the form registry). Without one, a
+// confirmed entry is HANDOFF_PENDING until its first delivery decides it.
+// Call it before the store is used.
+func (s *Store) DecideWith(decide func(intake.LedgerEntry) (intake.Decision, string)) {
+	s.decide = decide
 }

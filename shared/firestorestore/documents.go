@@ -22,6 +22,7 @@ type introductionDoc struct {
 	Role            string                   `firestore:"role"`
 	Email           string                   `firestore:"email"`
 	Message         string                   `firestore:"message"`
+	Added           map[string]string        `firestore:"added,omitempty"`
 	HasConversation bool                     `firestore:"hasConversation"`
 	Consents        []intake.ConsentEvidence `firestore:"consents"`
 	TokenHash       []byte                   `firestore:"tokenHash"`
@@ -35,7 +36,7 @@ func toIntroductionDoc(in intake.Introduction) introductionDoc {
 	return introductionDoc{
 		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
 		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
-		Email: in.Fields.Email, Message: in.Fields.Message,
+		Email: in.Fields.Email, Message: in.Fields.Message, Added: in.Added,
 		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
 		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
 	}
@@ -45,6 +46,7 @@ func (d introductionDoc) introduction(id string) intake.Introduction {
 	return intake.Introduction{
 		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion,
 		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
+		Added:           d.Added,
 		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,
 		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
 	}

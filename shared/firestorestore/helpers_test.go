@@ -133,7 +133,7 @@ func withIdempotency(k intake.DraftKeeping, keyHash string) intake.DraftKeeping 
 func (ts *testStore) dump(t testing.TB) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	colls := []string{Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys, Ledger}
+	colls := []string{Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys, Ledger, Envelopes}
 	ts.forEach(t, colls, func(coll string, snap *firestore.DocumentSnapshot) {
 		out[coll+"/"+snap.Ref.ID] = fmt.Sprintf("%v@%s", snap.Data(), snap.UpdateTime.Format(time.RFC3339Nano))
 	})
@@ -218,4 +218,21 @@ func allStrings(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// fullOutbox is the outbox of a confirmation with every destination on:
+// the admin inbox DELIVERED at commit, email and webhook PENDING.
+func fullOutbox(id string, now time.Time) []intake.Envelope {
+	var out []intake.Envelope
+	for _, d := range []intake.Destination{intake.DestinationInbox, intake.DestinationEmail, intake.DestinationWebhook} {
+		e := intake.Envelope{ID: intake.EnvelopeID(id, d, intake.EventConfirmed), SubmissionID: id, Destination: d,
+			Event: intake.EventConfirmed, PayloadVersion: intake.HandoffPayloadVersion, Status: intake.DeliveryPending,
+			Attempts: []intake.DeliveryAttempt{}, Provenance: intake.Provenance{Function: "confirmation", Revision: "test", RequestID: "req-" + id, Time: now}}
+		if d == intake.DestinationInbox {
+			e.Status = intake.DeliveryDelivered
+			e.Attempts = []intake.DeliveryAttempt{{At: now, Outcome: intake.DeliveryDelivered, Detail: "kept"}}
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -34,4 +34,6 @@ var Queries = []IndexedQuery{
 	{Name: "DeleteExpired (ledger)", Collection: Ledger, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (sweepRuns)", Collection: SweepRuns, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "LastRuns", Collection: SweepRuns, Fields: []QueryField{{Path: "startedAt", Descending: true}}},
+	{Name: "DueEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: dueAtField}}},
+	{Name: "SubmissionEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: "submissionId"}}},
 }

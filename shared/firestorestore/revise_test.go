@@ -69,7 +69,7 @@ func TestReviseDraftReplacesContentAndKeepsIdTokenExpiry(t *testing.T) {
 		}
 	}
 	// The confirmation finds the revised content under the same token.
-	got, err := ts.Confirm(ctx, "rev1", intake.HashToken(token("rev1")), now, keepFor)
+	got, err := ts.Confirm(ctx, "rev1", intake.HashToken(token("rev1")), now, keepFor, nil)
 	if err != nil || got.Fields.Message != "Message one" || got.Revisions != 1 {
 		t.Fatalf("confirm after revising: %+v %v", got, err)
 	}
@@ -140,7 +140,7 @@ func TestReviseDraftAnswersLikeConfirmAndStopsAtTheLimit(t *testing.T) {
 	if e := intake.AsError(err); e.Code != intake.CodeRateLimited || e.RetryAfter != draftLife-2*time.Minute {
 		t.Fatalf("revision %d: %v (retry after %v)", intake.MaxRevisions+1, err, e.RetryAfter)
 	}
-	if _, err := ts.Confirm(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(3*time.Minute), keepFor); err != nil {
+	if _, err := ts.Confirm(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(3*time.Minute), keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(4*time.Minute), revise); codeOf(t, err) != intake.CodeStateConflict {
@@ -185,7 +185,7 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 	if results[1].Revisions == 2 {
 		last = results[1]
 	}
-	got, err := ts.Confirm(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(2*time.Minute), keepFor)
+	got, err := ts.Confirm(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(2*time.Minute), keepFor, nil)
 	if err != nil || got.Fields.Name != last.Fields.Name || got.Revisions != 2 {
 		t.Fatalf("stored %+v %v, the later revision was %q", got, err, last.Fields.Name)
 	}

@@ -108,6 +108,8 @@ type Store struct {
 	// transitions counts committed confirmations, for tests that prove a
 	// race made exactly one.
 	transitions atomic.Int64
+	// decide, when set, decides a ledger entry at confirmation.
+	decide func(intake.LedgerEntry) (intake.Decision, string)
 	// beforeCommit, when set by a test, runs between a conditional write's
 	// read and its commit, to make a race happen on purpose.
 	beforeCommit func(move string)

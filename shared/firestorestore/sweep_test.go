@@ -130,7 +130,7 @@ func TestSweepDeletesEachClassAtItsBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	confirmedAt := t0.Add(time.Minute)
-	if _, err := ts.Confirm(ctx, "sent", intake.HashToken(token("sent")), confirmedAt, keepFor); err != nil {
+	if _, err := ts.Confirm(ctx, "sent", intake.HashToken(token("sent")), confirmedAt, keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 	refused := intake.LedgerEntry{ID: "refused", Version: intake.LedgerVersion,
@@ -473,7 +473,7 @@ func TestConsentRecheck(t *testing.T) {
 		if _, err := ts.KeepDraft(ctx, k); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor); err != nil {
+		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -519,12 +519,12 @@ func rewordedRegistry(t testing.TB) *formregistry.Registry {
 	t.Helper()
 	dir := t.TempDir()
 	src := "../formregistry/forms/introduction/"
-	for _, f := range []string{"index.json", "1.json"} {
+	for _, f := range []string{"index.json", "1.json", "2.json"} {
 		raw, err := os.ReadFile(src + f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f == "1.json" {
+		if f != "index.json" {
 			raw = []byte(strings.Replace(string(raw), "Attach my conversation with the site's guide to this introduction.", "Attach my conversation to this introduction.", 1))
 		}
 		if err := os.MkdirAll(dir+"/introduction", 0o755); err != nil {

@@ -49,8 +49,8 @@ func TestUnreachable(t *testing.T) {
 		call func() error
 	}{
 		{"KeepDraft", func() error { _, err := s.KeepDraft(ctx, draft("down", t0)); return err }},
-		{"Confirm", func() error { _, err := s.Confirm(ctx, "down", right, t0, keepFor); return err }},
-		{"Withdraw", func() error { return s.Withdraw(ctx, "down", right, t0) }},
+		{"Confirm", func() error { _, err := s.Confirm(ctx, "down", right, t0, keepFor, nil); return err }},
+		{"Withdraw", func() error { return s.Withdraw(ctx, "down", right, t0, nil) }},
 		{"RecordAttempt", func() error { return s.RecordAttempt(ctx, e) }},
 	}
 	for _, tt := range tests {

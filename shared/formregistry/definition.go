@@ -63,9 +63,9 @@ type Definition struct {
 }
 
 // Definition returns the version's form definition with the given
-// proof-of-work parameters and retention. The returned value shares nothing
-// mutable with the registry.
-func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention) Definition {
+// proof-of-work parameters, retention and destinations (see Notice). The
+// returned value shares nothing mutable with the registry.
+func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention, destinations []intake.Destination) Definition {
 	purposes := make([]Purpose, len(v.Purposes))
 	for i, p := range v.Purposes {
 		purposes[i] = p
@@ -82,7 +82,7 @@ func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention) 
 		Fields:      slices.Clone(v.Fields),
 		Honeypot:    Honeypot{Name: v.Honeypot},
 		Purposes:    purposes,
-		Notice:      v.Notice(retention),
+		Notice:      v.Notice(retention, destinations),
 		ProofOfWork: pow,
 		Retention: RetentionDefinition{
 			DraftMinutes:        int64(retention.Draft / time.Minute),
@@ -92,20 +92,40 @@ func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention) 
 	}
 }
 
-// The placeholders a notice template may use; each must be used at least
-// once, so the notice always states what is kept, why and for how long.
+// The placeholders a notice template may use. Each of the required ones
+// must be used at least once, so the notice always states what is kept,
+// why and for how long; the others say who receives it, how long backups
+// keep it and what a withdrawal reaches (version 1 predates them).
 const (
 	placeholderFields          = "{fields}"
 	placeholderPurposes        = "{purposes}"
 	placeholderDraft           = "{draftRetention}"
 	placeholderIntroduction    = "{introductionRetention}"
 	placeholderRejectedAttempt = "{rejectedAttemptRetention}"
+	placeholderBackup          = "{backupRetention}"
+	placeholderRecipients      = "{recipients}"
+	placeholderWithdrawalReach = "{withdrawalReach}"
 )
 
 var (
-	placeholders       = []string{placeholderFields, placeholderPurposes, placeholderDraft, placeholderIntroduction, placeholderRejectedAttempt}
-	placeholderPattern = regexp.MustCompile(`\{[^{}\s]*\}`)
+	requiredPlaceholders = []string{placeholderFields, placeholderPurposes, placeholderDraft, placeholderIntroduction, placeholderRejectedAttempt}
+	placeholders         = append(slices.Clone(requiredPlaceholders), placeholderBackup, placeholderRecipients, placeholderWithdrawalReach)
+	placeholderPattern   = regexp.MustCompile(`\{[^{}\s]*\}`)
 )
+
+// recipientWording is how the notice names each destination.
+var recipientWording = map[intake.Destination]string{
+	intake.DestinationInbox:   "in their private inbox on this site",
+	intake.DestinationEmail:   "as an email to their own address (sent through their mail provider)",
+	intake.DestinationWebhook: "as a signed notification to a web address they run (a webhook)",
+}
+
+// withdrawalWording says what a withdrawal does at each destination outside
+// this site.
+var withdrawalWording = map[intake.Destination]string{
+	intake.DestinationEmail:   "An email already sent to the owner stays in their mailbox until they delete it.",
+	intake.DestinationWebhook: "The owner's webhook is told at once to erase the copy it received.",
+}
 
 // basisWording is how the notice states each legal basis.
 var basisWording = map[intake.Basis]string{
@@ -116,9 +136,11 @@ var basisWording = map[intake.Basis]string{
 }
 
 // Notice returns the version's privacy notice: its template filled with the
-// version's fields and purposes (each with its basis) and the retention
-// periods, so the notice says what the service does.
-func (v *Version) Notice(retention intake.Retention) Notice {
+// version's fields and purposes (each with its basis), the retention
+// periods, the backups' window and the destinations an introduction is
+// handed to (the admin inbox first, then each configured one), so the
+// notice says what the service does.
+func (v *Version) Notice(retention intake.Retention, destinations []intake.Destination) Notice {
 	var fields []string
 	for _, f := range v.Fields {
 		switch {
@@ -138,7 +160,17 @@ func (v *Version) Notice(retention intake.Retention) Notice {
 		}
 		purposes = append(purposes, fmt.Sprintf("“%s” %s; legal basis: %s.", p.Description, need, basisWording[p.Basis]))
 	}
+	var recipients, reach []string
+	for _, d := range destinations {
+		recipients = append(recipients, recipientWording[d])
+		if w := withdrawalWording[d]; w != "" {
+			reach = append(reach, w)
+		}
+	}
 	fill := strings.NewReplacer(
+		placeholderRecipients, joinAnd(recipients),
+		placeholderWithdrawalReach, strings.Join(reach, " "),
+		placeholderBackup, humanDuration(intake.PointInTimeRecoveryWindow),
 		placeholderFields, strings.Join(fields, "; "),
 		placeholderPurposes, strings.Join(purposes, "\n"),
 		placeholderDraft, humanDuration(retention.Draft),
@@ -147,9 +179,20 @@ func (v *Version) Notice(retention intake.Retention) Notice {
 	)
 	n := Notice{Title: v.NoticeTemplate.Title}
 	for _, s := range v.NoticeTemplate.Sections {
-		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: fill.Replace(s.Body)})
+		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
 	}
 	return n
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // Text renders the notice as plain text: the title, then each heading
@@ -210,7 +253,7 @@ func checkNotice(t *NoticeTemplate) []error {
 			used[p] = true
 		}
 	}
-	for _, p := range placeholders {
+	for _, p := range requiredPlaceholders {
 		if !used[p] {
 			problems = append(problems, fmt.Errorf("placeholder %s is never used", p))
 		}

@@ -36,25 +36,72 @@ func golden(t *testing.T, name string, got []byte) {
 
 var testPoW = ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 100000, ChallengePath: "/api/introductions/challenge"}
 
+// everyDestination is a deployment with email and webhook on.
+var everyDestination = []intake.Destination{intake.DestinationInbox, intake.DestinationEmail, intake.DestinationWebhook}
+
 func TestDefinitionGolden(t *testing.T) {
-	v, _ := loadEmbedded(t).Latest("introduction")
-	got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention), "", "  ")
-	if err != nil {
-		t.Fatal(err)
+	for _, n := range []string{"1", "2"} {
+		v, _ := loadEmbedded(t).Find("introduction", n)
+		got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention, everyDestination), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "definition-introduction-"+n+".golden.json", append(got, '\n'))
 	}
-	golden(t, "definition-introduction-1.golden.json", append(got, '\n'))
 }
 
 func TestNoticeGolden(t *testing.T) {
+	for _, n := range []string{"1", "2"} {
+		v, _ := loadEmbedded(t).Find("introduction", n)
+		golden(t, "notice-introduction-"+n+".golden.txt", []byte(v.Notice(intake.DefaultRetention, everyDestination).Text()))
+	}
+}
+
+// TestNoticeNamesEveryDestinationAndRetentionClass proves the newest notice
+// is generated from the configured destinations and the retention
+// settings: it names each destination that is on, and no other, and states
+// each retention class, backups included.
+func TestNoticeNamesEveryDestinationAndRetentionClass(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	golden(t, "notice-introduction-1.golden.txt", []byte(v.Notice(intake.DefaultRetention).Text()))
+	retention := intake.Retention{Draft: 45 * time.Minute, Introduction: 90 * 24 * time.Hour, RejectedAttempt: 14 * 24 * time.Hour}
+	classes := map[string]string{
+		"draft":            "after 45 minutes",
+		"introduction":     "90 days after you confirm",
+		"rejected attempt": "kept for 14 days",
+		"backups":          "backups (point-in-time recovery) keep a copy of each record for 7 days",
+	}
+	configs := [][]intake.Destination{
+		{intake.DestinationInbox},
+		{intake.DestinationInbox, intake.DestinationEmail},
+		{intake.DestinationInbox, intake.DestinationWebhook},
+		everyDestination,
+	}
+	for _, on := range configs {
+		text := v.Notice(retention, on).Text()
+		for class, want := range classes {
+			if !strings.Contains(text, want) {
+				t.Errorf("with %v the notice does not state the %s retention (%q):\n%s", on, class, want, text)
+			}
+		}
+		for _, d := range everyDestination {
+			if named := strings.Contains(text, recipientWording[d]); named != slices.Contains(on, d) {
+				t.Errorf("with %v the notice names %s: %v\n%s", on, d, named, text)
+			}
+		}
+		if strings.Contains(text, "chat") {
+			t.Errorf("the notice promises a chat notification that does not exist:\n%s", text)
+		}
+		if strings.ContainsAny(text, "{}") {
+			t.Errorf("unfilled placeholder:\n%s", text)
+		}
+	}
 }
 
 // TestDefinitionShape checks the keys of the served JSON against the shape
 // the page is built on, independently of the golden file.
 func TestDefinitionShape(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	raw, _ := json.Marshal(v.Definition(testPoW, intake.DefaultRetention))
+	raw, _ := json.Marshal(v.Definition(testPoW, intake.DefaultRetention, everyDestination))
 	var d map[string]any
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
@@ -97,7 +144,7 @@ func TestDefinitionShape(t *testing.T) {
 
 func TestDefinitionDoesNotShareRegistryData(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	d := v.Definition(testPoW, intake.DefaultRetention)
+	d := v.Definition(testPoW, intake.DefaultRetention, everyDestination)
 	d.Fields[0].MaxLength = 1
 	d.Purposes[1].Consent.Text = "changed"
 	if v.Fields[0].MaxLength == 1 || v.Purposes[1].Consent.Text == "changed" {
@@ -123,7 +170,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := v.Notice(tt.retention).Text()
+			text := v.Notice(tt.retention, everyDestination).Text()
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("notice does not say %q:\n%s", w, text)
@@ -132,7 +179,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 			if strings.ContainsAny(text, "{}") {
 				t.Errorf("notice holds an unfilled placeholder:\n%s", text)
 			}
-			if got := v.Definition(testPoW, tt.retention).Retention; got != tt.wantDef {
+			if got := v.Definition(testPoW, tt.retention, everyDestination).Retention; got != tt.wantDef {
 				t.Errorf("Definition retention = %+v, want %+v", got, tt.wantDef)
 			}
 		})
@@ -143,7 +190,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 // the version: each purpose with its basis, each field by its label.
 func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	text := v.Notice(intake.DefaultRetention).Text()
+	text := v.Notice(intake.DefaultRetention, everyDestination).Text()
 	for _, p := range v.Purposes {
 		if !strings.Contains(text, p.Description) || !strings.Contains(text, basisWording[p.Basis]) {
 			t.Errorf("notice does not state purpose %q with its basis", p.ID)

@@ -5,11 +5,14 @@ import (
 	"testing/fstest"
 )
 
+// onlyV1 is an index publishing version 1 alone.
+const onlyV1 = `{"formId":"introduction","versions":{"1":"published"}}`
+
 // registryOf loads a registry holding one introduction version 1 made from m.
 func registryOf(t *testing.T, m map[string]any) *Registry {
 	t.Helper()
 	r, err := LoadFS(fstest.MapFS{
-		"introduction/index.json": {Data: embeddedFile(t, "introduction/index.json")},
+		"introduction/index.json": {Data: []byte(onlyV1)},
 		"introduction/1.json":     {Data: mustJSON(t, m)},
 	})
 	if err != nil {
@@ -20,7 +23,10 @@ func registryOf(t *testing.T, m map[string]any) *Registry {
 
 func TestConsentDigestFollowsConsentTextsOnly(t *testing.T) {
 	base := registryOf(t, introductionV1(t)).ConsentDigest()
-	embedded, err := Load()
+	embedded, err := LoadFS(fstest.MapFS{
+		"introduction/index.json": {Data: []byte(onlyV1)},
+		"introduction/1.json":     {Data: embeddedFile(t, "introduction/1.json")},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

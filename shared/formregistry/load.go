@@ -68,6 +68,17 @@ var fieldKinds = map[string]struct {
 	"conversation": {FieldTranscript, intake.MaxStoredConversation},
 }
 
+// addedKinds are the types a field a version adds may have (its value is
+// kept in the introduction's Added fields), with the domain's stored cap on its length.
+var addedKinds = map[FieldType]int{
+	FieldText:     intake.MaxStoredShortField,
+	FieldTextarea: intake.MaxStoredAdded,
+}
+
+// addedNamePattern is the name of a field a version adds: a body member
+// no other key of the draft uses.
+var addedNamePattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9]{0,39}$`)
+
 // fieldCodes are the codes a field may report.
 var fieldCodes = map[intake.Code]bool{
 	intake.CodeNameInvalid:           true,
@@ -76,6 +87,7 @@ var fieldCodes = map[intake.Code]bool{
 	intake.CodeEmailInvalid:          true,
 	intake.CodeMessageInvalid:        true,
 	intake.CodeMessageTooManyLinks:   true,
+	intake.CodeFieldInvalid:          true,
 	intake.CodeConversationInvalid:   true,
 	intake.CodeConversationTooLong:   true,
 	intake.CodeConversationManyLinks: true,
@@ -284,12 +296,24 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 		fail("a version needs fields")
 	}
 	names := map[string]bool{}
+	added := 0
 	for i, ff := range f.Fields {
 		where := fmt.Sprintf("field %d (%q)", i, ff.Name)
 		kind, known := fieldKinds[ff.Name]
+		if !known {
+			// A field this version adds: a text or textarea whose value
+			// is kept among the introduction's added fields.
+			cap, ok := addedKinds[ff.Type]
+			kind.typ, kind.cap = ff.Type, cap
+			switch {
+			case !addedNamePattern.MatchString(ff.Name) || reservedNames[ff.Name] || ff.Name == "altcha":
+				fail("%s: an added field needs a name of letters and digits that no other member of the body uses", where)
+			case !ok:
+				fail("%s: an added field is text or textarea, not %q", where, ff.Type)
+			}
+			added++
+		}
 		switch {
-		case !known:
-			fail("%s: not a field a submission carries", where)
 		case names[ff.Name]:
 			fail("%s: name used twice", where)
 		case ff.Type != kind.typ:
@@ -313,8 +337,11 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 			field.TooManyLinksCode = field.Code
 		}
 		for _, c := range []intake.Code{field.Code, field.TooLongCode, field.TooManyLinksCode} {
-			if !fieldCodes[c] {
+			switch {
+			case !fieldCodes[c]:
 				fail("%s: %q is not a field code", where, c)
+			case !known && c != intake.CodeFieldInvalid:
+				fail("%s: an added field reports %s, not %s", where, intake.CodeFieldInvalid, c)
 			}
 		}
 		if ff.Purpose != "" {
@@ -329,6 +356,9 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 			}
 		}
 		v.Fields = append(v.Fields, field)
+	}
+	if added > intake.MaxStoredAddedFields {
+		fail("%d added fields, at most %d", added, intake.MaxStoredAddedFields)
 	}
 	if !honeypotPattern.MatchString(f.Honeypot) || names[f.Honeypot] || reservedNames[f.Honeypot] {
 		fail("honeypot %q must be a field name no other key of the body uses", f.Honeypot)

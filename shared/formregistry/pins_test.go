@@ -14,6 +14,7 @@ type textKey struct{ form, version, textVersion string }
 // pinnedFiles are the SHA-256 of every version file ever published.
 var pinnedFiles = map[versionKey]string{
 	{"introduction", "1"}: "797e54e7df16f10b62870a8509025ac29b05bdbab79a2a7da27ada8b0773e8e7",
+	{"introduction", "2"}: "4caccde3208d1d3e06bbedfba965274fdb974ba8397f99337818306ac326552d",
 }
 
 // pinnedTexts are the SHA-256 of every consent and notice text ever
@@ -21,6 +22,9 @@ var pinnedFiles = map[versionKey]string{
 var pinnedTexts = map[textKey]string{
 	{"introduction", "1", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
 	{"introduction", "1", "introduction-notice/1"}: "7192e28a943601e223edcb38c7456d7e34dd2cab9521968066852d8dae2c4cc8",
+	{"introduction", "2", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
+	{"introduction", "2", "future-roles/1"}:        "5068a8ba40a6a93cc42f3d00e57477caa135c1446095f2448e95fffed512066e",
+	{"introduction", "2", "introduction-notice/2"}: "5ceaa984930d53a5176511c40d5023d1c191649e5d9dd6e099d0375ba5de38f4",
 }
 
 func TestPublishedVersionFilesArePinned(t *testing.T) {

@@ -50,9 +50,9 @@ func (t FieldType) Multiline() bool { return t == FieldTextarea || t == FieldTra
 // Field is one field of a version. Its JSON form is the one the form
 // definition serves.
 type Field struct {
-	// Name is the field's name in the draft body (one of the fields of
-	// intake.Submission: name, company, role, email, message,
-	// conversation).
+	// Name is the field's name in the draft body: one of the fields every
+	// submission can carry (name, company, role, email, message,
+	// conversation), or a field the version adds (see Added).
 	Name     string    `json:"name"`
 	Label    string    `json:"label"`
 	Hint     string    `json:"hint"`
@@ -144,6 +144,25 @@ func (v *Version) Purpose(id string) (*Purpose, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Added reports whether the field is one a version adds beyond the fields
+// every submission can carry (name, company, role, email, message,
+// conversation); its value is kept in the introduction's Added fields.
+func (f *Field) Added() bool {
+	_, core := fieldKinds[f.Name]
+	return !core
+}
+
+// AddedFields returns the names of the fields the version adds, in order.
+func (v *Version) AddedFields() []string {
+	var out []string
+	for i := range v.Fields {
+		if v.Fields[i].Added() {
+			out = append(out, v.Fields[i].Name)
+		}
+	}
+	return out
 }
 
 // Field returns the version's field with the given name.

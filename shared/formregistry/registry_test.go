@@ -61,7 +61,7 @@ func TestDefaultLoadsEmbeddedData(t *testing.T) {
 		t.Errorf("FormIDs() = %s, want %s", got, want)
 	}
 	v, ok := r.Latest("introduction")
-	if !ok || v.Version != "1" || v.Status != StatusPublished || v.Honeypot != "website" {
+	if !ok || v.Version != "2" || v.Status != StatusPublished || v.Honeypot != "website" {
 		t.Fatalf("Latest(introduction) = %+v, %v", v, ok)
 	}
 }
@@ -178,7 +178,8 @@ func TestVersion(t *testing.T) {
 		wantErr  bool
 	}{
 		{"published version", loadEmbedded(t), "introduction", "1", false},
-		{"unknown version", loadEmbedded(t), "introduction", "2", true},
+		{"version 2, beside 1", loadEmbedded(t), "introduction", "2", false},
+		{"unknown version", loadEmbedded(t), "introduction", "3", true},
 		{"empty version", loadEmbedded(t), "introduction", "", true},
 		{"unknown form", loadEmbedded(t), "newsletter", "1", true},
 		{"retired version", twoVersions(t), "introduction", "1", true},
@@ -305,7 +306,16 @@ func TestLoadFSRefusesInvalidData(t *testing.T) {
 			field(m, "conversation")["maxLength"] = intake.MaxStoredConversation + 1
 		}, want: "outside 1..12000"},
 		{name: "zero max length", mutate: func(m map[string]any) { field(m, "role")["maxLength"] = 0 }, want: "outside 1..200"},
-		{name: "field a submission does not carry", mutate: func(m map[string]any) { field(m, "role")["name"] = "phone" }, want: "not a field a submission carries"},
+		{name: "added field with a core field's code", mutate: func(m map[string]any) { field(m, "role")["name"] = "phone" }, want: "an added field reports FIELD_INVALID, not ROLE_INVALID"},
+		{name: "added field named like a body key", mutate: func(m map[string]any) {
+			field(m, "role")["name"], field(m, "role")["code"] = "consents", "FIELD_INVALID"
+		}, want: "an added field needs a name"},
+		{name: "added field of a kind that cannot be added", mutate: func(m map[string]any) {
+			field(m, "email")["name"], field(m, "email")["code"] = "workEmail", "FIELD_INVALID"
+		}, want: `an added field is text or textarea, not "email"`},
+		{name: "added field over its stored cap", mutate: func(m map[string]any) {
+			field(m, "role")["name"], field(m, "role")["code"], field(m, "role")["maxLength"] = "phone", "FIELD_INVALID", 201
+		}, want: "outside 1..200"},
 		{name: "duplicate field", mutate: func(m map[string]any) { field(m, "role")["name"] = "company" }, want: "name used twice"},
 		{name: "wrong field type", mutate: func(m map[string]any) { field(m, "message")["type"] = "text" }, want: `type "text", want "textarea"`},
 		{name: "link limit on a single-line field", mutate: func(m map[string]any) { field(m, "name")["maxLinks"] = 1 }, want: "single-line fields have no link rule"},
@@ -401,4 +411,40 @@ func loadEmbedded(t testing.TB) *Registry {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestAVersionCanAddAField: a new version declares a field beyond the ones
+// every submission carries; the registry loads it as an added field (kept
+// in the introduction's Added fields), and the version before it is unchanged.
+func TestAVersionCanAddAField(t *testing.T) {
+	m := introductionV1(t)
+	fields := m["fields"].([]any)
+	m["fields"] = append(fields, map[string]any{
+		"name": "availability", "label": "When you are free to talk", "hint": "Optional.", "type": "text",
+		"required": false, "maxLength": 120, "code": "FIELD_INVALID",
+	})
+	fsys := fstest.MapFS{
+		"introduction/index.json": {Data: []byte(`{"formId":"introduction","versions":{"1":"published","3":"published"}}`)},
+		"introduction/1.json":     {Data: embeddedFile(t, "introduction/1.json")},
+		"introduction/3.json":     {Data: withVersion(t, m, "3")},
+	}
+	r, err := LoadFS(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, _ := r.Find("introduction", "3")
+	f, ok := v3.Field("availability")
+	if !ok || !f.Added() || f.Code != intake.CodeFieldInvalid || f.TooLongCode != intake.CodeFieldInvalid {
+		t.Fatalf("added field = %+v, %v", f, ok)
+	}
+	if got := v3.AddedFields(); len(got) != 1 || got[0] != "availability" {
+		t.Fatalf("AddedFields = %v", got)
+	}
+	v1, _ := r.Find("introduction", "1")
+	if len(v1.AddedFields()) != 0 {
+		t.Fatal("version 1 adds no field")
+	}
+	if !strings.Contains(v3.Notice(intake.DefaultRetention, nil).Text(), "When you are free to talk (optional)") {
+		t.Error("the notice does not name the added field")
+	}
 }

@@ -27,6 +27,7 @@ var pure = []string{
 	"shared/jsonapi",
 	"shared/keyring",
 	"shared/mailgun",
+	"shared/delivery",
 	"shared/retentionsweep",
 	"shared/sitepage",
 	"shared/smtpmail",
@@ -37,6 +38,7 @@ var pure = []string{
 	"functions/confirmation",
 	"functions/drafts",
 	"functions/forms",
+	"functions/deliveryevents",
 	"functions/sweep",
 }
 

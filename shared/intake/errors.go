@@ -13,15 +13,17 @@ type Code string
 // The documented problem codes (the README's table). Field codes appear in
 // Error.Fields; the rest describe the whole request.
 const (
-	CodeUnreadableBody        Code = "UNREADABLE_BODY"
-	CodeUnsupportedMediaType  Code = "UNSUPPORTED_MEDIA_TYPE"
-	CodeBodyTooLarge          Code = "BODY_TOO_LARGE"
-	CodeNameInvalid           Code = "NAME_INVALID"
-	CodeCompanyInvalid        Code = "COMPANY_INVALID"
-	CodeRoleInvalid           Code = "ROLE_INVALID"
-	CodeEmailInvalid          Code = "EMAIL_INVALID"
-	CodeMessageInvalid        Code = "MESSAGE_INVALID"
-	CodeMessageTooManyLinks   Code = "MESSAGE_TOO_MANY_LINKS"
+	CodeUnreadableBody       Code = "UNREADABLE_BODY"
+	CodeUnsupportedMediaType Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeBodyTooLarge         Code = "BODY_TOO_LARGE"
+	CodeNameInvalid          Code = "NAME_INVALID"
+	CodeCompanyInvalid       Code = "COMPANY_INVALID"
+	CodeRoleInvalid          Code = "ROLE_INVALID"
+	CodeEmailInvalid         Code = "EMAIL_INVALID"
+	CodeMessageInvalid       Code = "MESSAGE_INVALID"
+	CodeMessageTooManyLinks  Code = "MESSAGE_TOO_MANY_LINKS"
+	// CodeFieldInvalid is the code of a field a form version adds.
+	CodeFieldInvalid          Code = "FIELD_INVALID"
 	CodeConversationInvalid   Code = "CONVERSATION_INVALID"
 	CodeConversationTooLong   Code = "CONVERSATION_TOO_LONG"
 	CodeConversationManyLinks Code = "CONVERSATION_TOO_MANY_LINKS"
@@ -40,6 +42,10 @@ const (
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
+	// The delivery events entry point's refusals: nothing changes.
+	CodeEventSignatureInvalid Code = "EVENT_SIGNATURE_INVALID"
+	CodeEventStale            Code = "EVENT_STALE"
+	CodeEventReplayed         Code = "EVENT_REPLAYED"
 )
 
 // FieldError names one body field (or parameter) that failed a rule.

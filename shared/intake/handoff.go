@@ -2,6 +2,7 @@ package intake
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -107,4 +108,79 @@ type DeliveryResult struct {
 type Sender interface {
 	Destination() Destination
 	Send(ctx context.Context, d Delivery) DeliveryResult
+}
+
+// EnvelopeID is the id of the one envelope of a submission's event to a
+// destination. It is derived, not drawn, so a confirmation repeated or
+// retried after a crash names the same envelope, and a receiver sees the
+// same id (webhook-id, Message-ID) on every attempt.
+func EnvelopeID(submissionID string, d Destination, event string) string {
+	kind := "confirmed"
+	if event == EventWithdrawn {
+		kind = "withdrawn"
+	}
+	return "env_" + submissionID + "_" + string(d) + "_" + kind
+}
+
+// ProviderEventKind is what a provider's signed delivery event says about
+// one envelope.
+type ProviderEventKind string
+
+// The provider event kinds that move an envelope.
+const (
+	// ProviderDelivered is a receipt: the receiving server took the mail.
+	ProviderDelivered ProviderEventKind = "delivered"
+	// ProviderFailedTemporary is a failure the provider may overcome on a
+	// later attempt.
+	ProviderFailedTemporary ProviderEventKind = "failed-temporary"
+	// ProviderFailedPermanent is a failure no later attempt overcomes.
+	ProviderFailedPermanent ProviderEventKind = "failed-permanent"
+)
+
+// ProviderEvent is one verified delivery event from an email provider,
+// content-free: the provider's token (for deduplication), the envelope it
+// is about, what happened and the provider's reason.
+type ProviderEvent struct {
+	Provider   string
+	Token      string
+	EnvelopeID string
+	Kind       ProviderEventKind
+	Reason     string
+	At         time.Time
+}
+
+// Record is the ledger's content-free mirror of the envelope.
+func (e Envelope) Record() HandoffRecord {
+	return HandoffRecord{
+		EnvelopeID: e.ID, Destination: e.Destination, Event: e.Event, Status: e.Status,
+		Attempts: e.SendAttempts(), NextAttemptAt: e.NextAttemptAt, LastError: e.LastError,
+	}
+}
+
+// SendAttempts counts the envelope's attempts at sending, leaving out the
+// provider events recorded beside them.
+func (e Envelope) SendAttempts() int {
+	n := 0
+	for _, a := range e.Attempts {
+		if !strings.HasPrefix(a.Detail, ProviderEventPrefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// ProviderEventPrefix starts the detail of an attempt that records a
+// provider's event rather than a send.
+const ProviderEventPrefix = "provider event: "
+
+// SetHandoff puts r into the entry's Handoffs, replacing the record of the
+// same envelope or adding it.
+func (e *LedgerEntry) SetHandoff(r HandoffRecord) {
+	for i := range e.Handoffs {
+		if e.Handoffs[i].EnvelopeID == r.EnvelopeID {
+			e.Handoffs[i] = r
+			return
+		}
+	}
+	e.Handoffs = append(e.Handoffs, r)
 }

@@ -49,11 +49,14 @@ const (
 // Introduction is a visitor's introduction as stored. The transcript is kept
 // beside it, not in it.
 type Introduction struct {
-	ID              string            `json:"id"`
-	State           State             `json:"state"`
-	FormID          string            `json:"formId"`
-	FormVersion     string            `json:"formVersion"`
-	Fields          Fields            `json:"introduction"`
+	ID          string `json:"id"`
+	State       State  `json:"state"`
+	FormID      string `json:"formId"`
+	FormVersion string `json:"formVersion"`
+	Fields      Fields `json:"introduction"`
+	// Added holds the fields the form version adds beyond Fields, by name;
+	// nil when it adds none or none was filled in.
+	Added           map[string]string `json:"added,omitempty"`
 	HasConversation bool              `json:"hasConversation"`
 	Consents        []ConsentEvidence `json:"consents"`
 	TokenHash       []byte            `json:"-"`

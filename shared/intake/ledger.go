@@ -1,6 +1,9 @@
 package intake
 
-import "time"
+import (
+	_ "embed"
+	"time"
+)
 
 // LedgerVersion names the shape of LedgerEntry ("Form Intake Decision Ledger
 // & Handoff Envelope v1").
@@ -192,3 +195,9 @@ const (
 
 // RedactedFromLogs lists what the service never writes to its logs.
 var RedactedFromLogs = []string{"name", "company", "role", "email", "message", "conversation", "token", "clientAddress", "idempotencyKey"}
+
+// LedgerSchema is the JSON Schema (draft 2020-12) of a LedgerEntry as JSON,
+// every field group documented; its $defs.envelope is an Envelope's.
+//
+//go:embed ledger.schema.json
+var LedgerSchema []byte

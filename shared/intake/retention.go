@@ -29,4 +29,13 @@ const (
 	MaxStoredEmail        = 254   // characters
 	MaxStoredMessage      = 8000  // characters
 	MaxStoredConversation = 12000 // characters
+	// MaxStoredAdded caps a field a form version adds (characters), and
+	// MaxStoredAddedFields how many a submission may carry.
+	MaxStoredAdded       = 2000
+	MaxStoredAddedFields = 8
 )
+
+// PointInTimeRecoveryWindow is how long the database's point-in-time
+// recovery keeps a copy of each record after it is deleted (Firestore's
+// fixed seven days, on in infra/).
+const PointInTimeRecoveryWindow = 7 * 24 * time.Hour

@@ -70,6 +70,13 @@ func CheckStorableIntroduction(in Introduction) error {
 		c.fail("introduction.email", "no @")
 	}
 	c.words("introduction.message", in.Fields.Message, MaxStoredMessage, false, true)
+	if len(in.Added) > MaxStoredAddedFields {
+		c.fail("introduction.added", fmt.Sprintf("over %d fields", MaxStoredAddedFields))
+	}
+	for name, v := range in.Added {
+		c.label("introduction.added name", name, true)
+		c.words("introduction.added", v, MaxStoredAdded, true, true)
+	}
 	if len(in.TokenHash) != TokenHashSize {
 		c.fail("introduction.tokenHash", fmt.Sprintf("not %d bytes", TokenHashSize))
 	}
@@ -416,4 +423,37 @@ func (c *checker) consents(field string, cs []ConsentEvidence) {
 		c.time(field+".givenAt", e.GivenAt)
 		c.text(field+".withdrawalPath", e.WithdrawalPath)
 	}
+}
+
+// CheckStorableEnvelope checks an envelope: valid envelope and submission
+// ids, a known destination, event and status, bounded content-free details
+// and at most MaxStoredList attempts, set creation and expiry times.
+func CheckStorableEnvelope(e Envelope) error {
+	var c checker
+	c.id("envelope.id", e.ID)
+	c.id("envelope.submissionId", e.SubmissionID)
+	switch e.Destination {
+	case DestinationInbox, DestinationEmail, DestinationWebhook:
+	default:
+		c.fail("envelope.destination", "unknown")
+	}
+	if e.Event != EventConfirmed && e.Event != EventWithdrawn {
+		c.fail("envelope.event", "unknown")
+	}
+	c.label("envelope.payloadVersion", e.PayloadVersion, true)
+	c.key("envelope.payloadSha256", e.PayloadSHA256, false)
+	switch e.Status {
+	case DeliveryPending, DeliveryAccepted, DeliveryDelivered, DeliveryRetryPending, DeliveryFailed:
+	default:
+		c.fail("envelope.status", "unknown")
+	}
+	c.list("envelope.attempts", len(e.Attempts))
+	for _, a := range e.Attempts {
+		c.time("envelope.attempts.at", a.At)
+		c.text("envelope.attempts.detail", a.Detail)
+	}
+	c.text("envelope.lastError", e.LastError)
+	c.time("envelope.createdAt", e.CreatedAt)
+	c.time("envelope.expireAt", e.ExpireAt)
+	return c.result()
 }

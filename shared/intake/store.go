@@ -7,9 +7,11 @@ import (
 
 // Submission is a decoded draft body, before any rule has looked at it.
 type Submission struct {
-	FormID       string
-	FormVersion  string
-	Fields       Fields
+	FormID      string
+	FormVersion string
+	Fields      Fields
+	// Added holds the fields the form version adds beyond Fields, by name.
+	Added        map[string]string
 	Conversation string
 	Consents     []ConsentClaim
 	// Honeypot is the value of the form version's honeypot field.
@@ -78,15 +80,20 @@ type Store interface {
 
 	// Confirm applies the confirm move with one conditional update, binds the
 	// consent evidence to the confirm step, moves the retention to keepFor
-	// from now and updates the ledger entry. A repeat by the token holder
-	// returns the same introduction unchanged. Errors: NOT_FOUND (unknown id,
-	// expired draft, or wrong token alike), UNAVAILABLE.
-	Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration) (*Introduction, error)
+	// from now, writes the outbox (one Envelope per destination, bound to
+	// the submission and kept as long as it) and updates the ledger entry,
+	// all in one atomic write. A repeat by the token holder returns the same
+	// introduction unchanged and writes nothing. Errors: NOT_FOUND (unknown
+	// id, expired draft, or wrong token alike), UNAVAILABLE.
+	Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration, outbox []Envelope) (*Introduction, error)
 
 	// Withdraw erases the introduction and its transcript and records the
-	// withdrawal in the ledger entry without content. Errors: NOT_FOUND,
-	// STATE_CONFLICT (a draft cannot be withdrawn), UNAVAILABLE.
-	Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time) error
+	// withdrawal in the ledger entry without content, naming the
+	// destinations the content had already reached; it writes each notice
+	// (an introduction.withdrawn Envelope) whose destination had an
+	// envelope of the confirmation. Errors: NOT_FOUND, STATE_CONFLICT (a
+	// draft cannot be withdrawn), UNAVAILABLE.
+	Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []Envelope) error
 
 	// RecordAttempt creates the ledger entry of an attempt that kept
 	// nothing. Errors: UNAVAILABLE.

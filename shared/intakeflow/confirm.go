@@ -8,8 +8,11 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Confirm sends a draft on for the holder of its token. A repeat answers the
-// same success. Errors: NOT_FOUND (unknown id, expired draft, wrong token —
+// Confirm sends a draft on for the holder of its token: the confirmation
+// and its outbox (an envelope per destination) are written together, then
+// the envelopes are sent in the background; the answer never waits for a
+// provider. A repeat answers the same success, writes nothing and sends
+// nothing. Errors: NOT_FOUND (unknown id, expired draft, wrong token —
 // indistinguishable), UNAVAILABLE.
 func (s *Service) Confirm(ctx context.Context, id, token string) (*Confirmation, error) {
 	now := s.Clock.Now()
@@ -22,16 +25,26 @@ func (s *Service) Confirm(ctx context.Context, id, token string) (*Confirmation,
 		}
 		return &Confirmation{ID: id, ConfirmedAt: now.Truncate(time.Second), KeptUntil: now.Add(s.Retention.Introduction).Truncate(time.Second)}, nil
 	}
-	in, err := s.Store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction)
+	outbox := s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(ctx, now))
+	in, err := s.Store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction, outbox)
 	if err != nil {
 		return nil, err
+	}
+	// The store stamps the confirmation with now (UTC, to the
+	// microsecond); a repeat returns the first one's time and wrote no
+	// outbox: what is still pending there is the sweep's.
+	if in.ConfirmedAt.Equal(now.UTC().Truncate(time.Microsecond)) {
+		s.Handoff.Dispatch(envelopeIDs(outbox))
 	}
 	s.Logger.InfoContext(ctx, "introduction confirmed", slog.String("submissionId", id), slog.String("state", string(in.State)))
 	return &Confirmation{ID: in.ID, ConfirmedAt: in.ConfirmedAt, KeptUntil: in.ExpireAt}, nil
 }
 
 // Withdraw erases a confirmed introduction and its transcript for the
-// holder of its token, leaving a content-free tombstone in the ledger.
+// holder of its token, leaving a content-free tombstone in the ledger that
+// names the destinations the content had already reached; a webhook that
+// had it is sent an introduction.withdrawn envelope, so its receiver can
+// erase its copy.
 // Errors: NOT_FOUND, STATE_CONFLICT (a draft is never sent and simply
 // expires), UNAVAILABLE.
 func (s *Service) Withdraw(ctx context.Context, id, token string) error {
@@ -45,9 +58,38 @@ func (s *Service) Withdraw(ctx context.Context, id, token string) error {
 		}
 		return nil
 	}
-	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now); err != nil {
+	notices := s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(ctx, now))
+	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now, notices); err != nil {
 		return err
 	}
+	// The store wrote only the notices whose destination had the content;
+	// the others are not found and cost nothing.
+	s.Handoff.Dispatch(envelopeIDs(notices))
 	s.Logger.InfoContext(ctx, "introduction withdrawn", slog.String("submissionId", id))
 	return nil
+}
+
+// envelopeIDs lists the envelopes there is something to send for: the
+// PENDING ones (the admin inbox is DELIVERED when written).
+func envelopeIDs(es []intake.Envelope) []string {
+	var ids []string
+	for _, e := range es {
+		if e.Status == intake.DeliveryPending {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the request id that Confirm and
+// Withdraw record in the provenance of the envelopes they write.
+func WithRequestID(ctx context.Context, requestID string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, requestID)
+}
+
+func (s *Service) provenance(ctx context.Context, now time.Time) intake.Provenance {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return intake.Provenance{Function: s.Function, Revision: s.Revision, RequestID: id, Time: now}
 }

@@ -43,11 +43,11 @@ func (s *untouchableStore) KeepDraft(_ context.Context, k intake.DraftKeeping) (
 	s.t.Errorf("the store was touched for a draft that must be refused before the database")
 	return intake.KeepOutcome{}, intake.Internal(fmt.Errorf("touched"))
 }
-func (s *untouchableStore) Confirm(context.Context, string, []byte, time.Time, time.Duration) (*intake.Introduction, error) {
+func (s *untouchableStore) Confirm(context.Context, string, []byte, time.Time, time.Duration, []intake.Envelope) (*intake.Introduction, error) {
 	s.t.Errorf("Confirm called")
 	return nil, intake.ErrNotFound
 }
-func (s *untouchableStore) Withdraw(context.Context, string, []byte, time.Time) error {
+func (s *untouchableStore) Withdraw(context.Context, string, []byte, time.Time, []intake.Envelope) error {
 	s.t.Errorf("Withdraw called")
 	return intake.ErrNotFound
 }
@@ -61,6 +61,12 @@ func (s *untouchableStore) RecordAttempt(_ context.Context, e intake.LedgerEntry
 	s.entries = append(s.entries, e)
 	return nil
 }
+
+// noHandoff is a Handoff for tests that never get past a draft.
+type noHandoff struct{}
+
+func (noHandoff) Outbox(string, string, intake.Provenance) []intake.Envelope { return nil }
+func (noHandoff) Dispatch([]string)                                          {}
 
 type fixture struct {
 	svc   *intakeflow.Service
@@ -98,6 +104,7 @@ func newFixture(t *testing.T) *fixture {
 		IPLimit:    intake.RateRule{Limit: 10, Window: time.Hour},
 		EmailLimit: intake.RateRule{Limit: 5, Window: time.Hour},
 		Function:   "test", Revision: "test",
+		Handoff: noHandoff{},
 	})
 	if err != nil {
 		t.Fatal(err)

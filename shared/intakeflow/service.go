@@ -13,7 +13,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,6 +57,19 @@ type Deps struct {
 	// Function and Revision name the code in the ledger's provenance.
 	Function string
 	Revision string
+	// Handoff builds each confirmation's outbox and sends it after the
+	// commit.
+	Handoff Handoff
+}
+
+// Handoff is what the service needs of the delivery service.
+type Handoff interface {
+	// Outbox returns the envelopes to write with an event of a
+	// submission: one per destination that event goes to.
+	Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope
+	// Dispatch sends written envelopes in the background; it never blocks
+	// on a provider.
+	Dispatch(envelopeIDs []string)
 }
 
 // Service is safe for concurrent use.
@@ -71,6 +86,7 @@ func New(d Deps) (*Service, error) {
 	for name, ok := range map[string]bool{
 		"Store": d.Store != nil, "Reviser": d.Reviser != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
 		"Keys": d.Keys != nil, "Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
+		"Handoff":    d.Handoff != nil,
 		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
 		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,
@@ -182,7 +198,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	consents, purposes := contentrules.Evidence(version, kept, now, WithdrawalPath(id))
 	in := intake.Introduction{
 		ID: id, State: intake.StateDraft, FormID: version.FormID, FormVersion: version.Version,
-		Fields: kept.Fields, HasConversation: kept.Conversation != "", Consents: consents,
+		Fields: kept.Fields, Added: kept.Added, HasConversation: kept.Conversation != "", Consents: consents,
 		// Firestore keeps times to the microsecond: the answer says what was kept.
 		TokenHash: intake.HashToken(token), CreatedAt: now.Truncate(time.Microsecond), ExpireAt: now.Add(s.Retention.Draft).Truncate(time.Microsecond),
 	}
@@ -272,7 +288,7 @@ func (s *Service) decoy(ctx context.Context, entry intake.LedgerEntry, sub intak
 		return nil, err
 	}
 	in := intake.Introduction{ID: id, State: intake.StateDraft, FormID: sub.FormID, FormVersion: sub.FormVersion,
-		Fields: sub.Fields, HasConversation: sub.Conversation != "", Consents: []intake.ConsentEvidence{},
+		Fields: sub.Fields, Added: sub.Added, HasConversation: sub.Conversation != "", Consents: []intake.ConsentEvidence{},
 		CreatedAt: now, ExpireAt: now.Add(s.Retention.Draft)}
 	return &Draft{Introduction: in, Conversation: sub.Conversation, Token: token}, nil
 }
@@ -373,6 +389,9 @@ func storedFields(in intake.Introduction) []string {
 	}
 	if in.Fields.Role != "" {
 		out = append(out, "role")
+	}
+	for _, name := range slices.Sorted(maps.Keys(in.Added)) {
+		out = append(out, name)
 	}
 	if in.HasConversation {
 		out = append(out, "conversation")

@@ -28,6 +28,8 @@ type KeptFields struct {
 	Email        string `json:"email"`
 	Message      string `json:"message"`
 	Conversation string `json:"conversation,omitempty"`
+	// Added are the fields the form version adds, by name, as kept.
+	Added map[string]string `json:"added,omitempty"`
 }
 
 // KeptDraftOf is the answer for in as kept, with its token and its
@@ -37,7 +39,7 @@ func KeptDraftOf(in intake.Introduction, token, conversation string) KeptDraft {
 	return KeptDraft{
 		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: token,
 		FormID: in.FormID, FormVersion: in.FormVersion,
-		Kept:     KeptFields{Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: conversation},
+		Kept:     KeptFields{Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: conversation, Added: in.Added},
 		Consents: in.Consents,
 	}
 }

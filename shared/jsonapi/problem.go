@@ -22,6 +22,7 @@ var statusOf = map[intake.Code]int{
 	intake.CodeEmailInvalid:          http.StatusUnprocessableEntity,
 	intake.CodeMessageInvalid:        http.StatusUnprocessableEntity,
 	intake.CodeMessageTooManyLinks:   http.StatusUnprocessableEntity,
+	intake.CodeFieldInvalid:          http.StatusUnprocessableEntity,
 	intake.CodeConversationInvalid:   http.StatusUnprocessableEntity,
 	intake.CodeConversationTooLong:   http.StatusUnprocessableEntity,
 	intake.CodeConversationManyLinks: http.StatusUnprocessableEntity,
@@ -40,6 +41,9 @@ var statusOf = map[intake.Code]int{
 	intake.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	intake.CodeUnavailable:           http.StatusServiceUnavailable,
 	intake.CodeInternal:              http.StatusInternalServerError,
+	intake.CodeEventSignatureInvalid: http.StatusForbidden,
+	intake.CodeEventStale:            http.StatusForbidden,
+	intake.CodeEventReplayed:         http.StatusConflict,
 }
 
 // titleOf gives each code a short, stable human title.
@@ -50,6 +54,7 @@ var titleOf = map[int]string{
 	http.StatusUnprocessableEntity:   "The introduction was not kept",
 	http.StatusTooManyRequests:       "Too many introductions",
 	http.StatusConflict:              "Conflict",
+	http.StatusForbidden:             "Forbidden",
 	http.StatusNotFound:              "Not found",
 	http.StatusMethodNotAllowed:      "Method not allowed",
 	http.StatusServiceUnavailable:    "Briefly unavailable",

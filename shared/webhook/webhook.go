@@ -304,6 +304,7 @@ type confirmed struct {
 	FormID       string                   `json:"formId"`
 	FormVersion  string                   `json:"formVersion"`
 	Introduction intake.Fields            `json:"introduction"`
+	Added        map[string]string        `json:"added,omitempty"`
 	Conversation string                   `json:"conversation"`
 	Consents     []intake.ConsentEvidence `json:"consents"`
 	ConfirmedAt  time.Time                `json:"confirmedAt"`
@@ -319,8 +320,9 @@ type withdrawn struct {
 // it sends):
 //
 //	{"type": "introduction.confirmed", "timestamp", "data": {"id", "formId",
-//	"formVersion", "introduction": {…fields…}, "conversation", "consents":
-//	[…], "confirmedAt"}}
+//	"formVersion", "introduction": {…fields…}, "added": {…the fields the
+//	form version adds, when any…}, "conversation", "consents": […],
+//	"confirmedAt"}}
 //	{"type": "introduction.withdrawn", "timestamp", "data": {"id",
 //	"withdrawnAt"}}
 //
@@ -345,7 +347,7 @@ func Payload(d intake.Delivery) ([]byte, error) {
 			consents = []intake.ConsentEvidence{}
 		}
 		e = event{Type: intake.EventConfirmed, Timestamp: at, Data: confirmed{
-			ID: in.ID, FormID: in.FormID, FormVersion: in.FormVersion, Introduction: in.Fields,
+			ID: in.ID, FormID: in.FormID, FormVersion: in.FormVersion, Introduction: in.Fields, Added: in.Added,
 			Conversation: d.Conversation, Consents: consents, ConfirmedAt: in.ConfirmedAt.UTC(),
 		}}
 	case intake.EventWithdrawn:

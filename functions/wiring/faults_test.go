@@ -1,0 +1,150 @@
+package wiring_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/mailpittest"
+)
+
+// confirmed drafts and confirms one introduction and waits for the sends
+// that follow the commit; it returns the introduction's id and token.
+func (h *harness) confirmed(email string) (string, string) {
+	h.t.Helper()
+	d := h.postJSON("/api/introductions", h.draftBody(map[string]any{"formVersion": "2", "email": email}))
+	if d.status != http.StatusCreated {
+		h.t.Fatalf("draft: %d %s", d.status, d.body)
+	}
+	m := d.json(h.t)
+	id, token := m["id"].(string), m["token"].(string)
+	if c := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": token}); c.status != http.StatusOK {
+		h.t.Fatalf("confirm: %d %s", c.status, c.body)
+	}
+	h.settle()
+	return id, token
+}
+
+// untilDue moves the clock to an envelope's next attempt and runs the
+// sweep's delivery task.
+func (h *harness) untilDue(envelopeID string) {
+	h.t.Helper()
+	e := h.envelope(envelopeID)
+	if e.Status != intake.DeliveryRetryPending {
+		h.t.Fatalf("envelope %s is %s, not waiting for a retry", envelopeID, e.Status)
+	}
+	h.clock.Advance(e.NextAttemptAt.Sub(h.clock.Now()))
+	h.sweepDeliveries()
+}
+
+// The webhook receiver is down for three attempts, then up: DELIVERED,
+// every attempt with the same webhook-id, the waits doubling.
+func TestWebhookReceiverDownThenUp(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusOK)
+	h := newHarness(t, handoffEnv(rcv, mp))
+	id, _ := h.confirmed("down@example.com")
+	hookID := intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventConfirmed)
+	var waits []time.Duration
+	for i := 0; i < 3; i++ {
+		e := h.envelope(hookID)
+		waits = append(waits, e.NextAttemptAt.Sub(h.clock.Now()))
+		h.untilDue(hookID)
+	}
+	e := h.envelope(hookID)
+	if e.Status != intake.DeliveryDelivered || e.SendAttempts() != 4 {
+		t.Fatalf("after the receiver came back: %s, %d attempts", e.Status, e.SendAttempts())
+	}
+	got := rcv.deliveries()
+	if len(got) != 4 {
+		t.Fatalf("the receiver saw %d attempts, want 4", len(got))
+	}
+	for _, g := range got {
+		if g.id != hookID {
+			t.Fatalf("an attempt carried webhook-id %q, want %q on every one", g.id, hookID)
+		}
+	}
+	if !(waits[1] > waits[0] && waits[2] > waits[1]) || waits[0] < 45*time.Second || waits[0] > 75*time.Second {
+		t.Fatalf("waits %v: want about 1m, 2m, 4m", waits)
+	}
+}
+
+// mailpit is down at confirmation: RETRY_PENDING; back up, the retry is
+// ACCEPTED and the mail is there.
+func TestMailServerDownThenBack(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusOK)
+	h := newHarness(t, handoffEnv(rcv, mp))
+	mp.Stop(t)
+	id, _ := h.confirmed("mailpit-down@example.com")
+	mailID := intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed)
+	e := h.envelope(mailID)
+	if e.Status != intake.DeliveryRetryPending || e.LastError == "" {
+		t.Fatalf("with mailpit down: %s %q", e.Status, e.LastError)
+	}
+	mp.Restart(t)
+	h.untilDue(mailID)
+	if e := h.envelope(mailID); e.Status != intake.DeliveryAccepted {
+		t.Fatalf("with mailpit back: %s %q", e.Status, e.LastError)
+	}
+	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 1 {
+		t.Fatalf("%d mails, want 1", len(mails))
+	}
+}
+
+// A receiver answering 410 Gone: FAILED at once, its reason visible in the
+// envelope and the ledger.
+func TestWebhookGoneIsFailed(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusGone)
+	h := newHarness(t, handoffEnv(rcv, mp))
+	id, _ := h.confirmed("gone@example.com")
+	hookID := intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventConfirmed)
+	e := h.envelope(hookID)
+	if e.Status != intake.DeliveryFailed || !strings.Contains(e.LastError, "410") {
+		t.Fatalf("after 410: %s %q", e.Status, e.LastError)
+	}
+	if l := h.ledger(id); !strings.Contains(l.Reason, "webhook FAILED") || !strings.Contains(l.Reason, "410") {
+		t.Fatalf("the ledger does not show the failure: %s %q", l.Decision, l.Reason)
+	}
+	h.clock.Advance(48 * time.Hour)
+	if n := h.sweepDeliveries(); n != 0 || len(rcv.deliveries()) != 1 {
+		t.Fatal("a FAILED envelope was sent again by the sweep")
+	}
+	if err := h.svc.Delivery.RetryNow(t.Context(), hookID); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if n := len(rcv.deliveries()); n != 2 {
+		t.Fatalf("retry now: the receiver saw %d attempts, want 2", n)
+	}
+}
+
+// A withdrawal after the handoff: the ledger names the destinations that
+// had the content, and the webhook gets an introduction.withdrawn event,
+// signed the same way, without content.
+func TestWithdrawalAfterHandoff(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusOK)
+	h := newHarness(t, handoffEnv(rcv, mp))
+	id, token := h.confirmed("withdraw@example.com")
+	if w := h.postJSON("/api/introductions/"+id+"/withdrawal", map[string]string{"token": token}); w.status != http.StatusNoContent {
+		t.Fatalf("withdraw: %d %s", w.status, w.body)
+	}
+	h.settle()
+	l := h.ledger(id)
+	if l.Decision != intake.DecisionWithdrawn || l.Withdrawal == nil || len(l.Withdrawal.AlreadyDeliveredTo) != 2 {
+		t.Fatalf("ledger after withdrawal: %s %+v", l.Decision, l.Withdrawal)
+	}
+	got := rcv.deliveries()
+	last := got[len(got)-1]
+	if last.event != intake.EventWithdrawn || last.id != intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventWithdrawn) {
+		t.Fatalf("the receiver's last delivery: %+v", last)
+	}
+	if strings.Contains(fmtJSON(last.body), "withdraw@example.com") {
+		t.Fatal("the withdrawn event carries content")
+	}
+	validateLedger(t, l)
+}

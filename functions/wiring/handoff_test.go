@@ -1,0 +1,329 @@
+package wiring_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/mailgun"
+	"github.com/ownersite/introductions/shared/mailpittest"
+	"github.com/ownersite/introductions/shared/webhook"
+)
+
+const (
+	testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	testMailgunKey    = "key-test-mailgun-signing"
+)
+
+// receiver is a local webhook receiver: it verifies each delivery's
+// Standard Webhooks signature, records it, and answers from a script of
+// statuses (the last one repeated).
+type receiver struct {
+	t   *testing.T
+	srv *httptest.Server
+	mu  sync.Mutex
+	// script are the statuses answered, in order.
+	script []int
+	got    []received
+}
+
+type received struct {
+	id, event string
+	status    int
+	body      map[string]any
+}
+
+func newReceiver(t *testing.T, script ...int) *receiver {
+	r := &receiver{t: t, script: script}
+	key, err := webhookKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		id, ts := req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp")
+		sec, _ := strconv.ParseInt(ts, 10, 64)
+		if want := webhook.Sign(key, id, time.Unix(sec, 0), body); !strings.Contains(req.Header.Get("webhook-signature"), want) {
+			t.Errorf("webhook %s: signature %q does not verify (want %q)", id, req.Header.Get("webhook-signature"), want)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(body, &m)
+		r.mu.Lock()
+		status := r.script[min(len(r.got), len(r.script)-1)]
+		event, _ := m["type"].(string)
+		r.got = append(r.got, received{id: id, event: event, status: status, body: m})
+		r.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) deliveries() []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]received(nil), r.got...)
+}
+
+func webhookKey() ([]byte, error) {
+	return config.WebhookSecretKey(testWebhookSecret)
+}
+
+func fmtJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// handoffEnv configures every destination: the webhook at rcv, mail to
+// mailpit, Mailgun events on.
+func handoffEnv(rcv *receiver, mp *mailpittest.Server) map[string]string {
+	return map[string]string{
+		"WEBHOOK_URL": rcv.srv.URL + "/hooks/introductions", "WEBHOOK_SECRET": testWebhookSecret, "WEBHOOK_ALLOW_PRIVATE": "true",
+		"SMTP_HOST": mp.SMTPHost, "SMTP_PORT": strconv.Itoa(mp.SMTPPort), "SMTP_TLS": "none",
+		"NOTIFY_EMAIL_FROM": "Introductions <introductions@site.example>", "NOTIFY_EMAIL_TO": "owner@site.example",
+		"MAILGUN_WEBHOOK_SIGNING_KEY": testMailgunKey, "ADMIN_URL": "https://admin.site.example",
+		"DELIVERY_RETRY_BASE": "1m", "DELIVERY_MAX_ATTEMPTS": "8",
+		"RATE_LIMIT_IP_PER_HOUR": "100", "FLOOD_LIMIT": "1000",
+	}
+}
+
+// mailgunEvent is a Mailgun webhook body signed now by the harness clock.
+func (h *harness) mailgunEvent(token, envelopeID, event, severity, reason string) []byte {
+	ts := strconv.FormatInt(h.clock.Now().Unix(), 10)
+	body := map[string]any{
+		"signature": map[string]any{"timestamp": ts, "token": token, "signature": mailgun.Signature(testMailgunKey, ts, token)},
+		"event-data": map[string]any{"id": "ev-" + token, "event": event, "severity": severity, "reason": reason,
+			"timestamp": float64(h.clock.Now().Unix()), "user-variables": map[string]any{"envelope-id": envelopeID},
+			"delivery-status": map[string]any{"code": 250}},
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+func (h *harness) postEvent(body []byte) response {
+	h.t.Helper()
+	return h.do(http.MethodPost, "/hooks/delivery/mailgun", "application/json", body)
+}
+
+// envelope reads one envelope as the admin would.
+func (h *harness) envelope(id string) intake.Envelope {
+	h.t.Helper()
+	e, err := h.svc.Store.Envelope(context.Background(), id, h.clock.Now())
+	if err != nil {
+		h.t.Fatalf("envelope %s: %v", id, err)
+	}
+	return e
+}
+
+func (h *harness) ledger(id string) intake.LedgerEntry {
+	h.t.Helper()
+	snap, err := h.db.Collection("ledger").Doc(id).Get(context.Background())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var e intake.LedgerEntry
+	if err := snap.DataTo(&e); err != nil {
+		h.t.Fatal(err)
+	}
+	e.ID = id
+	return e
+}
+
+// sweepDeliveries runs the delivery task as the sweep does.
+func (h *harness) sweepDeliveries() int {
+	h.t.Helper()
+	r, err := h.svc.Delivery.Run(context.Background(), h.clock.Now())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return r.DeliveriesAttempted
+}
+
+func validateLedger(t *testing.T, e intake.LedgerEntry) {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(intake.LedgerSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("ledger.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("ledger.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(e)
+	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err := s.Validate(inst); err != nil {
+		t.Errorf("ledger entry does not match its schema: %v\n%s", err, raw)
+	}
+}
+
+// TestWorkedCase is the handoff's worked case end to end, on the emulator,
+// a real mailpit, a local webhook receiver and signed Mailgun events: the
+// form's version 2 with its optional purpose; a draft retried after a
+// timeout with the same Idempotency-Key (one logical intake); confirmation;
+// SMTP accepts (ACCEPTED, HANDOFF_PENDING); a temporary failure
+// (RETRY_PENDING); the retry; a receipt (DELIVERED, HANDOFF_COMPLETE); the
+// abuse decision on record; replayed and tampered events change nothing;
+// no personal data in the logs.
+func TestWorkedCase(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusNoContent)
+	h := newHarness(t, handoffEnv(rcv, mp))
+
+	form := h.do(http.MethodGet, "/api/forms/introduction", "", nil).json(t)
+	if form["formVersion"] != "2" {
+		t.Fatalf("the served form is version %v, want 2", form["formVersion"])
+	}
+	var futureRoles map[string]any
+	for _, p := range form["purposes"].([]any) {
+		if p.(map[string]any)["id"] == "future-roles" {
+			futureRoles = p.(map[string]any)["consent"].(map[string]any)
+		}
+	}
+	if futureRoles == nil {
+		t.Fatal("version 2 has no future-roles purpose")
+	}
+	notice, _ := json.Marshal(form["notice"])
+	for _, want := range []string{"private inbox", "as an email", "webhook", "point-in-time recovery"} {
+		if !bytes.Contains(notice, []byte(want)) {
+			t.Errorf("the served notice does not name %q", want)
+		}
+	}
+
+	canaryName, canaryMessage := "Canary Lovelace-7f3a", "canary message 7f3a: a role in the analytical engine team"
+	body := h.draftBody(map[string]any{"formVersion": "2", "name": canaryName, "message": canaryMessage, "email": "canary-7f3a@example.com",
+		"consents": []any{map[string]any{"purpose": "future-roles", "textVersion": futureRoles["textVersion"], "given": true}}})
+	first := h.postJSON("/api/introductions", body, "Idempotency-Key", "worked-case-0001")
+	// The visitor's connection timed out before the answer: the page sends
+	// the same draft again with the same key.
+	retry := h.postJSON("/api/introductions", body, "Idempotency-Key", "worked-case-0001")
+	if first.status != http.StatusCreated || retry.status != http.StatusCreated {
+		t.Fatalf("draft %d %s, retry %d %s", first.status, first.body, retry.status, retry.body)
+	}
+	d, again := first.json(t), retry.json(t)
+	id, token := d["id"].(string), d["token"].(string)
+	if again["id"] != id || again["token"] != token {
+		t.Fatal("the retry made a second intake")
+	}
+	if n := h.count("introductions"); n != 1 {
+		t.Fatalf("%d introductions, want one logical intake", n)
+	}
+
+	c := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": token})
+	if c.status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", c.status, c.body)
+	}
+	h.settle()
+
+	mailID := intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed)
+	hookID := intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventConfirmed)
+	if e := h.envelope(mailID); e.Status != intake.DeliveryAccepted {
+		t.Fatalf("email after SMTP acceptance: %s %q, want ACCEPTED", e.Status, e.LastError)
+	}
+	if e := h.envelope(hookID); e.Status != intake.DeliveryDelivered {
+		t.Fatalf("webhook after its 2xx: %s %q", e.Status, e.LastError)
+	}
+	if l := h.ledger(id); l.Decision != intake.DecisionHandoffPending {
+		t.Fatalf("decision after acceptance: %s %q", l.Decision, l.Reason)
+	}
+	mails := mp.Search(t, "to:owner@site.example")
+	if len(mails) != 1 || !strings.Contains(mails[0].Text, canaryName) {
+		t.Fatalf("mailpit holds %d mails for the owner", len(mails))
+	}
+	if hdr := mp.Headers(t, mails[0].ID); !strings.Contains(strings.Join(hdr["X-Mailgun-Variables"], ""), mailID) {
+		t.Fatalf("the mail does not carry its envelope id: %v", hdr["X-Mailgun-Variables"])
+	}
+
+	if r := h.postEvent(h.mailgunEvent("tok-temp", mailID, "failed", "temporary", "generic")); r.status != http.StatusOK {
+		t.Fatalf("temporary failure event: %d %s", r.status, r.body)
+	}
+	e := h.envelope(mailID)
+	if e.Status != intake.DeliveryRetryPending || e.NextAttemptAt.IsZero() {
+		t.Fatalf("after a temporary failure: %s next %v", e.Status, e.NextAttemptAt)
+	}
+	if l := h.ledger(id); l.Decision != intake.DecisionHandoffPending {
+		t.Fatalf("decision while retrying: %s", l.Decision)
+	}
+	if n := h.sweepDeliveries(); n != 0 {
+		t.Fatalf("the sweep retried %d deliveries before their time", n)
+	}
+	h.clock.Advance(e.NextAttemptAt.Sub(h.clock.Now()))
+	if n := h.sweepDeliveries(); n != 1 {
+		t.Fatalf("the sweep retried %d deliveries, want the email", n)
+	}
+	if e := h.envelope(mailID); e.Status != intake.DeliveryAccepted || e.SendAttempts() != 2 {
+		t.Fatalf("after the retry: %s, %d sends", e.Status, e.SendAttempts())
+	}
+	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 2 || mails[0].MessageID != mails[1].MessageID {
+		t.Fatalf("the retry must re-send the same message: %d mails", len(mails))
+	}
+
+	delivered := h.mailgunEvent("tok-delivered", mailID, "delivered", "", "")
+	if r := h.postEvent(delivered); r.status != http.StatusOK {
+		t.Fatalf("delivered event: %d %s", r.status, r.body)
+	}
+	l := h.ledger(id)
+	if e := h.envelope(mailID); e.Status != intake.DeliveryDelivered || l.Decision != intake.DecisionHandoffComplete {
+		t.Fatalf("after the receipt: %s, decision %s %q", e.Status, l.Decision, l.Reason)
+	}
+	if l.FormVersion != "2" || l.Abuse.State != intake.AbuseClean || l.Validation.Result != intake.ValidationPass || len(l.Consents) != 1 ||
+		l.Consents[0].Purpose != "future-roles" || l.Consents[0].ConfirmedAt.IsZero() || l.IdempotencyKeyHash == "" {
+		t.Fatalf("the ledger entry does not hold the evidence: %+v", l)
+	}
+	validateLedger(t, l)
+
+	// Replayed and tampered events change nothing.
+	before := h.docs("envelopes")
+	if r := h.postEvent(delivered); r.status != http.StatusConflict || r.code(t) != "EVENT_REPLAYED" {
+		t.Fatalf("replay: %d %s", r.status, r.body)
+	}
+	tampered := bytes.Replace(h.mailgunEvent("tok-bounce", mailID, "failed", "permanent", "bounce"), []byte(`"permanent"`), []byte(`"temporary"`), 1)
+	var tm map[string]any
+	_ = json.Unmarshal(tampered, &tm)
+	tm["signature"].(map[string]any)["token"] = "tok-other"
+	tampered, _ = json.Marshal(tm)
+	if r := h.postEvent(tampered); r.status != http.StatusForbidden || r.code(t) != "EVENT_SIGNATURE_INVALID" {
+		t.Fatalf("tampered: %d %s", r.status, r.body)
+	}
+	h.clock.Advance(10 * time.Minute)
+	stale := h.mailgunEvent("tok-stale", mailID, "failed", "permanent", "bounce")
+	h.clock.Advance(10 * time.Minute)
+	if r := h.postEvent(stale); r.status != http.StatusForbidden || r.code(t) != "EVENT_STALE" {
+		t.Fatalf("stale: %d %s", r.status, r.body)
+	}
+	if after := h.docs("envelopes"); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatal("a refused event changed an envelope")
+	}
+
+	logs := h.logs.String()
+	for _, canary := range []string{canaryName, canaryMessage, "canary-7f3a@example.com", token, "worked-case-0001"} {
+		if strings.Contains(logs, canary) {
+			t.Errorf("the logs hold %q", canary)
+		}
+	}
+}
+
+// settle waits for what this instance does in the background: a sweep
+// started by the day's first draft (its delivery task may be sending an
+// envelope) and the sends after a commit.
+func (h *harness) settle() {
+	h.svc.Sweeps.Wait()
+	h.svc.Delivery.Wait()
+}

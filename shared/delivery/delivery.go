@@ -1,0 +1,446 @@
+// Package delivery hands confirmed introductions on to their destinations
+// from the outbox the confirmation wrote (one envelope per destination, in
+// the confirmation's own transaction).
+//
+// Right after the commit the service sends every envelope in the
+// background, so the confirmation's answer never waits on a provider and an
+// introduction normally arrives within a second; the sweep (this service is
+// one of its tasks) retries whatever is still due. Each attempt leases its
+// envelope first, so two instances never send one envelope at once; an
+// instance that dies after a provider accepted but before the status was
+// written leaves the lease to lapse, and the envelope is sent again under
+// the same id (the receiver's webhook-id, the mail's Message-ID), never a
+// new one. A failure is retried with exponential backoff and jitter
+// (Config.RetryBase, doubling, at least what a receiver's Retry-After asks)
+// until Config.MaxAttempts, then FAILED with its last error.
+//
+// Status moves as intake.DeliveryStatus says: a provider's acceptance is
+// ACCEPTED, never DELIVERED; DELIVERED needs a receipt (a webhook's 2xx, a
+// provider's signed delivery event); a later bounce moves the envelope back
+// to RETRY_PENDING or FAILED. Every status write also updates the ledger
+// entry's mirror of the envelope and its decision (Decide), in the same
+// transaction. An envelope whose introduction was withdrawn or erased
+// before it was sent is never sent with content: it is FAILED with that
+// reason.
+//
+// The package speaks domain types only; the store and the senders are
+// behind interfaces.
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Store is what the service needs of the outbox's store. Every method
+// returns *intake.Error only: NOT_FOUND for an absent or expired record,
+// UNAVAILABLE for an outage.
+type Store interface {
+	// LeaseEnvelope claims an envelope for one attempt until now+leaseFor
+	// and returns it with true; false, writing nothing, when it is leased
+	// already or not due.
+	LeaseEnvelope(ctx context.Context, id string, now time.Time, leaseFor time.Duration) (intake.Envelope, bool, error)
+	// DeliveryContent returns a confirmed introduction and its
+	// conversation as stored; NOT_FOUND once withdrawn, erased or expired.
+	DeliveryContent(ctx context.Context, submissionID string, now time.Time) (intake.Introduction, string, error)
+	// UpdateEnvelope moves an envelope and its ledger entry together in
+	// one transaction through apply; apply's error writes nothing.
+	UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error)
+	// DueEnvelopes lists up to limit envelopes whose attempt is due.
+	DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// SubmissionEnvelopes lists one submission's envelopes, oldest first.
+	SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error)
+	// ApplyProviderEvent records the event's token (kept until keepUntil)
+	// and moves its envelope through apply, in one transaction; a token
+	// seen before is EVENT_REPLAYED and changes nothing; an unknown
+	// envelope is NOT_FOUND (its token is still recorded).
+	ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error)
+}
+
+// Config tunes delivery.
+type Config struct {
+	// RetryBase is about how long the first retry waits; each next one
+	// waits about twice as long (DELIVERY_RETRY_BASE, default 1m).
+	RetryBase time.Duration
+	// MaxAttempts is how many sends an envelope gets before it is FAILED
+	// (DELIVERY_MAX_ATTEMPTS, default 8).
+	MaxAttempts int
+	// SendTimeout bounds one send; Lease must outlast it.
+	SendTimeout time.Duration
+	// Lease is how long an attempt holds its envelope.
+	Lease time.Duration
+	// EventRetention is how long a provider event's token is remembered,
+	// longer than any window in which the provider may replay it.
+	EventRetention time.Duration
+	// SweepBatch is the most envelopes one sweep run attempts.
+	SweepBatch int
+	// AdminURL returns an introduction's page in the owner's admin; nil
+	// when the admin's address is not configured.
+	AdminURL func(id string) string
+}
+
+// The defaults of what Config leaves zero.
+const (
+	DefaultRetryBase      = time.Minute
+	DefaultMaxAttempts    = 8
+	DefaultSendTimeout    = 20 * time.Second
+	DefaultLease          = time.Minute
+	DefaultEventRetention = 7 * 24 * time.Hour
+	DefaultSweepBatch     = 100
+	// maxBackoff caps the wait between two attempts.
+	maxBackoff = 24 * time.Hour
+)
+
+// Deps is what the service needs; New refuses a missing one. Senders may be
+// empty (only the admin inbox is on); two senders of one destination are
+// refused.
+type Deps struct {
+	Store   Store
+	Senders []intake.Sender
+	Forms   *formregistry.Registry
+	Clock   intake.Clock
+	// Jitter returns a number in [0, 1); math/rand/v2's Float64 when nil.
+	Jitter func() float64
+	Logger *slog.Logger
+	// Function and Revision name the code in each envelope's provenance.
+	Function, Revision string
+	Config
+}
+
+// Service delivers envelopes. It is safe for concurrent use.
+type Service struct {
+	d       Deps
+	senders map[intake.Destination]intake.Sender
+	wg      sync.WaitGroup
+}
+
+// New returns a service, or an error naming every missing dependency.
+func New(d Deps) (*Service, error) {
+	var errs []error
+	if d.Store == nil {
+		errs = append(errs, errors.New("delivery: missing Store"))
+	}
+	if d.Forms == nil {
+		errs = append(errs, errors.New("delivery: missing Forms"))
+	}
+	if d.Clock == nil {
+		errs = append(errs, errors.New("delivery: missing Clock"))
+	}
+	if d.Logger == nil {
+		errs = append(errs, errors.New("delivery: missing Logger"))
+	}
+	if d.Jitter == nil {
+		d.Jitter = rand.Float64
+	}
+	def := func(v *time.Duration, dv time.Duration) {
+		if *v <= 0 {
+			*v = dv
+		}
+	}
+	def(&d.RetryBase, DefaultRetryBase)
+	def(&d.SendTimeout, DefaultSendTimeout)
+	def(&d.Lease, DefaultLease)
+	def(&d.EventRetention, DefaultEventRetention)
+	if d.MaxAttempts <= 0 {
+		d.MaxAttempts = DefaultMaxAttempts
+	}
+	if d.SweepBatch <= 0 {
+		d.SweepBatch = DefaultSweepBatch
+	}
+	if d.Lease <= d.SendTimeout {
+		errs = append(errs, fmt.Errorf("delivery: Lease %s must outlast SendTimeout %s", d.Lease, d.SendTimeout))
+	}
+	senders := map[intake.Destination]intake.Sender{}
+	for _, s := range d.Senders {
+		switch dest := s.Destination(); {
+		case dest == intake.DestinationInbox:
+			errs = append(errs, errors.New("delivery: the admin inbox needs no sender"))
+		case senders[dest] != nil:
+			errs = append(errs, fmt.Errorf("delivery: two senders for %s", dest))
+		default:
+			senders[dest] = s
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &Service{d: d, senders: senders}, nil
+}
+
+// Destinations lists where a confirmed introduction goes: the admin inbox,
+// then each configured destination.
+func (s *Service) Destinations() []intake.Destination {
+	out := []intake.Destination{intake.DestinationInbox}
+	for _, d := range []intake.Destination{intake.DestinationEmail, intake.DestinationWebhook} {
+		if s.senders[d] != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Outbox returns the envelopes the store writes with an event of
+// submissionID, content-free and bound to the submission, the destination,
+// the event, the payload version and prov. For introduction.confirmed: the
+// admin inbox (DELIVERED at commit: the confirmed introduction is in the
+// owner's inbox the moment it is stored) and each configured destination
+// (PENDING). For introduction.withdrawn: the webhook, if configured, so a
+// receiver can erase its copy (the inbox is erased with the introduction,
+// and a mail cannot be called back).
+func (s *Service) Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope {
+	prov.Function, prov.Revision = s.d.Function, s.d.Revision
+	env := func(d intake.Destination, st intake.DeliveryStatus) intake.Envelope {
+		return intake.Envelope{
+			ID: intake.EnvelopeID(submissionID, d, event), SubmissionID: submissionID, Destination: d,
+			Event: event, PayloadVersion: intake.HandoffPayloadVersion, Status: st,
+			Attempts: []intake.DeliveryAttempt{}, Provenance: prov,
+		}
+	}
+	var out []intake.Envelope
+	switch event {
+	case intake.EventConfirmed:
+		inbox := env(intake.DestinationInbox, intake.DeliveryDelivered)
+		inbox.Attempts = []intake.DeliveryAttempt{{At: prov.Time, Outcome: intake.DeliveryDelivered, Detail: "kept in the owner's admin inbox at confirmation"}}
+		out = append(out, inbox)
+		for _, d := range s.Destinations()[1:] {
+			out = append(out, env(d, intake.DeliveryPending))
+		}
+	case intake.EventWithdrawn:
+		if s.senders[intake.DestinationWebhook] != nil {
+			out = append(out, env(intake.DestinationWebhook, intake.DeliveryPending))
+		}
+	}
+	return out
+}
+
+// Dispatch sends the given envelopes in the background, right away, with a
+// context of its own (the request that wrote them may be over). What fails
+// here is left for the sweep: nothing is lost. Wait waits for it.
+func (s *Service) Dispatch(envelopeIDs []string) {
+	if len(envelopeIDs) == 0 {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), s.d.Lease)
+		defer cancel()
+		for _, id := range envelopeIDs {
+			if _, err := s.attempt(ctx, id); err != nil && !errors.Is(err, intake.ErrNotFound) {
+				s.d.Logger.LogAttrs(ctx, slog.LevelWarn, "delivery: attempt after commit failed; the sweep retries it",
+					slog.String("envelopeId", id), slog.String("code", string(intake.CodeOf(err))), slog.String("error", err.Error()))
+			}
+		}
+	}()
+}
+
+// Wait blocks until every background send started so far has finished.
+func (s *Service) Wait() { s.wg.Wait() }
+
+// Name names the sweep task.
+func (s *Service) Name() string { return "delivery-retries" }
+
+// Run is the sweep's task: it attempts up to Config.SweepBatch envelopes
+// that are due at now (a retry whose time has come, or a PENDING one whose
+// sender died), one after the other, and reports how many it attempted. An
+// error is the first store failure; the envelopes after it wait for the
+// next run.
+func (s *Service) Run(ctx context.Context, now time.Time) (intake.SweepTaskResult, error) {
+	var r intake.SweepTaskResult
+	ids, err := s.d.Store.DueEnvelopes(ctx, now, s.d.SweepBatch)
+	if err != nil {
+		return r, err
+	}
+	for _, id := range ids {
+		attempted, err := s.attempt(ctx, id)
+		if attempted {
+			r.DeliveriesAttempted++
+		}
+		if err != nil && !errors.Is(err, intake.ErrNotFound) {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+var _ intake.SweepTask = (*Service)(nil)
+
+// RetryNow makes a FAILED, RETRY_PENDING or PENDING envelope due now and
+// attempts it in the background (the owner's "retry now"). Errors:
+// NOT_FOUND; STATE_CONFLICT when the envelope is ACCEPTED or DELIVERED
+// (nothing to retry) or being sent this moment; UNAVAILABLE.
+func (s *Service) RetryNow(ctx context.Context, envelopeID string) error {
+	now := s.d.Clock.Now()
+	_, err := s.d.Store.UpdateEnvelope(ctx, envelopeID, now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+		switch {
+		case e.LeaseUntil.After(now):
+			return intake.Errorf(intake.CodeStateConflict, "This delivery is being attempted right now.")
+		case e.Status != intake.DeliveryFailed && e.Status != intake.DeliveryRetryPending && e.Status != intake.DeliveryPending:
+			return intake.Errorf(intake.CodeStateConflict, "This delivery is %s: there is nothing to retry.", e.Status)
+		}
+		if e.Status != intake.DeliveryPending {
+			e.Status, e.NextAttemptAt = intake.DeliveryRetryPending, now
+		}
+		s.mirror(e, entry)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.d.Logger.LogAttrs(ctx, slog.LevelInfo, "delivery: retry requested by the owner", slog.String("envelopeId", envelopeID))
+	s.Dispatch([]string{envelopeID})
+	return nil
+}
+
+// Envelopes returns one submission's envelopes, oldest first (the admin's
+// deliveries). Errors: UNAVAILABLE.
+func (s *Service) Envelopes(ctx context.Context, submissionID string) ([]intake.Envelope, error) {
+	return s.d.Store.SubmissionEnvelopes(ctx, submissionID, s.d.Clock.Now())
+}
+
+// Deliver attempts one envelope now if it is due and not leased, and
+// reports whether it was attempted. Errors: NOT_FOUND, UNAVAILABLE (the
+// lease lapses and the sweep tries again).
+func (s *Service) Deliver(ctx context.Context, envelopeID string) (bool, error) {
+	return s.attempt(ctx, envelopeID)
+}
+
+// attempt leases the envelope, sends it, and writes the result with the
+// ledger's mirror. A failed status write leaves the lease to lapse: the
+// same envelope is sent again later.
+func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
+	e, ok, err := s.d.Store.LeaseEnvelope(ctx, id, s.d.Clock.Now(), s.d.Lease)
+	if err != nil || !ok {
+		return false, err
+	}
+	log := s.d.Logger.With(slog.String("envelopeId", e.ID), slog.String("destination", string(e.Destination)), slog.String("event", e.Event))
+	result, sent := s.send(ctx, e)
+	now := s.d.Clock.Now()
+	stored, err := s.d.Store.UpdateEnvelope(ctx, id, now, func(st *intake.Envelope, entry *intake.LedgerEntry) error {
+		s.applyResult(st, result, now)
+		s.mirror(st, entry)
+		return nil
+	})
+	if err != nil {
+		log.LogAttrs(ctx, slog.LevelWarn, "delivery: the result could not be written; the same envelope is sent again after its lease",
+			slog.Bool("sent", sent), slog.String("result", string(result.Status)), slog.String("code", string(intake.CodeOf(err))))
+		return true, err
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "delivery: attempted", slog.Bool("sent", sent), slog.String("status", string(stored.Status)),
+		slog.Int("attempts", stored.SendAttempts()), slog.String("detail", result.Detail))
+	return true, nil
+}
+
+// send renders what the envelope carries and hands it to its sender; it
+// sends nothing, and says why, when the content is gone or the destination
+// is no longer configured.
+func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryResult, bool) {
+	sender := s.senders[e.Destination]
+	if sender == nil {
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: "destination " + string(e.Destination) + " is not configured; nothing sent"}, false
+	}
+	d := intake.Delivery{Envelope: e}
+	if e.Event == intake.EventConfirmed {
+		in, conversation, err := s.d.Store.DeliveryContent(ctx, e.SubmissionID, s.d.Clock.Now())
+		if errors.Is(err, intake.ErrNotFound) {
+			return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: DetailContentGone}, false
+		}
+		if err != nil {
+			return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "the introduction could not be read: " + string(intake.CodeOf(err))}, false
+		}
+		d.Introduction, d.Conversation = in, conversation
+		if s.d.AdminURL != nil {
+			d.AdminURL = s.d.AdminURL(e.SubmissionID)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.d.SendTimeout)
+	defer cancel()
+	return sender.Send(ctx, d), true
+}
+
+// DetailContentGone is the recorded reason an envelope was not sent.
+const DetailContentGone = "the introduction was withdrawn or erased before it was sent; nothing sent"
+
+// applyResult records one send's result on the envelope and schedules
+// what follows.
+func (s *Service) applyResult(e *intake.Envelope, r intake.DeliveryResult, now time.Time) {
+	e.LeaseUntil = time.Time{}
+	status := r.Status
+	switch status {
+	case intake.DeliveryAccepted, intake.DeliveryDelivered, intake.DeliveryFailed, intake.DeliveryRetryPending:
+	default:
+		status, r.Detail = intake.DeliveryRetryPending, "the sender gave no verdict: "+r.Detail
+	}
+	e.Attempts = append(e.Attempts, intake.DeliveryAttempt{At: now, Outcome: status, Detail: r.Detail})
+	s.moveTo(e, status, r.Detail, r.RetryAfter, now)
+}
+
+// moveTo sets the envelope's status, scheduling a retry (or FAILED once
+// the attempts are spent) for RETRY_PENDING.
+func (s *Service) moveTo(e *intake.Envelope, status intake.DeliveryStatus, detail string, retryAfter time.Duration, now time.Time) {
+	e.NextAttemptAt = time.Time{}
+	switch status {
+	case intake.DeliveryAccepted, intake.DeliveryDelivered:
+		e.Status, e.LastError = status, ""
+	case intake.DeliveryFailed:
+		e.Status, e.LastError = status, detail
+	case intake.DeliveryRetryPending:
+		n := e.SendAttempts()
+		if n >= s.d.MaxAttempts {
+			e.Status, e.LastError = intake.DeliveryFailed, fmt.Sprintf("gave up after %d attempts; last: %s", n, detail)
+			return
+		}
+		e.Status, e.LastError = intake.DeliveryRetryPending, detail
+		e.NextAttemptAt = now.Add(s.Backoff(n, retryAfter))
+	}
+}
+
+// Backoff is the wait after the attempts-th failed attempt: RetryBase
+// doubled for each attempt before it, within ±20% jitter, at least
+// retryAfter (the receiver's own ask) and at most a day.
+func (s *Service) Backoff(attempts int, retryAfter time.Duration) time.Duration {
+	if attempts < 1 {
+		attempts = 1
+	}
+	d := s.d.RetryBase
+	for i := 1; i < attempts && d < maxBackoff; i++ {
+		d *= 2
+	}
+	d = time.Duration(float64(d) * (0.8 + 0.4*s.d.Jitter()))
+	if d < retryAfter {
+		d = retryAfter
+	}
+	return min(d, maxBackoff)
+}
+
+// mirror writes the envelope into its ledger entry and decides again. A
+// confirmed introduction's content reaching a destination after its
+// withdrawal is added to the withdrawal record.
+func (s *Service) mirror(e *intake.Envelope, entry *intake.LedgerEntry) {
+	if entry.ID == "" {
+		return // the entry has expired with its records
+	}
+	entry.SetHandoff(e.Record())
+	if w := entry.Withdrawal; w != nil && e.Event == intake.EventConfirmed && e.Destination != intake.DestinationInbox &&
+		(e.Status == intake.DeliveryAccepted || e.Status == intake.DeliveryDelivered) && !containsDest(w.AlreadyDeliveredTo, e.Destination) {
+		w.AlreadyDeliveredTo = append(w.AlreadyDeliveredTo, e.Destination)
+	}
+	entry.Decision, entry.Reason = Decide(*entry, s.d.Forms)
+}
+
+func containsDest(ds []intake.Destination, d intake.Destination) bool {
+	for _, x := range ds {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}

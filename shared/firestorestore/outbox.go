@@ -1,0 +1,438 @@
+package firestorestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// The handoff outbox: envelopes/{id}, written by Confirm and Withdraw in
+// their own atomic write, then moved by the delivery service one
+// transaction at a time (each status write updates the envelope and its
+// mirror in the ledger entry together), and providerEvents/{provider:token},
+// the signed provider events already applied.
+
+// dueAtField is set on an envelope while an attempt is due (PENDING: from
+// its creation; RETRY_PENDING: from its next attempt) and absent otherwise,
+// so the sweep finds what to retry with one single-field range query.
+const dueAtField = "dueAt"
+
+// envelopeDoc is envelopes/{id}.
+type envelopeDoc struct {
+	SubmissionID   string                   `firestore:"submissionId"`
+	Destination    intake.Destination       `firestore:"destination"`
+	Event          string                   `firestore:"event"`
+	PayloadVersion string                   `firestore:"payloadVersion"`
+	PayloadSHA256  string                   `firestore:"payloadSha256"`
+	Status         intake.DeliveryStatus    `firestore:"status"`
+	Attempts       []intake.DeliveryAttempt `firestore:"attempts"`
+	NextAttemptAt  time.Time                `firestore:"nextAttemptAt,omitempty"`
+	DueAt          *time.Time               `firestore:"dueAt,omitempty"`
+	LeaseUntil     time.Time                `firestore:"leaseUntil,omitempty"`
+	LastError      string                   `firestore:"lastError"`
+	Provenance     intake.Provenance        `firestore:"provenance"`
+	CreatedAt      time.Time                `firestore:"createdAt"`
+	UpdatedAt      time.Time                `firestore:"updatedAt"`
+	ExpireAt       time.Time                `firestore:"expireAt"`
+}
+
+func toEnvelopeDoc(e intake.Envelope) envelopeDoc {
+	d := envelopeDoc{
+		SubmissionID: e.SubmissionID, Destination: e.Destination, Event: e.Event,
+		PayloadVersion: e.PayloadVersion, PayloadSHA256: e.PayloadSHA256, Status: e.Status,
+		Attempts: e.Attempts, NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil,
+		LastError: e.LastError, Provenance: e.Provenance,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, ExpireAt: e.ExpireAt,
+	}
+	if d.Attempts == nil {
+		d.Attempts = []intake.DeliveryAttempt{}
+	}
+	switch e.Status {
+	case intake.DeliveryPending:
+		due := e.CreatedAt
+		d.DueAt = &due
+	case intake.DeliveryRetryPending:
+		due := e.NextAttemptAt
+		d.DueAt = &due
+	}
+	return d
+}
+
+func (d envelopeDoc) envelope(id string) intake.Envelope {
+	return intake.Envelope{
+		ID: id, SubmissionID: d.SubmissionID, Destination: d.Destination, Event: d.Event,
+		PayloadVersion: d.PayloadVersion, PayloadSHA256: d.PayloadSHA256, Status: d.Status,
+		Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, LeaseUntil: d.LeaseUntil,
+		LastError: d.LastError, Provenance: d.Provenance,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExpireAt: d.ExpireAt,
+	}
+}
+
+// providerEventDoc is providerEvents/{escaped provider:token}: content-free.
+type providerEventDoc struct {
+	Provider   string                   `firestore:"provider"`
+	EnvelopeID string                   `firestore:"envelopeId"`
+	Kind       intake.ProviderEventKind `firestore:"kind"`
+	At         time.Time                `firestore:"at"`
+	ExpireAt   time.Time                `firestore:"expireAt"`
+}
+
+func (s *Store) envelopeRef(id string) *firestore.DocumentRef {
+	return s.client.Collection(Envelopes).Doc(id)
+}
+
+func (s *Store) providerEventRef(provider, token string) *firestore.DocumentRef {
+	return s.client.Collection(ProviderEvents).Doc(escapeKey(provider + ":" + token))
+}
+
+// boundOutbox binds each envelope to its submission and event, stamps it
+// with now and expireAt (an envelope lives as long as the record it hands
+// on) and checks it can be stored.
+func boundOutbox(outbox []intake.Envelope, submissionID, event string, now, expireAt time.Time) ([]intake.Envelope, error) {
+	out := make([]intake.Envelope, 0, len(outbox))
+	for _, e := range outbox {
+		if e.SubmissionID != submissionID || e.Event != event || e.ID != intake.EnvelopeID(submissionID, e.Destination, event) {
+			return nil, intake.Internal(fmt.Errorf("outbox: envelope %s is not the %s envelope of %s", e.ID, event, submissionID))
+		}
+		e.CreatedAt, e.UpdatedAt, e.ExpireAt = now, now, expireAt
+		for i := range e.Attempts {
+			e.Attempts[i].At = now
+		}
+		if err := intake.CheckStorableEnvelope(e); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Envelope returns envelopes/{id}. Errors: intake.ErrNotFound when it is
+// absent or expired; UNAVAILABLE.
+func (s *Store) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
+	if !intake.StorableID(id) {
+		return intake.Envelope{}, intake.ErrNotFound
+	}
+	var e intake.Envelope
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		snap, err := s.envelopeRef(id).Get(ctx)
+		if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
+			return intake.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		e, err = readEnvelope(snap)
+		return err
+	})
+	return e, err
+}
+
+// SubmissionEnvelopes returns every live envelope of one submission, oldest
+// first and, within one event, inbox, email, webhook (the admin's
+// deliveries view). Errors: UNAVAILABLE.
+func (s *Store) SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
+	out := []intake.Envelope{}
+	if !intake.StorableID(submissionID) {
+		return out, nil
+	}
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		it := s.client.Collection(Envelopes).Where("submissionId", "==", submissionID).Documents(ctx)
+		defer it.Stop()
+		for {
+			snap, err := it.Next()
+			if errors.Is(err, iterator.Done) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if !live(snap, now) {
+				continue
+			}
+			e, err := readEnvelope(snap)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+	})
+	slices.SortFunc(out, func(a, b intake.Envelope) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return destinationOrder[a.Destination] - destinationOrder[b.Destination]
+	})
+	return out, err
+}
+
+// destinationOrder lists a submission's envelopes as the admin shows them.
+var destinationOrder = map[intake.Destination]int{intake.DestinationInbox: 0, intake.DestinationEmail: 1, intake.DestinationWebhook: 2}
+
+// DueEnvelopes returns the ids of up to limit envelopes whose attempt is
+// due at now (PENDING, or RETRY_PENDING whose next attempt has come), the
+// longest-waiting first. A leased one is among them; leasing it is what
+// fails. Errors: UNAVAILABLE.
+func (s *Store) DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	var ids []string
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		it := s.client.Collection(Envelopes).Where(dueAtField, "<=", now).OrderBy(dueAtField, firestore.Asc).Limit(limit).Documents(ctx)
+		defer it.Stop()
+		for {
+			snap, err := it.Next()
+			if errors.Is(err, iterator.Done) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if live(snap, now) {
+				ids = append(ids, snap.Ref.ID)
+			}
+		}
+	})
+	return ids, err
+}
+
+// LeaseEnvelope claims envelope id for one attempt, until now+leaseFor, so
+// no other instance sends it meanwhile. It returns the envelope and true
+// when the claim is made: the envelope is not leased and its attempt is due
+// (PENDING, or RETRY_PENDING whose time has come). It returns false,
+// writing nothing, otherwise. Errors: intake.ErrNotFound (absent or
+// expired), UNAVAILABLE.
+func (s *Store) LeaseEnvelope(ctx context.Context, id string, now time.Time, leaseFor time.Duration) (intake.Envelope, bool, error) {
+	if !intake.StorableID(id) {
+		return intake.Envelope{}, false, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref := s.envelopeRef(id)
+	var e intake.Envelope
+	var leased bool
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			leased = false
+			snap, err := tx.Get(ref)
+			if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
+				return intake.ErrNotFound
+			}
+			if err != nil {
+				return err
+			}
+			if e, err = readEnvelope(snap); err != nil {
+				return err
+			}
+			if e.LeaseUntil.After(now) {
+				return nil
+			}
+			switch e.Status {
+			case intake.DeliveryPending:
+			case intake.DeliveryRetryPending:
+				if e.NextAttemptAt.After(now) {
+					return nil
+				}
+			default:
+				return nil
+			}
+			e.LeaseUntil = now.Add(leaseFor)
+			leased = true
+			return tx.Update(ref, []firestore.Update{{Path: "leaseUntil", Value: e.LeaseUntil}})
+		})
+	})
+	return e, leased, err
+}
+
+// DeliveryContent returns what an introduction.confirmed envelope carries:
+// the introduction and its conversation ("" when none) as stored now.
+// Errors: intake.ErrNotFound when the introduction is gone (withdrawn,
+// erased, expired); UNAVAILABLE.
+func (s *Store) DeliveryContent(ctx context.Context, submissionID string, now time.Time) (intake.Introduction, string, error) {
+	if !intake.StorableID(submissionID) {
+		return intake.Introduction{}, "", intake.ErrNotFound
+	}
+	var in intake.Introduction
+	var conversation string
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{s.introductionRef(submissionID), s.transcriptRef(submissionID)})
+		if err != nil {
+			return err
+		}
+		if !live(snaps[0], now) {
+			return intake.ErrNotFound
+		}
+		var d introductionDoc
+		if err := snaps[0].DataTo(&d); err != nil {
+			return err
+		}
+		in = d.introduction(submissionID)
+		if in.State != intake.StateConfirmed && in.State != intake.StateHandled {
+			return intake.ErrNotFound
+		}
+		if in.HasConversation && live(snaps[1], now) {
+			var t transcriptDoc
+			if err := snaps[1].DataTo(&t); err != nil {
+				return err
+			}
+			conversation = t.Text
+		}
+		return nil
+	})
+	return in, conversation, err
+}
+
+// UpdateEnvelope moves envelope id in one transaction with its ledger
+// entry: apply gets both as stored and changes them (the envelope's status,
+// attempts and schedule; the entry's handoff mirror, decision, reason and
+// withdrawal record, and the lease, which only apply
+// releases), and both are written. Errors:
+// intake.ErrNotFound (envelope absent or expired), apply's own error (then
+// nothing is written), UNAVAILABLE, INTERNAL when the envelope would not be
+// storable.
+func (s *Store) UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
+	if !intake.StorableID(id) {
+		return intake.Envelope{}, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref := s.envelopeRef(id)
+	var out intake.Envelope
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			var err error
+			out, err = s.moveEnvelope(tx, ref, now, apply)
+			return err
+		})
+	})
+	if err == nil {
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.UpdateEnvelope", slog.String("envelopeId", id), slog.String("status", string(out.Status)))
+	}
+	return out, err
+}
+
+// moveEnvelope does UpdateEnvelope's reads and writes inside tx.
+func (s *Store) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
+	snap, err := tx.Get(ref)
+	if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
+		return intake.Envelope{}, intake.ErrNotFound
+	}
+	if err != nil {
+		return intake.Envelope{}, err
+	}
+	e, err := readEnvelope(snap)
+	if err != nil {
+		return intake.Envelope{}, err
+	}
+	ledgerRef := s.ledgerRef(e.SubmissionID)
+	ledgerSnap, err := tx.Get(ledgerRef)
+	hasLedger := err == nil && ledgerSnap.Exists()
+	if err != nil && status.Code(err) != codes.NotFound {
+		return intake.Envelope{}, err
+	}
+	var entry intake.LedgerEntry
+	if hasLedger {
+		if err := ledgerSnap.DataTo(&entry); err != nil {
+			return intake.Envelope{}, err
+		}
+		entry.ID = e.SubmissionID
+	}
+	if err := apply(&e, &entry); err != nil {
+		return intake.Envelope{}, err
+	}
+	e.UpdatedAt = now
+	if n := len(e.Attempts); n > maxKeptAttempts {
+		e.Attempts = e.Attempts[n-maxKeptAttempts:]
+	}
+	if err := intake.CheckStorableEnvelope(e); err != nil {
+		return intake.Envelope{}, err
+	}
+	if err := tx.Set(ref, toEnvelopeDoc(e)); err != nil {
+		return intake.Envelope{}, err
+	}
+	if hasLedger {
+		updates := []firestore.Update{
+			{Path: "handoffs", Value: entry.Handoffs},
+			{Path: "decision", Value: entry.Decision},
+			{Path: "reason", Value: entry.Reason},
+			{Path: "updatedAt", Value: now},
+		}
+		if entry.Withdrawal != nil {
+			updates = append(updates, firestore.Update{Path: "withdrawal", Value: entry.Withdrawal})
+		}
+		if err := tx.Update(ledgerRef, updates); err != nil {
+			return intake.Envelope{}, err
+		}
+	}
+	return e, nil
+}
+
+// maxKeptAttempts bounds the attempts an envelope keeps (the newest).
+const maxKeptAttempts = 32
+
+// ApplyProviderEvent applies one verified provider event in one
+// transaction: it records providerEvents/{provider:token} (kept until
+// keepUntil) if that token was never seen, and moves the envelope and its
+// ledger entry as UpdateEnvelope does. A token seen before changes nothing:
+// an *intake.Error EVENT_REPLAYED. An event about an envelope that is not
+// (or no longer) here records its token and returns intake.ErrNotFound.
+// Errors otherwise: apply's own, UNAVAILABLE.
+func (s *Store) ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	eventRef := s.providerEventRef(ev.Provider, ev.Token)
+	var out intake.Envelope
+	var unknown bool
+	keys := []string{lockKey(eventRef)}
+	if intake.StorableID(ev.EnvelopeID) {
+		keys = append(keys, lockKey(s.envelopeRef(ev.EnvelopeID)))
+	}
+	err := s.op(ctx, keys, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			unknown = false
+			snap, err := tx.Get(eventRef)
+			if err == nil && snap.Exists() {
+				return intake.Errorf(intake.CodeEventReplayed, "This event was received before; nothing changed.")
+			}
+			if err != nil && status.Code(err) != codes.NotFound {
+				return err
+			}
+			doc := providerEventDoc{Provider: ev.Provider, EnvelopeID: safeID(ev.EnvelopeID), Kind: ev.Kind, At: now, ExpireAt: keepUntil}
+			if intake.StorableID(ev.EnvelopeID) {
+				out, err = s.moveEnvelope(tx, s.envelopeRef(ev.EnvelopeID), now, apply)
+			} else {
+				err = intake.ErrNotFound
+			}
+			if errors.Is(err, intake.ErrNotFound) {
+				unknown = true
+			} else if err != nil {
+				return err
+			}
+			return tx.Create(eventRef, doc)
+		})
+	})
+	if err == nil && unknown {
+		return intake.Envelope{}, intake.ErrNotFound
+	}
+	return out, err
+}
+
+// safeID is id when it is storable, else "" (an unknown envelope).
+func safeID(id string) string {
+	if intake.StorableID(id) {
+		return id
+	}
+	return ""
+}
+
+func readEnvelope(snap *firestore.DocumentSnapshot) (intake.Envelope, error) {
+	var d envelopeDoc
+	if err := snap.DataTo(&d); err != nil {
+		return intake.Envelope{}, err
+	}
+	return d.envelope(snap.Ref.ID), nil
+}
