@@ -28,7 +28,7 @@ func (h *harness) confirmed(email string) (string, string) {
 }
 
 // untilDue moves the clock to an envelope's next attempt and runs the
-// sweep's delivery task.
+// sweep (POST /internal/sweep), whose delivery task attempts it.
 func (h *harness) untilDue(envelopeID string) {
 	h.t.Helper()
 	e := h.envelope(envelopeID)
@@ -36,7 +36,14 @@ func (h *harness) untilDue(envelopeID string) {
 		h.t.Fatalf("envelope %s is %s, not waiting for a retry", envelopeID, e.Status)
 	}
 	h.clock.Advance(e.NextAttemptAt.Sub(h.clock.Now()))
-	h.sweepDeliveries()
+	h.svc.Sweeps.Wait() // a background sweep (first draft of the day) is not this one
+	r := h.do(http.MethodPost, "/internal/sweep", "", nil)
+	if r.status != http.StatusOK {
+		h.t.Fatalf("sweep: %d %s", r.status, r.body)
+	}
+	if n, _ := r.json(h.t)["deliveriesAttempted"].(float64); n < 1 {
+		h.t.Fatalf("the sweep attempted no delivery: %s", r.body)
+	}
 }
 
 // The webhook receiver is down for three attempts, then up: DELIVERED,
