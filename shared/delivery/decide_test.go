@@ -7,12 +7,13 @@ import (
 
 	"github.com/ownersite/introductions/shared/delivery"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // closedEntry is a confirmed version-1 entry with a matching consent and
 // every destination DELIVERED: its evidence is closed.
 func closedEntry(t *testing.T) intake.LedgerEntry {
-	v, _ := forms(t).Find("introduction", "1")
+	v, _ := testsupport.Forms(t).Find("introduction", "1")
 	p, _ := v.Purpose("attach-conversation")
 	delivered := func(d intake.Destination) intake.HandoffRecord {
 		return intake.HandoffRecord{EnvelopeID: intake.EnvelopeID("x", d, intake.EventConfirmed), Destination: d, Event: intake.EventConfirmed, Status: intake.DeliveryDelivered, Attempts: 1}
@@ -54,7 +55,7 @@ func TestDecide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := closedEntry(t)
 			tt.change(&e)
-			got, reason := delivery.Decide(e, forms(t))
+			got, reason := delivery.Decide(e, testsupport.Forms(t))
 			if got != tt.want || !strings.Contains(reason, tt.reason) {
 				t.Fatalf("Decide = %s %q, want %s with %q", got, reason, tt.want, tt.reason)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/delivery"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // The confirmation writes the outbox in its own write; the envelopes are
@@ -259,7 +260,7 @@ func TestCrashAfterSendResendsTheSameEnvelope(t *testing.T) {
 	crashing := &failingStatusWrite{Store: w.store, fail: true}
 	logger := slog.New(slog.NewJSONHandler(w.logs, nil))
 	newInstance := func(s delivery.Store) *delivery.Service {
-		svc, err := delivery.New(delivery.Deps{Store: s, Senders: []intake.Sender{hook}, Forms: forms(t), Clock: w.clock, Logger: logger})
+		svc, err := delivery.New(delivery.Deps{Store: s, Senders: []intake.Sender{hook}, Forms: testsupport.Forms(t), Clock: w.clock, Logger: logger})
 		if err != nil {
 			t.Fatal(err)
 		}

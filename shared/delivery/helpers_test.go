@@ -13,20 +13,9 @@ import (
 	"github.com/ownersite/introductions/shared/delivery"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
-	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
-
-// forms is the embedded registry.
-func forms(t testing.TB) *formregistry.Registry {
-	t.Helper()
-	r, err := formregistry.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
@@ -100,7 +89,7 @@ func newWorld(t *testing.T, senders ...intake.Sender) *world {
 func (w *world) service(logger *slog.Logger, senders ...intake.Sender) *delivery.Service {
 	w.t.Helper()
 	svc, err := delivery.New(delivery.Deps{
-		Store: w.store, Senders: senders, Forms: forms(w.t), Clock: w.clock,
+		Store: w.store, Senders: senders, Forms: testsupport.Forms(w.t), Clock: w.clock,
 		Jitter: func() float64 { return 0.5 }, Logger: logger, Function: "confirmation", Revision: "test",
 		Config: delivery.Config{RetryBase: time.Minute, MaxAttempts: 4, AdminURL: func(id string) string { return "https://admin.example/admin/introductions/" + id }},
 	})
@@ -119,7 +108,7 @@ func (w *world) confirmed(id string) []string {
 	w.t.Helper()
 	ctx := context.Background()
 	now := w.clock.Now()
-	v, err := forms(w.t).Version("introduction", "1")
+	v, err := testsupport.Forms(w.t).Version("introduction", "1")
 	if err != nil {
 		w.t.Fatal(err)
 	}

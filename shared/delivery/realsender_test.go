@@ -11,6 +11,7 @@ import (
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/delivery"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 	"github.com/ownersite/introductions/shared/webhook"
 )
 
@@ -40,7 +41,7 @@ func TestKilledAfterAcceptanceResendsTheSameWebhookID(t *testing.T) {
 	id := envID("killed", intake.DestinationWebhook)
 	crashing := &failingStatusWrite{Store: w.store, fail: true}
 	instance := func(s delivery.Store) *delivery.Service {
-		svc, err := delivery.New(delivery.Deps{Store: s, Senders: []intake.Sender{hook}, Forms: forms(t), Clock: w.clock, Logger: logger})
+		svc, err := delivery.New(delivery.Deps{Store: s, Senders: []intake.Sender{hook}, Forms: testsupport.Forms(t), Clock: w.clock, Logger: logger})
 		if err != nil {
 			t.Fatal(err)
 		}
