@@ -34,7 +34,7 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   echo "== infra/ checks (their own module: go vet, go test)" >&2
   (cd infra && go vet ./... && go test -count=1 -timeout 5m ./...)
   echo "== short fuzz runs" >&2
-  for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
+  for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzCountLinks ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
     set -- $target
     go test -run '^$' -fuzz "^$1\$" -fuzztime 5s "$2"
   done

@@ -16,11 +16,19 @@
 //     U+2066–U+2069) appears anywhere: they make text read differently from
 //     how it is stored ("Trojan Source"). The marks U+200E, U+200F and
 //     U+061C, which right-to-left names legitimately need, are allowed.
-//   - A required field is not empty.
+//   - No invisible character (Unicode's default-ignorable and format
+//     characters), tag character, private-use character or noncharacter
+//     appears, except where real writing needs one: the joiners between
+//     letters or emoji, variation selectors after their base, emoji tag
+//     sequences (see badCharacter).
+//   - A required field holds at least one letter or digit (of any script);
+//     an optional field that is not empty holds something visible.
 //   - The length, in characters (Unicode code points, not bytes), is at most
 //     the field's MaxLength. The page counts code points too, live, and
 //     sets no maxlength (which would cut a long paste without a word).
-//   - An email field holds an address as checkEmail describes.
+//   - An email field holds an address as checkEmail describes, and is kept
+//     in Unicode normalisation form NFKC (full-width "ａｄａ" becomes "ada"),
+//     the form mail systems deliver to.
 //   - A multi-line field holds at most MaxLinks links, as CountLinks counts
 //     them.
 //
@@ -33,8 +41,9 @@ package contentrules
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
@@ -118,6 +127,9 @@ func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission
 // checkField normalises one field's value and applies its rules.
 func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) {
 	kept := normalise(raw)
+	if f.Type == formregistry.FieldEmail {
+		kept = norm.NFKC.String(kept)
+	}
 	fail := func(code intake.Code, format string, args ...any) (string, *intake.FieldError) {
 		return kept, &intake.FieldError{Field: f.Name, Code: code, Detail: fmt.Sprintf(format, args...)}
 	}
@@ -133,6 +145,12 @@ func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) 
 		}
 		return kept, nil
 	}
+	if f.Required && !hasLetterOrDigit(kept) {
+		return fail(f.Code, "This needs at least one letter or digit; please write it out in words.")
+	}
+	if !hasVisible(kept) {
+		return fail(f.Code, "This holds only characters that do not show. Please remove them or write something.")
+	}
 	if n := utf8.RuneCountInString(kept); n > f.MaxLength {
 		return fail(f.TooLongCode, "This is %d characters long and the limit is %d. Please shorten it by %d %s.", n, f.MaxLength, n-f.MaxLength, plural(n-f.MaxLength, "character"))
 	}
@@ -143,7 +161,7 @@ func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) 
 	}
 	if f.Type.Multiline() {
 		if n := CountLinks(kept); n > f.MaxLinks {
-			return fail(f.TooManyLinksCode, "This holds %d links and at most %d are allowed. Please remove %d %s (a link is anything starting with http://, https:// or www.).", n, f.MaxLinks, n-f.MaxLinks, plural(n-f.MaxLinks, "link"))
+			return fail(f.TooManyLinksCode, "This holds %d links and at most %d are allowed. Please remove %d %s (a link is anything starting with http://, https://, // or www., or a domain followed by a path such as example.com/page).", n, f.MaxLinks, n-f.MaxLinks, plural(n-f.MaxLinks, "link"))
 		}
 	}
 	return kept, nil
@@ -160,29 +178,6 @@ func normalise(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = newlines.Replace(s)
 	return strings.TrimSpace(s)
-}
-
-// isBidiControl reports the bidirectional embedding, override and isolate
-// controls.
-func isBidiControl(r rune) bool {
-	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
-}
-
-// badCharacter returns a detail naming the first forbidden character class
-// in s, or "".
-func badCharacter(s string, multiline bool) string {
-	for _, r := range s {
-		switch {
-		case isBidiControl(r):
-			return fmt.Sprintf("This holds an invisible character that changes the direction of text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
-		case r == '\n' && !multiline:
-			return "This must fit on one line. Please remove the line breaks."
-		case r == '\n':
-		case unicode.IsControl(r):
-			return fmt.Sprintf("This holds an invisible control character (U+%04X). Please remove it, or type it again rather than pasting it.", r)
-		}
-	}
-	return ""
 }
 
 func plural(n int, word string) string {

@@ -1,13 +1,20 @@
 package contentrules
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // checkEmail accepts an email address as the form does, returning "", or
-// returns a detail saying what is wrong with it. An address has exactly one
-// @; a local part of 1 to 64 bytes without whitespace, without
+// returns a detail saying what is wrong with it. An address holds nothing
+// invisible (no default-ignorable or format character, not even the
+// directional marks or joiners other fields allow: an address is typed, and
+// an invisible character would make one address look like another); it has
+// exactly one @; a local part of 1 to 64 bytes without whitespace, without
 // any of ( ) < > [ ] \ , ; : " and without a leading, trailing or doubled
 // dot; and a domain of at most 253 bytes with at least one dot, whose labels
 // are each 1 to 63 bytes of letters (any script), digits and inner hyphens,
@@ -15,6 +22,11 @@ import (
 // receives mail.
 func checkEmail(s string) string {
 	const example = " An address looks like name@example.com."
+	for _, r := range s {
+		if isInvisible(r) || isTag(r) || unicode.Is(unicode.Co, r) || isNoncharacter(r) || !unicode.IsGraphic(r) {
+			return fmt.Sprintf("The address holds an invisible or unusual character (U+%04X). Please type it again rather than pasting it.", r)
+		}
+	}
 	if strings.Count(s, "@") != 1 {
 		return "An email address has exactly one @." + example
 	}
@@ -54,12 +66,17 @@ func validDomain(domain string) bool {
 	return strings.ContainsFunc(last, func(r rune) bool { return !unicode.IsDigit(r) })
 }
 
-// NormaliseEmail returns the key an address is rate-limited under: trimmed,
-// lower-cased, with a +tag removed from the local part, so that
-// "Ada+jobs@Example.com " and "ada@example.com" count as one sender. It is
-// for keys only; the address is stored as the visitor wrote it.
+// NormaliseEmail returns the one normal form of an address, used for the
+// email rate key and to find a person's records: surrounding whitespace
+// trimmed, invisible characters (default-ignorable and format characters)
+// removed, Unicode normalisation form NFKC (full-width "ａｄａ" is "ada"),
+// Unicode case folding (so "ADA", "Ada" and "ada" are one), and a +tag
+// removed from the local part, so that " Ada+jobs@Example.com",
+// "ａｄａ@example.com" and "ada@example.com" are one sender. It is for keys
+// and look-ups only; the address is stored as Check keeps it.
 func NormaliseEmail(email string) string {
-	s := strings.ToLower(strings.TrimSpace(email))
+	s := strings.TrimSpace(norm.NFKC.String(strings.Map(dropInvisible, email)))
+	s = norm.NFKC.String(cases.Fold().String(s)) // a Caser is stateful: one per call
 	at := strings.LastIndex(s, "@")
 	if at <= 0 {
 		return s

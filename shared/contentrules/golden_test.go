@@ -66,6 +66,64 @@ var verdictCases = []struct {
 	{"conversation with four links", func(s *intake.Submission) {
 		s.Conversation, s.Consents = links(4, "\n"), []intake.ConsentClaim{attach}
 	}},
+	// Link-counting evasions: each message carries four links.
+	{"four links: defanged schemes", func(s *intake.Submission) {
+		s.Fields.Message = "hxxp://a.example hXXps://b.example hxxp://c.example/x hxxps://d.example"
+	}},
+	{"four links: bare domains with paths", func(s *intake.Submission) {
+		s.Fields.Message = "a.example/x\nb.example/y\nc.example/\nd.example/z?q=1"
+	}},
+	{"four links: markdown scheme-relative", func(s *intake.Submission) {
+		s.Fields.Message = "[a](//a.example) [b](//b.example) [c](//c.example) [d](//d.example)"
+	}},
+	{"four links: html scheme-relative", func(s *intake.Submission) {
+		s.Fields.Message = "<a href=//a.example>a</a> <a href=//b.example>b</a> <a href='//c.example'>c</a> <a href=\"//d.example\">d</a>"
+	}},
+	{"four links: full-width", func(s *intake.Submission) {
+		s.Fields.Message = "ｈｔｔｐｓ：／／ａ．ｅｘａｍｐｌｅ ｈｔｔｐｓ：／／ｂ．ｅｘａｍｐｌｅ ｈｔｔｐｓ：／／ｃ．ｅｘａｍｐｌｅ ｈｔｔｐｓ：／／ｄ．ｅｘａｍｐｌｅ"
+	}},
+	{"four links: zero-width joiner inside https", func(s *intake.Submission) {
+		s.Fields.Message = "ht\u200dtps://a.example ht\u200dtps://b.example ht\u200dtps://c.example ht\u200dtps://d.example"
+	}},
+	{"four links: zero-width space inside https", func(s *intake.Submission) {
+		s.Fields.Message = "ht\u200btps://a.example ht\u200btps://b.example ht\u200btps://c.example ht\u200btps://d.example"
+	}},
+	{"four links: ideographic full stops", func(s *intake.Submission) {
+		s.Fields.Message = "www\u3002a\u3002example www\u3002b\u3002example www\uff0ec\uff0eexample www\uff61d\uff61example"
+	}},
+	{"four links: backslashes", func(s *intake.Submission) {
+		s.Fields.Message = "https:/\\a.example https:\\\\b.example http:\\/c.example https:/\\d.example"
+	}},
+	{"four links: defanged dots", func(s *intake.Submission) {
+		s.Fields.Message = "a[.]example/x b(.)example/x c[dot]example/x https[:]//d.example"
+	}},
+	{"four links: one of each", func(s *intake.Submission) {
+		s.Fields.Message = "hxxp://a.example b.example/x [t](//c.example) ｗｗｗ．d.example"
+	}},
+	{"three links and ordinary text", func(s *intake.Submission) {
+		s.Fields.Message = "I use Node.js and Go; e.g. and/or v1.2/3. https://a.example www.b.example c.example/x"
+	}},
+
+	// Invisible, tag and private-use characters; legitimate scripts.
+	{"name of zero-width spaces", func(s *intake.Submission) { s.Fields.Name = "\u200b\u200b\u200b" }},
+	{"name of braille blanks", func(s *intake.Submission) { s.Fields.Name = "\u2800\u2800" }},
+	{"name of a hangul filler", func(s *intake.Submission) { s.Fields.Name = "\u3164" }},
+	{"name of a byte-order mark", func(s *intake.Submission) { s.Fields.Name = "\ufeff" }},
+	{"message with hidden tag text", func(s *intake.Submission) {
+		s.Fields.Message = "Hello.\U000E0049\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065"
+	}},
+	{"company with a private-use character", func(s *intake.Submission) { s.Fields.Company = "Acme \ue000" }},
+	{"Persian name with a zero-width non-joiner", func(s *intake.Submission) { s.Fields.Name = "نرگس می\u200cخواهد" }},
+	{"name with combining marks", func(s *intake.Submission) { s.Fields.Name = "Zoe\u0308 Nguye\u0302\u0303n" }},
+	{"role with an emoji ZWJ sequence", func(s *intake.Submission) { s.Fields.Role = "Engineer 👩🏽\u200d💻" }},
+	{"role with the flag of Wales", func(s *intake.Submission) {
+		s.Fields.Role = "CTO 🏴\U000E0067\U000E0062\U000E0077\U000E006C\U000E0073\U000E007F"
+	}},
+	{"email with a zero-width space", func(s *intake.Submission) { s.Fields.Email = "ada\u200b@example.com" }},
+	{"email with a soft hyphen", func(s *intake.Submission) { s.Fields.Email = "a\u00adda@example.com" }},
+	{"email with a word joiner", func(s *intake.Submission) { s.Fields.Email = "ada@exam\u2060ple.com" }},
+	{"email with a left-to-right mark", func(s *intake.Submission) { s.Fields.Email = "\u200eada@example.com" }},
+	{"email in full-width letters", func(s *intake.Submission) { s.Fields.Email = "ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ" }},
 	{"everything wrong at once", func(s *intake.Submission) {
 		*s = intake.Submission{FormID: "introduction", FormVersion: "1", Fields: intake.Fields{Company: "\x07", Email: "ada", Message: links(5, " ")}, Conversation: "\u202Ehi"}
 	}},

@@ -1,61 +1,192 @@
 package contentrules
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
-// CountLinks returns how many links s holds. A link is, ignoring ASCII case:
+// CountLinks returns how many links s holds. The threat is a message that
+// carries more links than the limit while looking, to a simple counter, as
+// if it carried fewer: so links are counted on the text as a browser or a
+// mail client would read it — linkText: Unicode NFKC (full-width
+// "ｈｔｔｐｓ：／／" is "https://"), invisible characters removed (a zero-width
+// space inside "https" hides nothing), the full stops browsers accept in
+// host names (U+3002, U+FF0E, U+FF61) and defanged "[.]", "(.)", "[:]" read
+// as "." and ":", a backslash read as a slash (browsers treat "https:/\host"
+// as "https://host"), lower case. A link is then each of:
 //
-//   - each occurrence of "http://" or "https://", anywhere, and
-//   - each "www." that starts the text or follows a character that is not a
-//     letter, digit, '.', '-', '_', '/' or '@' (so "https://www.example.com"
-//     is one link, and "awww." none).
+//   - a scheme of two or more letters followed by ":" and one or more
+//     slashes and a host character: "https://", "http:/", but also
+//     "hxxp://" and "ftp://" (a one-letter scheme is a drive letter, "C:/");
+//   - a scheme-relative "//host.tld" (as in "[text](//host.example)" or
+//     "<a href=//host.example>") not preceded by a scheme;
+//   - "www." at the start of a word;
+//   - a bare domain with a path at the start of a word: "example.com/page"
+//     (labels of letters, digits and hyphens, the last one two or more
+//     letters, then "/").
 //
-// A bare domain such as "example.com" is not a link: it is not clickable in
-// the owner's inbox, and counting it would refuse ordinary sentences.
+// Each form starts at the beginning of the text or after a character that
+// cannot continue it (not a letter or digit; for "www." and a bare domain
+// not '.', '-', '_', '/' or '@'; for "//" not ':' or '/'), so a host inside
+// a link, an address or a path is not counted again
+// ("https://www.example.com" is one link), while a link inside another
+// link's query is ("…?next=https://b.example"). A bare domain without a path ("example.com") is not a link:
+// it is not clickable in the owner's inbox, and counting it would refuse
+// ordinary sentences.
 func CountLinks(s string) int {
+	t := linkText(s)
 	n := 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case hasPrefixFold(s[i:], "http://"), hasPrefixFold(s[i:], "https://"):
-			n++
-		case hasPrefixFold(s[i:], "www.") && wordStart(s, i):
-			n++
+	for i := 0; i < len(t); {
+		prev := rune(-1)
+		if i > 0 {
+			prev, _ = utf8.DecodeLastRuneInString(t[:i])
 		}
+		end := 0
+		switch {
+		case !continues(prev, "+-.") && schemeLink(t, i) > 0:
+			end = schemeLink(t, i)
+		case !continues(prev, ":/") && schemeRelativeLink(t, i) > 0:
+			end = schemeRelativeLink(t, i)
+		case !continues(prev, ".-_/@") && strings.HasPrefix(t[i:], "www."):
+			end = i + len("www.")
+		case !continues(prev, ".-_/@") && domainWithPath(t, i) > 0:
+			end = domainWithPath(t, i)
+		}
+		if end > 0 {
+			n++
+			i = end
+			continue
+		}
+		i++
 	}
 	return n
 }
 
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case; prefix is lower
-// case ASCII.
-func hasPrefixFold(s, prefix string) bool {
-	if len(s) < len(prefix) {
-		return false
-	}
-	for i := 0; i < len(prefix); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+// linkText is the text links are counted on (see CountLinks).
+func linkText(s string) string {
+	s = norm.NFKC.String(strings.Map(dropInvisible, s))
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case isInvisible(r) || isTag(r):
+			return -1
+		case r == '\u3002' || r == '\uFF0E' || r == '\uFF61':
+			return '.'
+		case r == '\\':
+			return '/'
 		}
-		if c != prefix[i] {
-			return false
-		}
-	}
-	return true
+		return unicode.ToLower(r)
+	}, s)
+	return defanged.Replace(s)
 }
 
-// wordStart reports whether a "www." at byte i starts a link.
-func wordStart(s string, i int) bool {
-	if i == 0 {
-		return true
+// dropInvisible is a strings.Map function that removes invisible and tag
+// characters.
+func dropInvisible(r rune) rune {
+	if isInvisible(r) || isTag(r) {
+		return -1
 	}
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	switch {
-	case unicode.IsLetter(r), unicode.IsDigit(r):
-		return false
-	case r == '.', r == '-', r == '_', r == '/', r == '@':
+	return r
+}
+
+// defanged reads the usual "defanged" spellings of a link as the link.
+var defanged = strings.NewReplacer("[.]", ".", "(.)", ".", "{.}", ".", "[dot]", ".", "(dot)", ".", "[:]", ":", "[://]", "://")
+
+// continues reports whether a link cannot start after prev: prev is a
+// letter, a digit or one of also (so a host inside a link, an address or a
+// path does not start another). prev < 0 is the start of the text.
+func continues(prev rune, also string) bool {
+	return prev >= 0 && (unicode.IsLetter(prev) || unicode.IsDigit(prev) || strings.ContainsRune(also, prev))
+}
+
+func isSchemeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+func isHostStart(t string, i int) bool {
+	if i >= len(t) {
 		return false
 	}
-	return true
+	r, _ := utf8.DecodeRuneInString(t[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// schemeLink returns the end of "scheme:/" + host start at i, or 0.
+func schemeLink(t string, i int) int {
+	if t[i] < 'a' || t[i] > 'z' {
+		return 0
+	}
+	j := i + 1
+	for j < len(t) && isSchemeByte(t[j]) {
+		j++
+	}
+	if j-i < 2 || j >= len(t) || t[j] != ':' {
+		return 0
+	}
+	k := j + 1
+	for k < len(t) && t[k] == '/' {
+		k++
+	}
+	if k == j+1 || !isHostStart(t, k) {
+		return 0
+	}
+	return k
+}
+
+// schemeRelativeLink returns the end of "//host.tld" at i, or 0.
+func schemeRelativeLink(t string, i int) int {
+	if !strings.HasPrefix(t[i:], "//") {
+		return 0
+	}
+	if end := domain(t, i+2); end > 0 {
+		return end
+	}
+	return 0
+}
+
+// domainWithPath returns the end of "host.tld/" at i, or 0.
+func domainWithPath(t string, i int) int {
+	end := domain(t, i)
+	if end == 0 || end >= len(t) || t[end] != '/' {
+		return 0
+	}
+	return end + 1
+}
+
+// domain returns the end of a dotted host name starting at i — labels of
+// letters, digits and inner hyphens, at least two, the last of two or more
+// letters — or 0.
+func domain(t string, i int) int {
+	labels, lastLetters, lastLen := 0, true, 0
+	j := i
+	for {
+		start := j
+		letters := true
+		for j < len(t) {
+			r, size := utf8.DecodeRuneInString(t[j:])
+			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '-' && j > start)) {
+				break
+			}
+			if !unicode.IsLetter(r) {
+				letters = false
+			}
+			j += size
+		}
+		if j == start {
+			break
+		}
+		labels++
+		lastLetters, lastLen = letters, utf8.RuneCountInString(t[start:j])
+		if j+1 < len(t) && t[j] == '.' && isHostStart(t, j+1) {
+			j++
+			continue
+		}
+		break
+	}
+	if labels < 2 || !lastLetters || lastLen < 2 {
+		return 0
+	}
+	return j
 }
