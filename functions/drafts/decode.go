@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/strictjson"
 )
 
 // stringFields maps each text member of the draft body to where it goes and
@@ -56,7 +57,7 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 	}
 	if raw, ok := members["consents"]; ok && string(raw) != "null" {
 		seen["consents"] = true
-		if err := json.Unmarshal(raw, &sub.Consents); err != nil {
+		if err := decodeConsents(raw, &sub.Consents); err != nil {
 			fieldErrs = append(fieldErrs, intake.FieldError{Field: "consents", Code: intake.CodeConsentRequired, Detail: `Must be a list of {"purpose", "textVersion", "given"}.`})
 		}
 	}
@@ -104,4 +105,25 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 		return intake.Submission{}, intake.Invalid(fieldErrs...)
 	}
 	return sub, nil
+}
+
+// decodeConsents decodes the consents list, each claim with exactly the
+// members "purpose", "textVersion" and "given" as spelled there: a member in
+// another case ("GIVEN") would otherwise count as a consent the page never
+// sent.
+func decodeConsents(raw json.RawMessage, out *[]intake.ConsentClaim) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return err
+	}
+	claims := make([]intake.ConsentClaim, 0, len(items))
+	for _, item := range items {
+		var c intake.ConsentClaim
+		if err := strictjson.Decode(item, &c, strictjson.RefuseUnknown); err != nil {
+			return err
+		}
+		claims = append(claims, c)
+	}
+	*out = claims
+	return nil
 }

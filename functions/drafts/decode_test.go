@@ -40,6 +40,8 @@ func TestDecodeDraft(t *testing.T) {
 		{"name not text", `{"formId":"introduction","formVersion":"1","name":7}`, intake.CodeNameInvalid, intake.Submission{}},
 		{"email not text", `{"formId":"introduction","formVersion":"1","email":["a"]}`, intake.CodeEmailInvalid, intake.Submission{}},
 		{"consents not a list", `{"formId":"introduction","formVersion":"1","consents":"yes"}`, intake.CodeConsentRequired, intake.Submission{}},
+		{"consent member in another case", `{"formId":"introduction","formVersion":"1","consents":[{"purpose":"p","textVersion":"p/1","GIVEN":true}]}`, intake.CodeConsentRequired, intake.Submission{}},
+		{"consent with an unknown member", `{"formId":"introduction","formVersion":"1","consents":[{"purpose":"p","textVersion":"p/1","given":true,"scope":"all"}]}`, intake.CodeConsentRequired, intake.Submission{}},
 		{"unknown member", `{"formId":"introduction","formVersion":"1","admin":true}`, intake.CodeUnreadableBody, intake.Submission{}},
 		{"unknown member with an unknown version", `{"formId":"introduction","formVersion":"9","website":""}`, "", intake.Submission{FormID: "introduction", FormVersion: "9"}},
 		{"not an object", `[1,2]`, intake.CodeUnreadableBody, intake.Submission{}},

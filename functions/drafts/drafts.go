@@ -83,14 +83,24 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 }
 
 // idempotencyKey reads the header as the IETF draft sends it (a structured
-// string, quoted) or bare.
+// string, quoted) or bare. It returns "" only when the header is absent: a
+// header that is present but empty, or sent twice, comes back as a value the
+// service refuses as IDEMPOTENCY_KEY_INVALID, never as "no key".
 func idempotencyKey(r *http.Request) string {
-	v := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	values := r.Header.Values("Idempotency-Key")
+	if len(values) == 0 {
+		return ""
+	}
+	v := strings.TrimSpace(values[0])
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 		v = v[1 : len(v)-1]
 	}
-	if r.Header.Get("Idempotency-Key") != "" && v == "" {
-		return " " // present but empty: refused as IDEMPOTENCY_KEY_INVALID
+	if v == "" || len(values) > 1 {
+		return malformedIdempotencyKey
 	}
 	return v
 }
+
+// malformedIdempotencyKey stands for a header that is present but holds no
+// usable key: it fails the service's key pattern.
+const malformedIdempotencyKey = " "

@@ -25,6 +25,31 @@ func TestEveryRefusalIsADocumentedProblem(t *testing.T) {
 		{"unreadable body", func() response {
 			return h.do("POST", "/api/introductions", "application/json", []byte(`{"name":`))
 		}, 400, "UNREADABLE_BODY", ""},
+		{"body not valid UTF-8", func() response {
+			return h.do("POST", "/api/introductions", "application/json", bytes.Replace(mustJSON(t, h.draftBody(map[string]any{"name": "Ada MARK"})), []byte("MARK"), []byte{0xff, 0xfe}, 1))
+		}, 400, "UNREADABLE_BODY", ""},
+		{"a member named twice", func() response {
+			return h.do("POST", "/api/introductions", "application/json", bytes.Replace(mustJSON(t, h.draftBody(nil)), []byte(`{`), []byte(`{"name":"Eve",`), 1))
+		}, 400, "UNREADABLE_BODY", ""},
+		{"a consent member in two cases", func() response {
+			body := bytes.Replace(mustJSON(t, h.draftBody(map[string]any{"conversation": "guide: hi", "consents": consentTo("attach-conversation")})),
+				[]byte(`"given":true`), []byte(`"given":false,"GIVEN":true`), 1)
+			return h.do("POST", "/api/introductions", "application/json", body)
+		}, 400, "UNREADABLE_BODY", ""},
+		{"a consent member in another case", func() response {
+			body := bytes.Replace(mustJSON(t, h.draftBody(map[string]any{"conversation": "guide: hi", "consents": consentTo("attach-conversation")})),
+				[]byte(`"given":true`), []byte(`"GIVEN":true`), 1)
+			return h.do("POST", "/api/introductions", "application/json", body)
+		}, 422, "CONSENT_REQUIRED", "consents"},
+		{"a token member in another case", func() response {
+			return h.do("POST", "/api/introductions/AAAAAAAAAAAAAAAAAAAAAA/confirmation", "application/json", []byte(`{"TOKEN":"`+strings.Repeat("B", 43)+`"}`))
+		}, 400, "UNREADABLE_BODY", ""},
+		{"idempotency key empty", func() response {
+			return h.postJSON("/api/introductions", h.draftBody(nil), "Idempotency-Key", "")
+		}, 400, "IDEMPOTENCY_KEY_INVALID", ""},
+		{"idempotency key empty quoted", func() response {
+			return h.postJSON("/api/introductions", h.draftBody(nil), "Idempotency-Key", `""`)
+		}, 400, "IDEMPOTENCY_KEY_INVALID", ""},
 		{"unsupported media type", func() response {
 			return h.do("POST", "/api/introductions", "text/plain", []byte(`{}`))
 		}, 415, "UNSUPPORTED_MEDIA_TYPE", ""},
@@ -150,4 +175,13 @@ func TestRateLimitedSourceGetsRetryAfterAndOthersDoNot(t *testing.T) {
 	if r := h.postJSON("/api/introductions", h.draftBody(map[string]any{"email": "fifth@example.com"}), spoof...); r.status != http.StatusTooManyRequests {
 		t.Fatalf("a spoofed leftmost X-Forwarded-For entry must not reset the limit: %d", r.status)
 	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

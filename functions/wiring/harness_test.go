@@ -57,6 +57,7 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 		"ALLOWED_ORIGINS":    siteOrigin,
 		"FIRESTORE_TIMEOUT":  "20s",
 		"LOG_LEVEL":          "debug",
+		"CLIENT_ADDRESS":     "cloud-run", // requests come as through Cloud Run's front end (see fromAddress)
 	}
 	for k, v := range env {
 		vars[k] = v

@@ -55,7 +55,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	server := &http.Server{Handler: svc.Mux(sitepage.Handler()), ReadHeaderTimeout: 10 * time.Second}
+	server := newServer(svc.Mux(sitepage.Handler()), devTimeouts)
 	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("project", cfg.Project), slog.String("database", cfg.Database))
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
@@ -70,4 +70,35 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// timeouts bound how long one connection may hold the server.
+type timeouts struct {
+	// ReadHeader and Read bound reading a request's headers and whole
+	// body: a client sending one byte every few seconds is cut off.
+	ReadHeader, Read time.Duration
+	// Write bounds a request from the end of its headers to the end of the
+	// answer; Idle bounds a kept-alive connection between requests.
+	Write, Idle time.Duration
+}
+
+// devTimeouts are the dev server's. The threat is a slow client (one byte
+// every few seconds, or a connection held idle) holding connections open
+// indefinitely. Deployed functions do not go through this server: Cloud
+// Run's front end bounds every request by the service's request timeout
+// and buffers request bodies, so these guard the dev server only. Write is
+// above the store's operation timeout (FIRESTORE_TIMEOUT, at most a minute)
+// twice over, so a slow store answers 503 rather than a cut connection.
+var devTimeouts = timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 150 * time.Second, Idle: 60 * time.Second}
+
+// newServer returns the dev server's HTTP server for h with t.
+func newServer(h http.Handler, t timeouts) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    64 << 10,
+	}
 }

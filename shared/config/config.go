@@ -50,10 +50,14 @@ type Config struct {
 	// (10m) per client address, kept or not.
 	FloodLimit  int
 	FloodWindow time.Duration
-	// ForwardedForPosition is which X-Forwarded-For entry, counted from the
-	// right, is the client address (XFF_TRUSTED_POSITION, default 1: the
-	// entry Cloud Run's front end appends). The leftmost entries are
+	// ClientAddress names where the client address comes from
+	// (CLIENT_ADDRESS, one of the ClientAddressSources; default cloud-run
+	// when K_SERVICE is set, as Cloud Run sets it, else connection), and
+	// ForwardedForPosition is what that means: 0 for the connection's
+	// address, else the X-Forwarded-For entry, counted from the right, that
+	// the trusted proxy in front appended. Entries left of it are
 	// client-controlled and never trusted.
+	ClientAddress        string
 	ForwardedForPosition int
 	// SweepRunRetention is how long the record of each sweep run is kept
 	// (SWEEP_RUN_RETENTION, default 720h = 30 days).
@@ -147,6 +151,30 @@ func (c Config) IntroductionAdminURL(id string) string {
 		return ""
 	}
 	return strings.TrimRight(c.AdminURL, "/") + "/admin/introductions/" + url.PathEscape(id)
+}
+
+// ClientAddressSources maps each CLIENT_ADDRESS setting to the trusted
+// X-Forwarded-For position it stands for (0: the connection's address).
+// The threat: a client that picks its own rate-limit identity by sending an
+// X-Forwarded-For header of its own, or visitors who all share one bucket
+// because the address taken is a proxy's. Only a proxy that appends the
+// address it saw can be trusted, and only at the position it appends to:
+//
+//   - connection: nothing stands in front (the dev server, a plain VM):
+//     the TCP peer is the client, and X-Forwarded-For is ignored.
+//   - cloud-run: a function's own Cloud Run URL; Google's front end
+//     appends the client's address as the last entry.
+//   - firebase-hosting: a Firebase Hosting rewrite to the function; Hosting
+//     appends the visitor's address, then Cloud Run's front end appends
+//     Hosting's, so the visitor is second from the right.
+//   - load-balancer: a Google Cloud external Application Load Balancer
+//     with a serverless network endpoint group; it appends
+//     "<client>,<load balancer>", so the client is second from the right.
+var ClientAddressSources = map[string]int{
+	"connection":       0,
+	"cloud-run":        1,
+	"firebase-hosting": 2,
+	"load-balancer":    2,
 }
 
 type loader struct {
@@ -243,7 +271,6 @@ func Load(getenv func(string) string) (Config, error) {
 		RateLimitEmailPerHour: int(l.integer("RATE_LIMIT_EMAIL_PER_HOUR", 5, 1, 10_000)),
 		FloodLimit:            int(l.integer("FLOOD_LIMIT", 60, 1, 1_000_000)),
 		FloodWindow:           l.duration("FLOOD_WINDOW", 10*time.Minute, time.Second, 24*time.Hour),
-		ForwardedForPosition:  int(l.integer("XFF_TRUSTED_POSITION", 1, 1, 10)),
 		SweepRunRetention:     l.duration("SWEEP_RUN_RETENTION", 30*24*time.Hour, time.Hour, 365*24*time.Hour),
 		HMACSecret:            l.str("HMAC_SECRET", ""),
 		HashPepperSecret:      l.str("HASH_PEPPER_SECRET", ""),
@@ -256,6 +283,19 @@ func Load(getenv func(string) string) (Config, error) {
 			Introduction:    l.duration("INTRODUCTION_RETENTION", intake.DefaultRetention.Introduction, time.Hour, 3*365*24*time.Hour),
 			RejectedAttempt: l.duration("REJECTED_ATTEMPT_RETENTION", intake.DefaultRetention.RejectedAttempt, time.Hour, 365*24*time.Hour),
 		},
+	}
+	c.ClientAddress = "connection"
+	if l.str("K_SERVICE", "") != "" {
+		c.ClientAddress = "cloud-run"
+	}
+	c.ClientAddress = strings.ToLower(l.str("CLIENT_ADDRESS", c.ClientAddress))
+	if position, ok := ClientAddressSources[c.ClientAddress]; ok {
+		c.ForwardedForPosition = position
+	} else {
+		l.errs = append(l.errs, fmt.Errorf("CLIENT_ADDRESS=%q: want connection, cloud-run, firebase-hosting or load-balancer", c.ClientAddress))
+	}
+	if l.getenv("XFF_TRUSTED_POSITION") != "" {
+		l.errs = append(l.errs, errors.New("XFF_TRUSTED_POSITION is no longer read: set CLIENT_ADDRESS to connection, cloud-run, firebase-hosting or load-balancer"))
 	}
 	if c.Database == "" {
 		l.errs = append(l.errs, errors.New("FIRESTORE_DATABASE: name the database outright"))

@@ -13,7 +13,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Port != 8080 || c.Database != "introductions" || c.PowMaxNumber != 100000 || c.PowLifetime != 10*time.Minute ||
-		c.Retention.Draft != 30*time.Minute || c.RateLimitIPPerHour != 10 || c.RateLimitEmailPerHour != 5 || c.ForwardedForPosition != 1 {
+		c.Retention.Draft != 30*time.Minute || c.RateLimitIPPerHour != 10 || c.RateLimitEmailPerHour != 5 || c.ClientAddress != "connection" || c.ForwardedForPosition != 0 {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
@@ -165,5 +165,40 @@ func TestSweepAndPepperSettings(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestClientAddressSettings checks each way of deploying maps to the
+// X-Forwarded-For position its proxy appends at, that Cloud Run's own
+// K_SERVICE makes cloud-run the default, and that nothing else does.
+func TestClientAddressSettings(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		source   string
+		position int
+	}{
+		{"dev server: the connection", map[string]string{}, "connection", 0},
+		{"on Cloud Run by default", map[string]string{"K_SERVICE": "drafts"}, "cloud-run", 1},
+		{"explicit connection on Cloud Run", map[string]string{"K_SERVICE": "drafts", "CLIENT_ADDRESS": "connection"}, "connection", 0},
+		{"direct Cloud Run URL", map[string]string{"CLIENT_ADDRESS": "cloud-run"}, "cloud-run", 1},
+		{"Firebase Hosting rewrite", map[string]string{"CLIENT_ADDRESS": "firebase-hosting"}, "firebase-hosting", 2},
+		{"load balancer", map[string]string{"CLIENT_ADDRESS": "Load-Balancer"}, "load-balancer", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(func(k string) string { return tt.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ClientAddress != tt.source || c.ForwardedForPosition != tt.position {
+				t.Fatalf("CLIENT_ADDRESS %q, position %d; want %q, %d", c.ClientAddress, c.ForwardedForPosition, tt.source, tt.position)
+			}
+		})
+	}
+	for _, env := range []map[string]string{{"CLIENT_ADDRESS": "x-forwarded-for"}, {"XFF_TRUSTED_POSITION": "1"}} {
+		if _, err := Load(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "CLIENT_ADDRESS") {
+			t.Errorf("Load(%v) = %v, want an error naming CLIENT_ADDRESS", env, err)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"regexp"
 
+	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
@@ -34,6 +35,24 @@ func (s *Service) keyedHash(kind, value string) string {
 	mac.Write([]byte{0})
 	mac.Write([]byte(value))
 	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// emailKey is what the email limit counts: drafts naming one address (in
+// contentrules.NormaliseEmail's one normal form, so invisible characters,
+// full-width letters, case and +tags do not make a new sender) from one
+// client network (clientPrefix).
+//
+// The threat it defends against is a lock-out: were the key the address
+// alone, anyone who knows a recruiter's address could send five drafts in
+// their name and refuse the recruiter's own introduction for an hour. With
+// the network in the key, drafts in someone's name spend only the sender's
+// own budget, and the recruiter, writing from their own network, is never
+// refused for what a stranger did. What it gives up: many networks naming
+// one address are each limited on their own — they still pay a proof of
+// work and the address limit per draft, and nothing reaches the owner
+// unconfirmed.
+func (s *Service) emailKey(email string, client netip.Addr) string {
+	return s.keyedHash("email", contentrules.NormaliseEmail(email)+"\x00"+clientPrefix(client))
 }
 
 // clientPrefix is the rate-limit identity of an address: IPv4 as is, IPv6

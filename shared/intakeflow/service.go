@@ -170,7 +170,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 
 	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: s.keyedHash("ip", clientPrefix(req.Client))}
 	if sub.Fields.Email != "" {
-		a.EmailKey = s.keyedHash("email", contentrules.NormaliseEmail(sub.Fields.Email))
+		a.EmailKey = s.emailKey(sub.Fields.Email, req.Client)
 	}
 	err = s.Chain.Run(ctx, a)
 	entry.RateLimits = a.RateDecisions

@@ -69,8 +69,10 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 
 // ReadJSON reads r's body into v: UNSUPPORTED_MEDIA_TYPE unless the
 // Content-Type is application/json (UTF-8), BODY_TOO_LARGE past MaxBody,
-// UNREADABLE_BODY when it cannot be read, is not exactly one JSON object or
-// has a member v does not know. It is the one prologue of every handler that
+// UNREADABLE_BODY when it cannot be read, is not valid UTF-8, is not exactly
+// one JSON object, names a member of an object twice (comparing names
+// ignoring case, as encoding/json matches them) or has a member v does not
+// know by its exact name. It is the one prologue of every handler that
 // takes a body.
 func ReadJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body, err := readBody(w, r)

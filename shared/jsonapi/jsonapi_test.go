@@ -174,6 +174,12 @@ func TestClientAddrTrustsOnlyTheConfiguredPosition(t *testing.T) {
 		{"header shorter than the position", "203.0.113.9", "192.0.2.4:1234", 2, "192.0.2.4"},
 		{"garbage entry", "1.1.1.1, not-an-ip", "192.0.2.4:1234", 1, "192.0.2.4"},
 		{"mapped IPv4", "::ffff:203.0.113.9", "192.0.2.4:1234", 1, "203.0.113.9"},
+		{"no proxy: the header is the client's own and ignored", "198.51.100.77", "192.0.2.4:1234", 0, "192.0.2.4"},
+		{"no proxy: a list is ignored too", "198.51.100.77, 198.51.100.78", "192.0.2.4:1234", 0, "192.0.2.4"},
+		{"no proxy: IPv6 connection", "198.51.100.77", "[2001:db8:1:2::99]:443", 0, "2001:db8:1:2::99"},
+		{"Cloud Run: a forged entry on the left is ignored", "198.51.100.77, 2001:db8:1:2::5", "10.0.0.1:5", 1, "2001:db8:1:2::5"},
+		{"Firebase Hosting: visitor, then Hosting's edge", "198.51.100.77, 203.0.113.9, 35.190.0.1", "10.0.0.1:5", 2, "203.0.113.9"},
+		{"load balancer: client, then the balancer", "203.0.113.9, 34.120.0.1", "10.0.0.1:5", 2, "203.0.113.9"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,3 +211,32 @@ func TestInternalCausesNeverReachTheClient(t *testing.T) {
 type errSecret struct{}
 
 func (errSecret) Error() string { return "secret database detail" }
+
+func TestReadJSONRefusesAmbiguousOrInvalidText(t *testing.T) {
+	cases := []struct {
+		name, body string
+		ok         bool
+	}{
+		{"plain object", `{"a":1,"b":{"c":[{"d":1},{"d":2}]}}`, true},
+		{"the same name in sibling objects", `{"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":1}]}`, true},
+		{"a string value equal to a key", `{"a":"a","b":"a"}`, true},
+		{"invalid UTF-8 in a string", "{\"name\":\"Ada \xff\"}", false},
+		{"invalid UTF-8 outside strings", "{\"name\":\"Ada\"}\xc0", false},
+		{"a member twice", `{"given":false,"given":true}`, false},
+		{"a member twice in different case", `{"given":false,"GIVEN":true}`, false},
+		{"a member twice in a nested object", `{"consents":[{"given":false,"Given":true}]}`, false},
+		{"case folding beyond ASCII", `{"straße":1,"STRASSE":2}`, false},
+		{"the Kelvin sign folds to k", "{\"k\":1,\"\u212a\":2}", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+			r.Header.Set("Content-Type", "application/json")
+			var v map[string]any
+			err := ReadJSON(httptest.NewRecorder(), r, &v)
+			if tc.ok != (err == nil) || (err != nil && intake.CodeOf(err) != intake.CodeUnreadableBody) {
+				t.Fatalf("ReadJSON(%q) = %v, want ok=%v or UNREADABLE_BODY", tc.body, err, tc.ok)
+			}
+		})
+	}
+}

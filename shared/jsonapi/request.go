@@ -22,11 +22,12 @@ func RequestID(r *http.Request) string {
 	return hex.EncodeToString(b)
 }
 
-// ClientAddr returns the client address: the X-Forwarded-For entry at
-// position (counted from the right, 1 = rightmost, the one Cloud Run's front
-// end appends), or the connection's address when the header is absent or
-// shorter. Entries left of the trusted one are client-controlled and
-// ignored.
+// ClientAddr returns the client address. With position 0 (no trusted proxy
+// in front) it is the connection's address and X-Forwarded-For is ignored:
+// the client wrote it. With position n ≥ 1 it is the X-Forwarded-For entry
+// n from the right (1 = rightmost), the one the trusted proxy appended; the
+// connection's address when the header is absent, shorter or unparsable
+// there. Entries left of the trusted one are client-controlled and ignored.
 func ClientAddr(r *http.Request, position int) netip.Addr {
 	var entries []string
 	for _, h := range r.Header.Values("X-Forwarded-For") {
