@@ -74,7 +74,9 @@ type fixture struct {
 	pow   *altchapow.ProofOfWork
 	keys  *keyring.Ring
 	now   time.Time
+	logs  *testsupport.Logs
 }
+
 
 func newFixture(t *testing.T) *fixture {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -96,9 +98,10 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logs := &testsupport.Logs{}
 	svc, err := intakeflow.New(intakeflow.Deps{
 		Store: store, Reviser: store, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
-		Logger:     slog.New(slog.DiscardHandler),
+		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  intake.DefaultRetention,
 		IPLimit:    intake.RateRule{Limit: 10, Window: time.Hour},
@@ -109,7 +112,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{svc: svc, store: store, pow: pow, keys: keys, now: now}
+	return &fixture{svc: svc, store: store, pow: pow, keys: keys, now: now, logs: logs}
 }
 
 func submission(altchaPayload string) intake.Submission {
@@ -184,7 +187,8 @@ func TestSecondRequestWithTheKeyInFlightIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload, _ := testsupport.Solve(t, challenge)
-	req := intakeflow.DraftRequest{Submission: submission(payload), Client: netip.MustParseAddr("192.0.2.2"), IdempotencyKey: "in-flight-key-1234"}
+	const canaryKey = "canary-idempotency-key-in-flight"
+	req := intakeflow.DraftRequest{Submission: submission(payload), Client: netip.MustParseAddr("192.0.2.2"), IdempotencyKey: canaryKey}
 	done := make(chan error)
 	go func() {
 		_, err := f.svc.Draft(context.Background(), req)
@@ -197,5 +201,8 @@ func TestSecondRequestWithTheKeyInFlightIsRefused(t *testing.T) {
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatalf("first request: %v", err)
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, "IDEMPOTENCY_IN_FLIGHT") || strings.Contains(logs, canaryKey) {
+		t.Fatalf("the in-flight refusal must be logged by the key's hash, never the key itself:\n%s", logs)
 	}
 }
