@@ -77,7 +77,6 @@ type fixture struct {
 	logs  *testsupport.Logs
 }
 
-
 func newFixture(t *testing.T) *fixture {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	keys, err := keyring.Local(rand.Reader)
