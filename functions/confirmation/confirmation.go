@@ -19,8 +19,8 @@ import (
 
 // Flow is what the function needs of the intake service.
 type Flow interface {
-	Confirm(ctx context.Context, id, token string) (*intakeflow.Confirmation, error)
-	Withdraw(ctx context.Context, id, token string) error
+	Confirm(ctx context.Context, req intakeflow.TokenRequest) (*intakeflow.Confirmation, error)
+	Withdraw(ctx context.Context, req intakeflow.TokenRequest) error
 	Revise(ctx context.Context, req intakeflow.RevisionRequest) (*intakeflow.Draft, error)
 }
 
@@ -69,14 +69,28 @@ type Revised struct {
 // the route's {id}.
 type Handlers struct {
 	flow Flow
+	opts Options
+}
+
+// Options configure the handlers.
+type Options struct {
+	// ForwardedForPosition is where the client address comes from, as
+	// jsonapi.ClientAddr takes it (0: the connection's address).
+	ForwardedForPosition int
 }
 
 // New returns the function's handlers; it refuses a nil flow.
-func New(flow Flow) (*Handlers, error) {
+func New(flow Flow, opts Options) (*Handlers, error) {
 	if flow == nil {
 		return nil, errors.New("confirmation.New: no Flow")
 	}
-	return &Handlers{flow: flow}, nil
+	return &Handlers{flow: flow, opts: opts}, nil
+}
+
+// tokenRequest is the request's id, token and origin for the flow.
+func (h *Handlers) tokenRequest(r *http.Request, token string) intakeflow.TokenRequest {
+	return intakeflow.TokenRequest{ID: r.PathValue("id"), Token: token,
+		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition), RequestID: jsonapi.RequestID(r)}
 }
 
 // Confirm takes {"token"} and answers 200 Confirmed; a repeat answers the
@@ -86,7 +100,7 @@ func (h *Handlers) Confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
 		return err
 	}
-	c, err := h.flow.Confirm(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), r.PathValue("id"), tb.Token)
+	c, err := h.flow.Confirm(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), h.tokenRequest(r, tb.Token))
 	if err != nil {
 		return err
 	}
@@ -103,7 +117,7 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
 		return err
 	}
-	if err := h.flow.Withdraw(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), r.PathValue("id"), tb.Token); err != nil {
+	if err := h.flow.Withdraw(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), h.tokenRequest(r, tb.Token)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

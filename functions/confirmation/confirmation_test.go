@@ -37,14 +37,16 @@ func (f *fakeFlow) check(id, token string) error {
 	return nil
 }
 
-func (f *fakeFlow) Confirm(_ context.Context, id, token string) (*intakeflow.Confirmation, error) {
+func (f *fakeFlow) Confirm(_ context.Context, req intakeflow.TokenRequest) (*intakeflow.Confirmation, error) {
+	id, token := req.ID, req.Token
 	if err := f.check(id, token); err != nil {
 		return nil, err
 	}
 	return &intakeflow.Confirmation{ID: id, ConfirmedAt: confirmedAt, KeptUntil: confirmedAt.Add(180 * 24 * time.Hour)}, nil
 }
 
-func (f *fakeFlow) Withdraw(_ context.Context, id, token string) error {
+func (f *fakeFlow) Withdraw(_ context.Context, req intakeflow.TokenRequest) error {
+	id, token := req.ID, req.Token
 	if err := f.check(id, token); err != nil {
 		return err
 	}
@@ -68,7 +70,7 @@ func (f *fakeFlow) Revise(_ context.Context, req intakeflow.RevisionRequest) (*i
 }
 
 func serve(t *testing.T, flow confirmation.Flow) http.Handler {
-	h := testsupport.Must(confirmation.New(flow))(t)
+	h := testsupport.Must(confirmation.New(flow, confirmation.Options{}))(t)
 	return testsupport.Must(wiring.Serve(&wiring.Handlers{Confirmation: h}, "Confirmation", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
@@ -156,7 +158,7 @@ func TestEdges(t *testing.T) {
 }
 
 func TestNewRefusesNoFlow(t *testing.T) {
-	if _, err := confirmation.New(nil); err == nil || !strings.Contains(err.Error(), "Flow") {
+	if _, err := confirmation.New(nil, confirmation.Options{}); err == nil || !strings.Contains(err.Error(), "Flow") {
 		t.Fatalf("New(nil) error = %v", err)
 	}
 }

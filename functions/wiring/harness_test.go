@@ -3,6 +3,7 @@ package wiring_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ import (
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -36,6 +39,12 @@ type harness struct {
 	db      *firestore.Client
 	project string
 	cfg     config.Config
+	// rpcs counts this instance's own Firestore calls (not the test's).
+	rpcs *emulatortest.RPCCounter
+	// keys and pepper are shared by every instance of the harness, as
+	// deployed instances share their secrets.
+	keys   intake.Keyring
+	pepper []byte
 }
 
 // newHarness builds the real service (real store on the emulator, real
@@ -66,8 +75,22 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project, cfg: cfg}
+	keys, err := keyring.Local(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pepper := make([]byte, 32)
+	rand.Read(pepper)
+	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project, cfg: cfg,
+		keys: keys, pepper: pepper}
 	return h.instance(o)
+}
+
+// sibling returns a second instance of the service: the same database,
+// configuration, secrets and clock, and nothing in memory shared.
+func (h *harness) sibling() *harness {
+	h.t.Helper()
+	return h.instance(wiring.Overrides{})
 }
 
 // instance builds one more instance of the service, on the harness's
@@ -77,6 +100,13 @@ func (h *harness) instance(o wiring.Overrides) *harness {
 	t.Helper()
 	i := *h
 	o.Clock = h.clock
+	if o.Keys == nil {
+		o.Keys, o.Pepper = h.keys, h.pepper
+	}
+	i.rpcs = &emulatortest.RPCCounter{}
+	if o.StoreOptions == nil {
+		o.StoreOptions = i.rpcs.ClientOptions(emulatortest.Host(t))
+	}
 	var err error
 	i.svc, err = wiring.Build(context.Background(), h.cfg, cloudlog.New(h.logs, slog.LevelDebug), o)
 	if err != nil {

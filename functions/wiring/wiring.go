@@ -208,7 +208,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	h.Challenge, errs[0] = challenge.New(pow)
 	h.Forms, errs[1] = forms.New(registry, powParams, cfg.Retention, deliveries.Destinations())
 	h.Drafts, errs[2] = drafts.New(flow, drafts.Options{ForwardedForPosition: cfg.ForwardedForPosition, Honeypot: honeypot, AddedFields: addedFields})
-	h.Confirmation, errs[3] = confirmation.New(flow)
+	h.Confirmation, errs[3] = confirmation.New(flow, confirmation.Options{ForwardedForPosition: cfg.ForwardedForPosition})
 	// The sweep runs through the launcher, so a call joins a run already in
 	// flight on this instance instead of starting a second.
 	h.Sweep, errs[4] = sweep.New(sweeps)
@@ -362,11 +362,16 @@ func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
 }
 
 // Close waits for a sweep and the deliveries in flight on this instance,
-// then releases the store and the Secret Manager client of the keys.
+// writes the refusal counts still in memory (within ten seconds, the grace
+// Cloud Run gives a stopping instance), then releases the store and the
+// Secret Manager client of the keys.
 func (s *Service) Close() error {
 	s.Sweeps.Wait()
 	s.Delivery.Wait()
-	return errors.Join(s.Store.Close(), s.closeKeys())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	flushErr := s.Flow.FlushRefusals(ctx, true)
+	return errors.Join(flushErr, s.Store.Close(), s.closeKeys())
 }
 
 // Lazy builds the service on the first request that needs it. A failure is

@@ -1,13 +1,22 @@
 // Package floodlimit is the cheap per-instance rate layer in front of the
-// authoritative Firestore counters: it counts every request, kept
-// or not, per keyed hash in memory, so that a flood of garbage costs no
-// Firestore transaction; and it remembers the authoritative blocks the store
+// authoritative Firestore counters: it counts every request, kept or not,
+// per keyed hash in memory, so that a flood of garbage costs no Firestore
+// transaction; and it remembers the authoritative blocks the store
 // reported, so a source already at its limit is refused before the chain.
-// Memory is bounded: two counters per key, and keys idle for two windows are
-// dropped.
+//
+// Memory is bounded by a key capacity (MaxKeys by default). The threat the
+// bound must survive is an attacker who makes many keys (IPv6 gives anyone
+// millions of /64s) to push the keys that are blocked out of memory: so
+// keys are kept in two least-recently-used lists, the open ones (under the
+// limit, no remembered block) and the held ones (at the flood limit, or
+// under a remembered block), and a new key evicts the least recently used
+// open key first. A held key is forgotten only when every key in memory is
+// held — an attacker would need the capacity's worth of keys each pushed
+// past the limit — and then the least recently used one first.
 package floodlimit
 
 import (
+	"container/list"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,31 +28,43 @@ import (
 // Layer is the name this layer records in ledger entries.
 const Layer = "flood"
 
-// MaxKeys bounds the keys kept in memory; past it, the oldest window's keys
-// are dropped first.
+// MaxKeys is the default key capacity: about 200 bytes a key, 20 MB in all.
 const MaxKeys = 100_000
 
-type counter struct {
-	windowStart time.Time
-	current     int
-	previous    int
+// entry is one key's counts and remembered block.
+type entry struct {
+	key          string
+	windowStart  time.Time
+	current      int
+	previous     int
+	blockedUntil time.Time // a remembered authoritative block; zero for none
+	held         bool      // which list elem is in
+	elem         *list.Element
 }
 
 // Limiter is safe for concurrent use.
 type Limiter struct {
-	limit  int
-	window time.Duration
+	limit    int
+	window   time.Duration
+	capacity int
 
 	mu        sync.Mutex
-	counts    map[string]*counter
-	blocks    map[string]time.Time
+	entries   map[string]*entry
+	open      *list.List // front: most recently used
+	held      *list.List
 	lastPrune time.Time
 }
 
-// New returns a limiter allowing limit requests per rolling window per key.
-// It refuses a limit below 1 and a window that is not positive, naming
-// each.
+// New returns a limiter allowing limit requests per rolling window per key,
+// holding at most MaxKeys keys. It refuses a limit below 1 and a window
+// that is not positive, naming each.
 func New(limit int, window time.Duration) (*Limiter, error) {
+	return NewWithCapacity(limit, window, MaxKeys)
+}
+
+// NewWithCapacity is New with a key capacity other than MaxKeys; it also
+// refuses a capacity below 1.
+func NewWithCapacity(limit int, window time.Duration, capacity int) (*Limiter, error) {
 	var problems []error
 	if limit < 1 {
 		problems = append(problems, fmt.Errorf("floodlimit.New: limit %d is below 1", limit))
@@ -51,10 +72,27 @@ func New(limit int, window time.Duration) (*Limiter, error) {
 	if window <= 0 {
 		problems = append(problems, fmt.Errorf("floodlimit.New: window %v is not positive", window))
 	}
+	if capacity < 1 {
+		problems = append(problems, fmt.Errorf("floodlimit.New: capacity %d is below 1", capacity))
+	}
 	if err := errors.Join(problems...); err != nil {
 		return nil, err
 	}
-	return &Limiter{limit: limit, window: window, counts: map[string]*counter{}, blocks: map[string]time.Time{}}, nil
+	return &Limiter{limit: limit, window: window, capacity: capacity,
+		entries: map[string]*entry{}, open: list.New(), held: list.New()}, nil
+}
+
+// Window is the rolling window the limiter counts in.
+func (l *Limiter) Window() time.Duration { return l.window }
+
+// Limit is the requests allowed per key per window.
+func (l *Limiter) Limit() int { return l.limit }
+
+// Len returns how many keys the limiter holds in memory.
+func (l *Limiter) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries)
 }
 
 // Admit counts one request for keyHash at now and returns the layer's
@@ -64,32 +102,30 @@ func (l *Limiter) Admit(keyHash string, now time.Time) (intake.RateDecision, tim
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.prune(now)
-	c := l.counts[keyHash]
-	if c == nil {
-		c = &counter{windowStart: now.Truncate(l.window)}
-		l.counts[keyHash] = c
-	}
-	l.roll(c, now)
-	overlap := 1 - float64(now.Sub(c.windowStart))/float64(l.window)
-	estimate := int(float64(c.previous)*overlap) + c.current
+	e := l.get(keyHash, now)
+	l.roll(e, now)
+	overlap := 1 - float64(now.Sub(e.windowStart))/float64(l.window)
+	estimate := int(float64(e.previous)*overlap) + e.current
 	d := intake.RateDecision{Layer: Layer, KeyHash: keyHash, WindowSeconds: int64(l.window / time.Second), Limit: l.limit}
 	if estimate >= l.limit {
 		d.Count, d.Decision = estimate, intake.RateBlock
-		return d, intake.CoarseRetryAfter(c.windowStart.Add(l.window).Sub(now))
+		l.touch(e, true)
+		return d, intake.CoarseRetryAfter(e.windowStart.Add(l.window).Sub(now))
 	}
-	c.current++
+	e.current++
 	d.Count, d.Decision = estimate+1, intake.RateAllow
+	l.touch(e, estimate+1 >= l.limit || now.Before(e.blockedUntil))
 	return d, 0
 }
 
-func (l *Limiter) roll(c *counter, now time.Time) {
+func (l *Limiter) roll(e *entry, now time.Time) {
 	start := now.Truncate(l.window)
 	switch {
-	case start.Equal(c.windowStart):
-	case start.Sub(c.windowStart) == l.window:
-		c.previous, c.current, c.windowStart = c.current, 0, start
+	case start.Equal(e.windowStart):
+	case start.Sub(e.windowStart) == l.window:
+		e.previous, e.current, e.windowStart = e.current, 0, start
 	default:
-		c.previous, c.current, c.windowStart = 0, 0, start
+		e.previous, e.current, e.windowStart = 0, 0, start
 	}
 }
 
@@ -97,10 +133,11 @@ func (l *Limiter) roll(c *counter, now time.Time) {
 func (l *Limiter) Block(keyHash string, until time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.blocks) >= MaxKeys {
-		clear(l.blocks)
+	e := l.get(keyHash, until)
+	if until.After(e.blockedUntil) {
+		e.blockedUntil = until
 	}
-	l.blocks[keyHash] = until
+	l.touch(e, true)
 }
 
 // Blocked reports whether keyHash is under a remembered authoritative block
@@ -108,34 +145,74 @@ func (l *Limiter) Block(keyHash string, until time.Time) {
 func (l *Limiter) Blocked(keyHash string, now time.Time) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	until, ok := l.blocks[keyHash]
+	e, ok := l.entries[keyHash]
 	if !ok {
 		return 0, false
 	}
-	if !now.Before(until) {
-		delete(l.blocks, keyHash)
+	l.touch(e, e.held)
+	if !now.Before(e.blockedUntil) {
 		return 0, false
 	}
-	return intake.CoarseRetryAfter(until.Sub(now)), true
+	return intake.CoarseRetryAfter(e.blockedUntil.Sub(now)), true
 }
 
-// prune drops idle keys once per window, and everything when over MaxKeys.
+// get returns keyHash's entry, making room for it when it is new.
+func (l *Limiter) get(keyHash string, now time.Time) *entry {
+	if e, ok := l.entries[keyHash]; ok {
+		return e
+	}
+	for len(l.entries) >= l.capacity {
+		victim := l.open.Back()
+		if victim == nil {
+			victim = l.held.Back()
+		}
+		l.remove(victim.Value.(*entry))
+	}
+	e := &entry{key: keyHash, windowStart: now.Truncate(l.window)}
+	e.elem = l.open.PushFront(e)
+	l.entries[keyHash] = e
+	return e
+}
+
+// touch moves e to the front of the list it belongs in.
+func (l *Limiter) touch(e *entry, held bool) {
+	if e.held == held {
+		if held {
+			l.held.MoveToFront(e.elem)
+		} else {
+			l.open.MoveToFront(e.elem)
+		}
+		return
+	}
+	if e.held {
+		l.held.Remove(e.elem)
+		e.elem = l.open.PushFront(e)
+	} else {
+		l.open.Remove(e.elem)
+		e.elem = l.held.PushFront(e)
+	}
+	e.held = held
+}
+
+func (l *Limiter) remove(e *entry) {
+	if e.held {
+		l.held.Remove(e.elem)
+	} else {
+		l.open.Remove(e.elem)
+	}
+	delete(l.entries, e.key)
+}
+
+// prune drops, once per window, the keys that no longer matter: idle for
+// two windows and under no remembered block.
 func (l *Limiter) prune(now time.Time) {
-	if len(l.counts) < MaxKeys && now.Sub(l.lastPrune) < l.window {
+	if now.Sub(l.lastPrune) < l.window {
 		return
 	}
 	l.lastPrune = now
-	for k, c := range l.counts {
-		if now.Sub(c.windowStart) >= 2*l.window {
-			delete(l.counts, k)
-		}
-	}
-	if len(l.counts) >= MaxKeys {
-		clear(l.counts)
-	}
-	for k, until := range l.blocks {
-		if !now.Before(until) {
-			delete(l.blocks, k)
+	for _, e := range l.entries {
+		if now.Sub(e.windowStart) >= 2*l.window && !now.Before(e.blockedUntil) {
+			l.remove(e)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package floodlimit
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,59 @@ func TestNewRefusesBadLimits(t *testing.T) {
 	_, err := New(0, 0)
 	if err == nil || !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "window") {
 		t.Fatalf("New(0, 0) error = %v", err)
+	}
+}
+
+// TestManyNewKeysDoNotWipeTheBlockedOnes fills the limiter far past its
+// capacity with fresh keys (an attacker rotating IPv6 /64s): the keys at
+// the flood limit and under remembered blocks stay blocked, and memory stays
+// within the capacity.
+func TestManyNewKeysDoNotWipeTheBlockedOnes(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	l, err := NewWithCapacity(3, 10*time.Minute, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		l.Admit("flooder", now)
+	}
+	if d, _ := l.Admit("flooder", now); d.Decision != intake.RateBlock {
+		t.Fatalf("flooder not blocked: %+v", d)
+	}
+	l.Block("remembered", now.Add(time.Hour))
+	for i := range 10_000 {
+		l.Admit(fmt.Sprintf("rotating-%d", i), now.Add(time.Duration(i)*time.Millisecond))
+	}
+	if n := l.Len(); n > 100 {
+		t.Fatalf("%d keys in memory, over the capacity of 100", n)
+	}
+	later := now.Add(10 * time.Second)
+	if d, _ := l.Admit("flooder", later); d.Decision != intake.RateBlock {
+		t.Fatalf("the flooder was forgotten: %+v", d)
+	}
+	if _, ok := l.Blocked("remembered", later); !ok {
+		t.Fatal("the remembered block was forgotten")
+	}
+}
+
+// TestOnlyAllHeldKeysEvictHeldOnes: when every key in memory is held, the
+// least recently used held key goes first.
+func TestOnlyAllHeldKeysEvictHeldOnes(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	l, err := NewWithCapacity(1, time.Minute, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Block("a", now.Add(time.Hour))
+	l.Block("b", now.Add(time.Hour))
+	l.Blocked("a", now)
+	l.Block("c", now.Add(time.Hour))
+	if l.Len() != 2 {
+		t.Fatalf("len %d", l.Len())
+	}
+	for key, want := range map[string]bool{"a": true, "b": false, "c": true} {
+		if _, ok := l.Blocked(key, now); ok != want {
+			t.Errorf("Blocked(%q) = %v, want %v", key, ok, want)
+		}
 	}
 }

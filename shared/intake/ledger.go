@@ -145,6 +145,23 @@ type AdminAction struct {
 	Target string    `json:"target,omitempty" firestore:"target"`
 }
 
+// RefusalCount is what an aggregated ledger entry stands for: the requests
+// refused before the check chain (by the flood layer, by a remembered
+// authoritative block, or as malformed) from one keyed source in one
+// window, recorded once with a count rather than once per request, so a
+// flood costs memory, not writes. KeyHash is "" on the one entry that sums
+// the sources past the per-window bound; Sources says how many it sums.
+type RefusalCount struct {
+	KeyHash       string    `json:"keyHash" firestore:"keyHash"`
+	Sources       int       `json:"sources" firestore:"sources"`
+	WindowStart   time.Time `json:"windowStart" firestore:"windowStart"`
+	WindowSeconds int64     `json:"windowSeconds" firestore:"windowSeconds"`
+	Count         int       `json:"count" firestore:"count"`
+	Codes         []Code    `json:"codes" firestore:"codes"`
+	// Moves names what was refused: "draft", "confirmation", "withdrawal".
+	Moves []string `json:"moves" firestore:"moves"`
+}
+
 // LedgerEntry is the auditable record one intake attempt leaves.
 // It never holds the visitor's words: ids, hashed keys, codes and decisions
 // only. Envelopes are kept in their own records, bound to SubmissionID;
@@ -170,6 +187,7 @@ type LedgerEntry struct {
 	Erasure            *ErasureRecord    `json:"erasure,omitempty" firestore:"erasure,omitempty"`
 	AdminActions       []AdminAction     `json:"adminActions,omitempty" firestore:"adminActions,omitempty"`
 	Revisions          int               `json:"revisions" firestore:"revisions"`
+	Refusals           *RefusalCount     `json:"refusals,omitempty" firestore:"refusals,omitempty"`
 	Decision           Decision          `json:"decision" firestore:"decision"`
 	Reason             string            `json:"reason" firestore:"reason"`
 	Provenance         Provenance        `json:"provenance" firestore:"provenance"`

@@ -173,6 +173,21 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	if e.Revisions < 0 || e.Revisions > MaxRevisions {
 		c.fail("ledger.revisions", fmt.Sprintf("not 0 to %d", MaxRevisions))
 	}
+	if r := e.Refusals; r != nil {
+		c.key("ledger.refusals.keyHash", r.KeyHash, false)
+		if r.Count < 1 || r.Sources < 1 || r.WindowSeconds < 1 {
+			c.fail("ledger.refusals", "count, sources and window must be positive")
+		}
+		c.time("ledger.refusals.windowStart", r.WindowStart)
+		c.list("ledger.refusals.codes", len(r.Codes))
+		for _, code := range r.Codes {
+			c.label("ledger.refusals.codes", string(code), true)
+		}
+		c.list("ledger.refusals.moves", len(r.Moves))
+		for _, m := range r.Moves {
+			c.label("ledger.refusals.moves", m, true)
+		}
+	}
 	c.decision("ledger.decision", e.Decision)
 	c.text("ledger.reason", e.Reason)
 	c.label("ledger.provenance.function", e.Provenance.Function, false)

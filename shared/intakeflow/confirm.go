@@ -3,19 +3,45 @@ package intakeflow
 import (
 	"context"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
+
+// TokenRequest is a confirmation or withdrawal: the introduction's id, the
+// token its holder presents, and where the request came from.
+type TokenRequest struct {
+	ID    string
+	Token string
+	// Client is the client address (see DraftRequest.Client).
+	Client    netip.Addr
+	RequestID string
+}
+
+// admitMove counts a confirmation or withdrawal against the flood layer,
+// as drafts are: a flood of guessed ids costs no read past the limit. A
+// refusal is RATE_LIMITED, tallied like a draft refused before the chain.
+func (s *Service) admitMove(req TokenRequest, now time.Time, move string) error {
+	key := s.keyedHash("ip", clientPrefix(req.Client))
+	if d, wait := s.Flood.Admit(key, now); d.Decision == intake.RateBlock {
+		return s.tally(key, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
+	}
+	return nil
+}
 
 // Confirm sends a draft on for the holder of its token: the confirmation
 // and its outbox (an envelope per destination) are written together, then
 // the envelopes are sent in the background; the answer never waits for a
 // provider. A repeat answers the same success, writes nothing and sends
 // nothing. Errors: NOT_FOUND (unknown id, expired draft, wrong token —
-// indistinguishable), UNAVAILABLE.
-func (s *Service) Confirm(ctx context.Context, id, token string) (*Confirmation, error) {
+// indistinguishable), RATE_LIMITED (the flood layer), UNAVAILABLE.
+func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation, error) {
 	now := s.Clock.Now()
+	if err := s.admitMove(req, now, moveConfirmation); err != nil {
+		return nil, err
+	}
+	id, token := req.ID, req.Token
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return nil, intake.ErrNotFound
 	}
@@ -46,9 +72,13 @@ func (s *Service) Confirm(ctx context.Context, id, token string) (*Confirmation,
 // had it is sent an introduction.withdrawn envelope, so its receiver can
 // erase its copy.
 // Errors: NOT_FOUND, STATE_CONFLICT (a draft is never sent and simply
-// expires), UNAVAILABLE.
-func (s *Service) Withdraw(ctx context.Context, id, token string) error {
+// expires), RATE_LIMITED (the flood layer), UNAVAILABLE.
+func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	now := s.Clock.Now()
+	if err := s.admitMove(req, now, moveWithdrawal); err != nil {
+		return err
+	}
+	id, token := req.ID, req.Token
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return intake.ErrNotFound
 	}

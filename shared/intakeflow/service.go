@@ -78,6 +78,12 @@ type Service struct {
 
 	mu       sync.Mutex
 	inFlight map[string]bool
+
+	// refusals counts the refusals made before the chain; flushing is
+	// held by the one writer of those counts, flushes waits for it.
+	refusals refusalTally
+	flushing sync.Mutex
+	flushes  sync.WaitGroup
 }
 
 // New returns a service, or an error naming every missing dependency.
@@ -142,16 +148,21 @@ func WithdrawalPath(id string) string {
 // Draft takes a draft through the chain and keeps it. Errors are *intake.Error:
 // FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_*,
 // RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE. Every refusal past decoding
-// leaves a content-free ledger entry; a honeypot gets a decoy success.
+// leaves a content-free ledger entry: one of its own for a refusal by the
+// checks or the store, one per source and flood window with a count for a
+// refusal before the checks (a malformed Idempotency-Key, an unknown form
+// version, the flood layer, a remembered block). A honeypot gets a decoy
+// success.
 func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	now := s.Clock.Now()
 	entry := s.newEntry(req.RequestID, now)
 	sub := req.Submission
 	entry.FormID, entry.FormVersion = sub.FormID, sub.FormVersion
+	clientKey := s.keyedHash("ip", clientPrefix(req.Client))
 
 	if req.IdempotencyKey != "" {
 		if !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
-			return nil, s.refuse(ctx, entry, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."))
+			return nil, s.tally(clientKey, now, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."), nil, moveDraft)
 		}
 		entry.IdempotencyKeyHash = s.keyedHash("idempotency", req.IdempotencyKey)
 		if !s.claim(entry.IdempotencyKeyHash) {
@@ -163,12 +174,11 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 
 	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
 	if err != nil {
-		entry.Validation = intake.ValidationRecord{Result: intake.ValidationFail, Codes: []intake.Code{intake.CodeOf(err)}}
-		return nil, s.refuse(ctx, entry, err)
+		return nil, s.tally(clientKey, now, err, nil, moveDraft)
 	}
 	entry.Purposes = purposesOf(version)
 
-	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: s.keyedHash("ip", clientPrefix(req.Client))}
+	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey}
 	if sub.Fields.Email != "" {
 		a.EmailKey = s.emailKey(sub.Fields.Email, req.Client)
 	}
@@ -177,6 +187,9 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
 	if errors.Is(err, checks.ErrHoneypot) {
 		return s.decoy(ctx, entry, sub, now)
+	}
+	if err != nil && a.Abuse == intake.AbuseRateLimited {
+		return nil, s.tally(clientKey, now, err, a.Signals, moveDraft) // the chain's first check: nothing else ran
 	}
 	if err != nil {
 		entry.Validation = validationAfter(a.Abuse, err)
