@@ -45,7 +45,7 @@ func (h *harness) refusalEntries() []intake.LedgerEntry {
 func TestAFloodCostsMemoryNotWrites(t *testing.T) {
 	h := newHarness(t, map[string]string{"RATE_LIMIT_IP_PER_HOUR": "2", "FLOOD_LIMIT": "5", "FLOOD_WINDOW": "10m"})
 	now := h.clock.Now()
-	h.clock.Advance(now.Truncate(10*time.Minute).Add(11*time.Minute).Sub(now)) // a minute into a flood window
+	h.clock.Advance(now.Truncate(10 * time.Minute).Add(11 * time.Minute).Sub(now)) // a minute into a flood window
 	forged := map[string]any{"altcha": "eyJhbGdvcml0aG0iOiJTSEEtMjU2In0="}
 	const flooder = "198.51.100.60"
 	for i := range 5 {
