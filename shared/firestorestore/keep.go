@@ -1,6 +1,7 @@
 package firestorestore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -18,7 +21,10 @@ import (
 // already made a live draft: outcome.Replay, nothing written), POW_SPENT (the
 // challenge is spent and not yet expired), RATE_LIMITED (a counter is at its
 // limit: outcome.RateDecisions says which, RetryAfter when to come back),
-// INTERNAL (a record fails intake.CheckStorableDraft), UNAVAILABLE.
+// INTERNAL (a record fails intake.CheckStorableDraft), UNAVAILABLE. When
+// Firestore fails the transaction (a deadline, cancellation or outage
+// around the commit leaves its outcome unknown), a fresh read by id decides: a draft that was kept is a success, never
+// UNAVAILABLE.
 // On success outcome.RateDecisions holds each layer's ALLOW.
 func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
 	if err := intake.CheckStorableDraft(k); err != nil {
@@ -47,8 +53,9 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 	}
 
 	var out intake.KeepOutcome
+	var firestoreErr error // what Firestore (not our own rules) answered, if it failed
 	err := s.op(ctx, keys, func(ctx context.Context) error {
-		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+		err := s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			out = intake.KeepOutcome{}
 			snaps, err := tx.GetAll(reads)
 			if err != nil {
@@ -110,13 +117,54 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 			}
 			return errors.Join(writes...)
 		})
+		var ours *intake.Error
+		if err != nil && !errors.As(err, &ours) {
+			firestoreErr = err
+		}
+		return err
 	})
+	if firestoreErr != nil && out.Replay == nil {
+		// A deadline, a cancellation, an outage or a retry refused around the
+		// commit does not say whether the commit happened: Firestore may
+		// have kept the draft and lost only the answer. Telling the visitor 503 then would make
+		// their retry spend the proof of work again (POW_SPENT) and charge
+		// the counters twice. A fresh read by id decides.
+		if kept, readErr := s.wasKept(ctx, introRef, k.Introduction.TokenHash); readErr == nil && kept {
+			s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.KeepDraft: the commit's answer was lost; the draft is kept",
+				slog.String("introductionId", k.Introduction.ID))
+			err = nil
+		}
+	}
 	attrs := []slog.Attr{slog.String("introductionId", k.Introduction.ID), slog.String("code", string(intake.CodeOf(err)))}
 	if out.Replay != nil {
 		attrs = append(attrs, slog.String("replayOf", out.Replay.Introduction.ID))
 	}
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.KeepDraft", attrs...)
 	return out, err
+}
+
+// readAfterTimeout bounds the read that decides whether an uncertain commit
+// kept a draft.
+const readAfterTimeout = 3 * time.Second
+
+// wasKept reads the introduction at ref with a budget of its own (the
+// request's may be spent or cancelled) and reports whether it is the draft
+// with tokenHash: the whole transaction committed. Errors: the read's.
+func (s *Store) wasKept(ctx context.Context, ref *firestore.DocumentRef, tokenHash []byte) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(readAfterTimeout, s.cfg.OpTimeout))
+	defer cancel()
+	snap, err := ref.Get(ctx)
+	if status.Code(err) == codes.NotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var d introductionDoc
+	if err := snap.DataTo(&d); err != nil {
+		return false, err
+	}
+	return bytes.Equal(d.TokenHash, tokenHash), nil
 }
 
 // replay reads, inside tx, the draft a live idempotency record names. It

@@ -208,15 +208,20 @@ func translate(err error) error {
 	return intake.Internal(err)
 }
 
-// op runs f under the store's operation timeout with the given document
-// keys locked on this instance, and translates what it returns.
+// op runs f with the given document keys locked on this instance, and
+// translates what it returns. Waiting for the locks and running f each get
+// the store's operation timeout of their own: a wait behind another request
+// on the same documents never eats the time f has to commit (a commit cut
+// short is the one failure that leaves the caller unsure what happened).
 func (s *Store) op(ctx context.Context, keys []string, f func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
-	defer cancel()
-	unlock, err := s.locks.lock(ctx, keys)
+	lockCtx, cancelLock := context.WithTimeout(ctx, s.cfg.OpTimeout)
+	unlock, err := s.locks.lock(lockCtx, keys)
+	cancelLock()
 	if err != nil {
 		return translate(err)
 	}
 	defer unlock()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.OpTimeout)
+	defer cancel()
 	return translate(f(ctx))
 }
