@@ -1,26 +1,24 @@
 // Package checks is the intake's chain of responsibility: rate limit,
 // honeypot, content rules, proof of work (README, "How it works", says why
 // in that order) — each check a small value with one method, tested alone,
-// the order one list at wiring time. A check
-// either lets the attempt on (nil), or stops it with an *intake.Error, or
-// with ErrHoneypot. Checks record what they saw on the Attempt, so the ledger
-// entry can say which signals led to the decision. No check touches the
+// the order one list at wiring time. A check either lets the attempt on
+// (nil) or stops it with an *intake.Error. The honeypot does not stop an
+// attempt: it marks it (Attempt.Honeypot), and the rest of the chain runs
+// on, so a robot is refused by the content rules and the proof of work
+// exactly as a person would be, and only an attempt that passes everything
+// is answered with a decoy instead of being kept. Checks record what they
+// saw on the Attempt, so the ledger entry can say which signals led to the
+// decision. No check touches the
 // database: the proof of work is verified before anything is stored.
 package checks
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 )
-
-// ErrHoneypot stops an attempt that filled the honeypot. The caller answers
-// it with a success-shaped decoy and keeps nothing but a content-free ledger
-// entry.
-var ErrHoneypot = errors.New("honeypot filled")
 
 // Attempt is one draft on its way through the chain.
 type Attempt struct {
@@ -38,6 +36,10 @@ type Attempt struct {
 	Abuse         intake.AbuseState
 	Signals       []string
 	Challenge     intake.SpentChallenge
+	// Honeypot is set when the honeypot was filled: the caller answers
+	// the attempt, if it passes every check, with a decoy and keeps none of
+	// its content.
+	Honeypot bool
 }
 
 // Check is one link of the chain.
@@ -50,7 +52,8 @@ type Check interface {
 // Chain runs checks in order and stops at the first refusal.
 type Chain []Check
 
-// Run passes a through every check. On success a.Abuse is CLEAN.
+// Run passes a through every check. On success a.Abuse is CLEAN, or
+// HONEYPOT for an attempt the honeypot marked.
 func (c Chain) Run(ctx context.Context, a *Attempt) error {
 	for _, check := range c {
 		if err := check.Check(ctx, a); err != nil {
@@ -58,5 +61,8 @@ func (c Chain) Run(ctx context.Context, a *Attempt) error {
 		}
 	}
 	a.Abuse = intake.AbuseClean
+	if a.Honeypot {
+		a.Abuse = intake.AbuseHoneypot
+	}
 	return nil
 }

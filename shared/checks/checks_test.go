@@ -61,21 +61,20 @@ func TestRateLimit(t *testing.T) {
 func TestHoneypot(t *testing.T) {
 	for _, tc := range []struct {
 		name, value string
-		wantErr     error
+		filled      bool
 	}{
-		{"empty", "", nil},
-		{"blank", " \t", nil},
-		{"filled", "http://spam.example", checks.ErrHoneypot},
+		{"empty", "", false},
+		{"blank", " \t", false},
+		{"filled", "http://spam.example", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sub := valid
 			sub.Honeypot = tc.value
 			a := attempt(t, sub)
-			err := checks.Honeypot{}.Check(context.Background(), a)
-			if err != tc.wantErr {
-				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			if err := (checks.Honeypot{}).Check(context.Background(), a); err != nil {
+				t.Fatalf("the honeypot stopped the attempt: %v (it must only mark it)", err)
 			}
-			if filled := tc.wantErr != nil; filled != (a.Abuse == intake.AbuseHoneypot) || filled != slices.Contains(a.Signals, "honeypot-filled") {
+			if tc.filled != a.Honeypot || tc.filled != (a.Abuse == intake.AbuseHoneypot) || tc.filled != slices.Contains(a.Signals, "honeypot-filled") {
 				t.Fatalf("attempt records %+v", a)
 			}
 		})
@@ -149,8 +148,9 @@ func TestChainRunsInOrderAndStopsAtTheFirstRefusal(t *testing.T) {
 	}
 	ran = nil
 	a = attempt(t, valid)
-	err := checks.Chain{recorder{"a", &ran, nil}, recorder{"b", &ran, checks.ErrHoneypot}, recorder{"c", &ran, nil}}.Run(context.Background(), a)
-	if err != checks.ErrHoneypot || a.Abuse == intake.AbuseClean || !slices.Equal(ran, []string{"a", "b"}) {
+	stop := intake.Errorf(intake.CodePowInvalid, "stop")
+	err := checks.Chain{recorder{"a", &ran, nil}, recorder{"b", &ran, stop}, recorder{"c", &ran, nil}}.Run(context.Background(), a)
+	if err != stop || a.Abuse == intake.AbuseClean || !slices.Equal(ran, []string{"a", "b"}) {
 		t.Fatalf("%v, abuse %q, ran %v", err, a.Abuse, ran)
 	}
 }

@@ -77,11 +77,12 @@ type idempotencyDoc struct {
 	IntroductionID string    `firestore:"introductionId"`
 	SealedToken    []byte    `firestore:"sealedToken"`
 	ExpireAt       time.Time `firestore:"expireAt"`
+	Decoy          bool      `firestore:"decoy,omitempty"`
 }
 
 func (d idempotencyDoc) record(keyHash string) intake.IdempotencyRecord {
 	return intake.IdempotencyRecord{KeyHash: keyHash, Fingerprint: d.Fingerprint,
-		IntroductionID: d.IntroductionID, SealedToken: d.SealedToken, ExpireAt: d.ExpireAt}
+		IntroductionID: d.IntroductionID, SealedToken: d.SealedToken, ExpireAt: d.ExpireAt, Decoy: d.Decoy}
 }
 
 // escapeKey makes a key safe as a document id and keeps distinct keys

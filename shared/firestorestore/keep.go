@@ -101,16 +101,18 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 				return err
 			}
 			writes := []error{
-				tx.Create(introRef, toIntroductionDoc(k.Introduction)),
 				tx.Set(challengeRef, spentChallengeDoc{ExpireAt: k.Challenge.ExpireAt}),
 				tx.Create(ledgerRef, entry),
 			}
-			if t := k.Transcript; t != nil {
+			if !k.Decoy {
+				writes = append(writes, tx.Create(introRef, toIntroductionDoc(k.Introduction)))
+			}
+			if t := k.Transcript; t != nil && !k.Decoy {
 				writes = append(writes, tx.Set(s.transcriptRef(t.IntroductionID), transcriptDoc{Text: t.Text, ExpireAt: t.ExpireAt}))
 			}
 			if r := k.Idempotency; r != nil {
 				writes = append(writes, tx.Set(idemRef, idempotencyDoc{Fingerprint: r.Fingerprint,
-					IntroductionID: r.IntroductionID, SealedToken: r.SealedToken, ExpireAt: r.ExpireAt}))
+					IntroductionID: r.IntroductionID, SealedToken: r.SealedToken, ExpireAt: r.ExpireAt, Decoy: r.Decoy}))
 			}
 			for i, rk := range k.RateKeys {
 				writes = append(writes, tx.Set(s.rateCounterRef(rk), counters[i]))
@@ -129,7 +131,7 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 		// have kept the draft and lost only the answer. Telling the visitor 503 then would make
 		// their retry spend the proof of work again (POW_SPENT) and charge
 		// the counters twice. A fresh read by id decides.
-		if kept, readErr := s.wasKept(ctx, introRef, k.Introduction.TokenHash); readErr == nil && kept {
+		if kept, readErr := s.wasKept(ctx, k, introRef, ledgerRef); readErr == nil && kept {
 			s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.KeepDraft: the commit's answer was lost; the draft is kept",
 				slog.String("introductionId", k.Introduction.ID))
 			err = nil
@@ -147,12 +149,17 @@ func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.Ke
 // kept a draft.
 const readAfterTimeout = 3 * time.Second
 
-// wasKept reads the introduction at ref with a budget of its own (the
-// request's may be spent or cancelled) and reports whether it is the draft
-// with tokenHash: the whole transaction committed. Errors: the read's.
-func (s *Store) wasKept(ctx context.Context, ref *firestore.DocumentRef, tokenHash []byte) (bool, error) {
+// wasKept reads what k's commit would have made with a budget of its own
+// (the request's may be spent or cancelled) and reports whether it is
+// there: the introduction with k's token hash, or for a decoy its ledger
+// entry — then the whole transaction committed. Errors: the read's.
+func (s *Store) wasKept(ctx context.Context, k intake.DraftKeeping, introRef, ledgerRef *firestore.DocumentRef) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(readAfterTimeout, s.cfg.OpTimeout))
 	defer cancel()
+	ref := introRef
+	if k.Decoy {
+		ref = ledgerRef
+	}
 	snap, err := ref.Get(ctx)
 	if status.Code(err) == codes.NotFound {
 		return false, nil
@@ -160,11 +167,14 @@ func (s *Store) wasKept(ctx context.Context, ref *firestore.DocumentRef, tokenHa
 	if err != nil {
 		return false, err
 	}
+	if k.Decoy {
+		return true, nil // ledger ids are fresh 128-bit values: this entry is k's
+	}
 	var d introductionDoc
 	if err := snap.DataTo(&d); err != nil {
 		return false, err
 	}
-	return bytes.Equal(d.TokenHash, tokenHash), nil
+	return bytes.Equal(d.TokenHash, k.Introduction.TokenHash), nil
 }
 
 // replay reads, inside tx, the draft a live idempotency record names. It
@@ -180,6 +190,9 @@ func (s *Store) replay(tx *firestore.Transaction, snap *firestore.DocumentSnapsh
 	}
 	if !intake.StorableID(d.IntroductionID) {
 		return nil, errors.New("idempotency record names an unstorable introduction id")
+	}
+	if d.Decoy {
+		return s.replayDecoy(tx, d, keyHash, now)
 	}
 	intro, err := tx.GetAll([]*firestore.DocumentRef{s.introductionRef(d.IntroductionID)})
 	if err != nil {

@@ -145,6 +145,16 @@ type AdminAction struct {
 	Target string    `json:"target,omitempty" firestore:"target"`
 }
 
+// DecoyRecord is the state of a honeypot's decoy, kept in its content-free
+// ledger entry so that the decoy answers confirmations and withdrawals as a
+// real draft would, on every instance: when its draft would expire, and
+// when it was confirmed and withdrawn (zero: not yet).
+type DecoyRecord struct {
+	DraftExpireAt time.Time `json:"draftExpireAt" firestore:"draftExpireAt"`
+	ConfirmedAt   time.Time `json:"confirmedAt,omitzero" firestore:"confirmedAt"`
+	WithdrawnAt   time.Time `json:"withdrawnAt,omitzero" firestore:"withdrawnAt"`
+}
+
 // RefusalCount is what an aggregated ledger entry stands for: the requests
 // refused before the check chain (by the flood layer, by a remembered
 // authoritative block, or as malformed) from one keyed source in one
@@ -188,6 +198,7 @@ type LedgerEntry struct {
 	AdminActions       []AdminAction     `json:"adminActions,omitempty" firestore:"adminActions,omitempty"`
 	Revisions          int               `json:"revisions" firestore:"revisions"`
 	Refusals           *RefusalCount     `json:"refusals,omitempty" firestore:"refusals,omitempty"`
+	Decoy              *DecoyRecord      `json:"decoy,omitempty" firestore:"decoy,omitempty"`
 	Decision           Decision          `json:"decision" firestore:"decision"`
 	Reason             string            `json:"reason" firestore:"reason"`
 	Provenance         Provenance        `json:"provenance" firestore:"provenance"`

@@ -252,7 +252,15 @@ func CheckStorableRateKey(k RateKey) error {
 func CheckStorableDraft(k DraftKeeping) error {
 	var c checker
 	c.time("draft.now", k.Now)
-	c.err(CheckStorableIntroduction(k.Introduction))
+	if k.Decoy {
+		// A decoy carries no content at all: only its id and token hash.
+		c.id("draft.introduction.id", k.Introduction.ID)
+		if k.Introduction.Fields != (Fields{}) || len(k.Introduction.Added) > 0 || k.Introduction.HasConversation || len(k.Introduction.Consents) > 0 || k.Transcript != nil {
+			c.fail("draft.introduction", "a decoy carries content")
+		}
+	} else {
+		c.err(CheckStorableIntroduction(k.Introduction))
+	}
 	if k.Introduction.State != StateDraft {
 		c.fail("draft.introduction.state", "not DRAFT")
 	}
@@ -300,7 +308,10 @@ func CheckStorableDraft(k DraftKeeping) error {
 	if k.Ledger.SubmissionID != k.Introduction.ID {
 		c.fail("draft.ledger.submissionId", "not the introduction's id")
 	}
-	if k.Ledger.Decision != DecisionAwaitingConfirmation {
+	switch {
+	case k.Decoy && (k.Ledger.Decision != DecisionRejected || k.Ledger.Decoy == nil || k.Ledger.Abuse.State != AbuseHoneypot):
+		c.fail("draft.ledger", "a decoy's entry is REJECTED, HONEYPOT, with its decoy record")
+	case !k.Decoy && k.Ledger.Decision != DecisionAwaitingConfirmation:
 		c.fail("draft.ledger.decision", "not "+string(DecisionAwaitingConfirmation))
 	}
 	if !k.Ledger.ExpireAt.After(k.Now) {

@@ -36,6 +36,8 @@ type IdempotencyRecord struct {
 	IntroductionID string
 	SealedToken    []byte
 	ExpireAt       time.Time
+	// Decoy is set when the key made a honeypot's decoy.
+	Decoy bool
 }
 
 // DraftKeeping is everything a kept draft writes: all of it in one
@@ -51,6 +53,11 @@ type DraftKeeping struct {
 	// the same transaction.
 	RateKeys []RateKey
 	Now      time.Time
+	// Decoy marks a honeypot's decoy: everything is written as for a real
+	// draft (spent challenge, counters, idempotency record, ledger entry
+	// with its DecoyRecord) except the introduction and its transcript,
+	// which a decoy has none of (CheckStorableDraft refuses content).
+	Decoy bool
 }
 
 // Replay is what KeepDraft finds when the Idempotency-Key was used before.
@@ -94,6 +101,21 @@ type Store interface {
 	// envelope of the confirmation. Errors: NOT_FOUND, STATE_CONFLICT (a
 	// draft cannot be withdrawn), UNAVAILABLE.
 	Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []Envelope) error
+
+	// ConfirmDecoy applies a confirmation to the honeypot decoy whose ledger
+	// entry is id, as Confirm would to a draft: the first confirmation
+	// within the draft lifetime sets ConfirmedAt (UTC, to the microsecond)
+	// and keeps the entry for keepFor; a repeat changes nothing. The entry
+	// is read whether or not tokenMatches, so a wrong token costs the same
+	// read as a right one. It returns the decoy's state. Errors: NOT_FOUND
+	// (no such decoy, a wrong token, expired unconfirmed, withdrawn),
+	// UNAVAILABLE.
+	ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, keepFor time.Duration) (DecoyRecord, error)
+
+	// WithdrawDecoy applies a withdrawal to the decoy whose ledger entry is
+	// id, as Withdraw would to a draft. Errors: NOT_FOUND (as ConfirmDecoy),
+	// STATE_CONFLICT (not confirmed), UNAVAILABLE.
+	WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error
 
 	// RecordAttempt creates the ledger entry of an attempt that kept
 	// nothing. Errors: UNAVAILABLE.

@@ -46,10 +46,14 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 		return nil, intake.ErrNotFound
 	}
 	if key, ok := s.decoyKey(id); ok {
-		if !s.decoyTokenMatches(key, id, token) {
-			return nil, intake.ErrNotFound
+		// A decoy answers as a draft would, from its ledger entry, with the
+		// same store round trips (the entry is read even for a wrong token).
+		d, err := s.Store.ConfirmDecoy(ctx, id, s.decoyTokenMatches(key, id, token), now, s.Retention.Introduction)
+		if err != nil {
+			return nil, err
 		}
-		return &Confirmation{ID: id, ConfirmedAt: now.Truncate(time.Second), KeptUntil: now.Add(s.Retention.Introduction).Truncate(time.Second)}, nil
+		s.Logger.InfoContext(ctx, "decoy confirmed", slog.String("ledgerId", id))
+		return &Confirmation{ID: id, ConfirmedAt: d.ConfirmedAt, KeptUntil: d.ConfirmedAt.Add(s.Retention.Introduction)}, nil
 	}
 	outbox := s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(ctx, now))
 	in, err := s.Store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction, outbox)
@@ -83,10 +87,7 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 		return intake.ErrNotFound
 	}
 	if key, ok := s.decoyKey(id); ok {
-		if !s.decoyTokenMatches(key, id, token) {
-			return intake.ErrNotFound
-		}
-		return nil
+		return s.Store.WithdrawDecoy(ctx, id, s.decoyTokenMatches(key, id, token), now)
 	}
 	notices := s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(ctx, now))
 	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now, notices); err != nil {

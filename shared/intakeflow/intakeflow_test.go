@@ -55,6 +55,14 @@ func (s *untouchableStore) ReviseDraft(context.Context, string, []byte, time.Tim
 	s.t.Errorf("ReviseDraft called")
 	return nil, intake.ErrNotFound
 }
+func (s *untouchableStore) ConfirmDecoy(context.Context, string, bool, time.Time, time.Duration) (intake.DecoyRecord, error) {
+	s.t.Errorf("ConfirmDecoy called")
+	return intake.DecoyRecord{}, intake.ErrNotFound
+}
+func (s *untouchableStore) WithdrawDecoy(context.Context, string, bool, time.Time) error {
+	s.t.Errorf("WithdrawDecoy called")
+	return intake.ErrNotFound
+}
 func (s *untouchableStore) RecordAttempt(_ context.Context, e intake.LedgerEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

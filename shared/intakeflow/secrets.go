@@ -108,9 +108,24 @@ func decoyMAC(key []byte, data []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// newDecoy returns an id and token for a honeypot answer: they look like
-// real ones, are stored nowhere, and are recognised later by their MAC, so
-// that confirming a decoy answers success too.
+// newIDAndToken returns a fresh id and token: for a draft, a random id that
+// is never a decoy's and a random token; for a honeypot's decoy, newDecoy's.
+func (s *Service) newIDAndToken(decoy bool) (id, token string, err error) {
+	if decoy {
+		return s.newDecoy()
+	}
+	if id, err = s.newID(); err != nil {
+		return "", "", err
+	}
+	token, err = s.newToken()
+	return id, token, err
+}
+
+// newDecoy returns an id and token for a honeypot's decoy: they look like
+// real ones (random, of the same length), and both are recognised later by
+// a keyed hash — the id carries a tag over its random part, and the token
+// is derived from the id — so that any instance holding the key knows a
+// decoy's id and its token without storing either.
 func (s *Service) newDecoy() (id, token string, err error) {
 	b, err := s.random(idBytes - decoyTag)
 	if err != nil {

@@ -185,9 +185,6 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	err = s.Chain.Run(ctx, a)
 	entry.RateLimits = a.RateDecisions
 	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
-	if errors.Is(err, checks.ErrHoneypot) {
-		return s.decoy(ctx, entry, sub, now)
-	}
 	if err != nil && a.Abuse == intake.AbuseRateLimited {
 		return nil, s.tally(clientKey, now, err, a.Signals, moveDraft) // the chain's first check: nothing else ran
 	}
@@ -198,13 +195,33 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	return s.keep(ctx, entry, a, version, req)
 }
 
+// decoyKeeping turns k into the keeping of a honeypot's decoy: everything a
+// real draft writes (spent challenge, counters, idempotency record, ledger
+// entry) so that it answers every later request as a real draft would, but
+// none of the content. The ledger entry is REJECTED, HONEYPOT, with the
+// decoy's state.
+func (s *Service) decoyKeeping(k intake.DraftKeeping, a *checks.Attempt) intake.DraftKeeping {
+	in := k.Introduction
+	k.Decoy, k.Transcript = true, nil
+	k.Introduction = intake.Introduction{ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		TokenHash: in.TokenHash, CreatedAt: in.CreatedAt, ExpireAt: in.ExpireAt}
+	e := k.Ledger
+	e.Consents, e.WithdrawalPath, e.Redaction.Stored = []intake.ConsentEvidence{}, "", []string{}
+	for i := range e.Purposes {
+		e.Purposes[i].Granted = e.Purposes[i].Required
+	}
+	e.Abuse = intake.AbuseRecord{State: intake.AbuseHoneypot, Signals: a.Signals}
+	e.Decision, e.Reason = intake.DecisionRejected, "honeypot filled: answered with a decoy, nothing kept"
+	e.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: a.Now.Add(s.Retention.RejectedAttempt)}
+	e.ExpireAt = e.Retention.DeleteAfter
+	e.Decoy = &intake.DecoyRecord{DraftExpireAt: in.ExpireAt}
+	k.Ledger = e
+	return k
+}
+
 func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest) (*Draft, error) {
 	now, kept := a.Now, a.Submission
-	id, err := s.newID()
-	if err != nil {
-		return nil, intake.Internal(err)
-	}
-	token, err := s.newToken()
+	id, token, err := s.newIDAndToken(a.Honeypot)
 	if err != nil {
 		return nil, intake.Internal(err)
 	}
@@ -233,6 +250,9 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	if kept.Conversation != "" {
 		k.Transcript = &intake.Transcript{IntroductionID: id, Text: kept.Conversation, ExpireAt: in.ExpireAt}
 	}
+	if a.Honeypot {
+		k = s.decoyKeeping(k, a)
+	}
 	fingerprint := fingerprintOf(req.Submission)
 	if req.IdempotencyKey != "" {
 		sealed, err := s.seal(req.IdempotencyKey, token)
@@ -240,12 +260,12 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 			return nil, intake.Internal(err)
 		}
 		k.Idempotency = &intake.IdempotencyRecord{KeyHash: entry.IdempotencyKeyHash, Fingerprint: fingerprint,
-			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt}
+			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt, Decoy: k.Decoy}
 	}
 
 	out, err := s.Store.KeepDraft(ctx, k)
 	if out.Replay != nil {
-		return s.replay(ctx, entry, out.Replay, fingerprint, req.IdempotencyKey, kept.Conversation)
+		return s.replay(ctx, entry, out.Replay, fingerprint, req.IdempotencyKey, version, kept)
 	}
 	entry.RateLimits = append(entry.RateLimits, out.RateDecisions...)
 	if err != nil {
@@ -266,12 +286,17 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 		}
 		return nil, s.refuse(ctx, entry, err)
 	}
-	s.Logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
-		slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""))
+	if k.Decoy {
+		s.Logger.InfoContext(ctx, "honeypot answered with a decoy; nothing kept", slog.String("ledgerId", id), slog.String("abuse", string(intake.AbuseHoneypot)))
+	} else {
+		s.Logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
+			slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""))
+	}
 	return &Draft{Introduction: in, Conversation: kept.Conversation, Token: token}, nil
 }
 
-func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intake.Replay, fingerprint, key, conversation string) (*Draft, error) {
+func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intake.Replay, fingerprint, key string, version *formregistry.Version, kept intake.Submission) (*Draft, error) {
+	conversation := kept.Conversation
 	if r.Record.Fingerprint != fingerprint {
 		entry.ID, entry.SubmissionID = "", ""
 		entry.Consents, entry.WithdrawalPath, entry.Redaction.Stored = nil, "", nil
@@ -283,27 +308,18 @@ func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intak
 		return nil, intake.Internal(err)
 	}
 	s.Logger.InfoContext(ctx, "draft replayed", slog.String("submissionId", r.Introduction.ID), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
+	if r.Record.Decoy {
+		// A decoy kept no content: the same body (the fingerprint matched)
+		// gives the same answer again, dated as the decoy was.
+		in := r.Introduction
+		in.Fields, in.Added, in.HasConversation = kept.Fields, kept.Added, kept.Conversation != ""
+		in.Consents, _ = contentrules.Evidence(version, kept, in.CreatedAt, WithdrawalPath(in.ID))
+		r.Introduction = in
+	}
 	if !r.Introduction.HasConversation {
 		conversation = ""
 	}
 	return &Draft{Introduction: r.Introduction, Conversation: conversation, Token: token, Replayed: true}, nil
-}
-
-// decoy answers a honeypot with a success-shaped draft that is stored
-// nowhere, and records the attempt without content.
-func (s *Service) decoy(ctx context.Context, entry intake.LedgerEntry, sub intake.Submission, now time.Time) (*Draft, error) {
-	id, token, err := s.newDecoy()
-	if err != nil {
-		return nil, intake.Internal(err)
-	}
-	entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
-	if err := s.record(ctx, entry, intake.DecisionRejected, "honeypot filled: answered with a decoy, nothing kept"); err != nil {
-		return nil, err
-	}
-	in := intake.Introduction{ID: id, State: intake.StateDraft, FormID: sub.FormID, FormVersion: sub.FormVersion,
-		Fields: sub.Fields, Added: sub.Added, HasConversation: sub.Conversation != "", Consents: []intake.ConsentEvidence{},
-		CreatedAt: now, ExpireAt: now.Add(s.Retention.Draft)}
-	return &Draft{Introduction: in, Conversation: sub.Conversation, Token: token}, nil
 }
 
 // refuse records a refused attempt and returns the refusal, or UNAVAILABLE

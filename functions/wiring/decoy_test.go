@@ -1,0 +1,206 @@
+package wiring_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pair is one real draft and one honeypot decoy, made the same way.
+type pair struct{ real, decoy map[string]any }
+
+// shape replaces a JSON document's values by their kinds, keeping keys.
+func shape(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = shape(x)
+		}
+		return out
+	case []any:
+		out := []any{}
+		for _, x := range v {
+			out = append(out, shape(x))
+		}
+		return out
+	default:
+		return reflect.TypeOf(v).String()
+	}
+}
+
+// without returns m without the named keys.
+func without(m map[string]any, keys ...string) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if !slices.Contains(keys, k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// TestTheDecoyAnswersAsARealDraft makes a real draft and a honeypot decoy
+// side by side and holds every answer a client can see to be the same —
+// the draft's echo (normalised, with consent evidence), timestamps and
+// their precision, confirmation (on another instance), a repeated
+// confirmation's stable time, a wrong token, withdrawal before and after
+// confirmation, expiry after the draft lifetime, an idempotent retry — and
+// the Firestore calls behind each answer, the measure of its timing.
+func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
+	h := newHarness(t, nil)
+	other := h.sibling()
+	h.quietDay(other)
+	n := 0
+	make := func(honeypot string, headers ...string) response {
+		t.Helper()
+		n++
+		body := h.draftBody(map[string]any{
+			"name": "  Ada\tLovelace ", "email": " ada+" + string(rune('a'+n)) + "@Example.com", "message": "Hello,\r\nthere.",
+			"conversation": "Guide: hi\r\nVisitor: hi", "consents": consentTo("attach-conversation"), "website": honeypot,
+		})
+		return h.postJSON("/api/introductions", body, append(fromAddress(addr(n)), headers...)...)
+	}
+	makePair := func(t *testing.T) pair {
+		t.Helper()
+		h.rpcs.Reset()
+		r := make("")
+		realRPCs := h.rpcs.Count()
+		h.rpcs.Reset()
+		d := make("https://spam.example/")
+		decoyRPCs := h.rpcs.Count()
+		if r.status != http.StatusCreated || d.status != http.StatusCreated {
+			t.Fatalf("drafts: real %d %s, decoy %d %s", r.status, r.body, d.status, d.body)
+		}
+		if realRPCs != decoyRPCs {
+			t.Fatalf("a real draft took %d Firestore calls and a decoy %d", realRPCs, decoyRPCs)
+		}
+		return pair{r.json(t), d.json(t)}
+	}
+	confirm := func(on *harness, d map[string]any, token string) response {
+		return on.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": token})
+	}
+	withdraw := func(on *harness, d map[string]any, token string) response {
+		return on.postJSON("/api/introductions/"+d["id"].(string)+"/withdrawal", map[string]string{"token": token})
+	}
+	// same sends one request for each of the pair and holds the answers
+	// (status, body without ignored members, Firestore calls) equal.
+	same := func(t *testing.T, what string, p pair, send func(d map[string]any) response, ignore ...string) (response, response) {
+		t.Helper()
+		h.rpcs.Reset()
+		other.rpcs.Reset()
+		r := send(p.real)
+		realRPCs := h.rpcs.Count() + other.rpcs.Count()
+		h.rpcs.Reset()
+		other.rpcs.Reset()
+		d := send(p.decoy)
+		decoyRPCs := h.rpcs.Count() + other.rpcs.Count()
+		if r.status != d.status {
+			t.Fatalf("%s: real %d %s, decoy %d %s", what, r.status, r.body, d.status, d.body)
+		}
+		if realRPCs != decoyRPCs {
+			t.Fatalf("%s: a real draft took %d Firestore calls and the decoy %d", what, realRPCs, decoyRPCs)
+		}
+		if len(r.body) > 0 || len(d.body) > 0 {
+			var rj, dj map[string]any
+			json.Unmarshal(r.body, &rj)
+			json.Unmarshal(d.body, &dj)
+			if !reflect.DeepEqual(shape(rj), shape(dj)) || !reflect.DeepEqual(without(rj, ignore...), without(dj, ignore...)) {
+				t.Fatalf("%s answers differ:\nreal  %s\ndecoy %s", what, r.body, d.body)
+			}
+		}
+		return r, d
+	}
+
+	p := makePair(t)
+	if !reflect.DeepEqual(shape(p.real), shape(p.decoy)) {
+		t.Fatalf("the draft answers differ in shape:\nreal  %v\ndecoy %v", p.real, p.decoy)
+	}
+	for _, k := range []string{"state", "expiresAt", "formId", "formVersion"} {
+		if p.real[k] != p.decoy[k] {
+			t.Fatalf("%s: real %v, decoy %v", k, p.real[k], p.decoy[k])
+		}
+	}
+	ri, di := p.real["introduction"].(map[string]any), p.decoy["introduction"].(map[string]any)
+	if di["name"] != "Ada Lovelace" || di["message"] != "Hello,\nthere." || di["conversation"] != "Guide: hi\nVisitor: hi" || !reflect.DeepEqual(without(ri, "email"), without(di, "email")) {
+		t.Fatalf("the decoy's echo is not normalised as a real one:\nreal  %v\ndecoy %v", ri, di)
+	}
+	rc, dc := p.real["consents"].([]any), p.decoy["consents"].([]any)
+	if len(dc) != 1 || !reflect.DeepEqual(without(rc[0].(map[string]any), "withdrawalPath"), without(dc[0].(map[string]any), "withdrawalPath")) {
+		t.Fatalf("consents differ:\nreal  %v\ndecoy %v", rc, dc)
+	}
+
+	token := func(d map[string]any) string { return d["token"].(string) }
+	wrong := strings.Repeat("A", 43)
+	r, d := same(t, "a wrong token", p, func(x map[string]any) response { return confirm(h, x, wrong) })
+	unknown := h.postJSON("/api/introductions/AAAAAAAAAAAAAAAAAAAAAA/confirmation", map[string]string{"token": wrong})
+	if r.status != http.StatusNotFound || string(d.body) != string(unknown.body) || string(r.body) != string(unknown.body) {
+		t.Fatalf("a wrong token must answer exactly as an unknown id:\nreal    %d %s\ndecoy   %d %s\nunknown %s", r.status, r.body, d.status, d.body, unknown.body)
+	}
+	if r, _ := same(t, "withdrawing before confirming", p, func(x map[string]any) response { return withdraw(h, x, token(x)) }); r.status != http.StatusConflict {
+		t.Fatalf("withdrawing an unconfirmed draft: %d %s", r.status, r.body)
+	}
+
+	h.clock.Advance(time.Minute + 123456789*time.Nanosecond)
+	first, firstDecoy := same(t, "confirming on another instance", p, func(x map[string]any) response { return confirm(other, x, token(x)) }, "id", "withdrawal")
+	if first.status != http.StatusOK || first.json(t)["confirmedAt"] != firstDecoy.json(t)["confirmedAt"] {
+		t.Fatalf("confirmation: real %s, decoy %s", first.body, firstDecoy.body)
+	}
+	if at := firstDecoy.json(t)["confirmedAt"].(string); !strings.Contains(at, ".123456Z") {
+		t.Fatalf("confirmedAt %q is not to the microsecond, as a stored time is", at)
+	}
+	h.clock.Advance(time.Minute)
+	again, againDecoy := same(t, "confirming again", p, func(x map[string]any) response { return confirm(h, x, token(x)) }, "id", "withdrawal")
+	if again.json(t)["confirmedAt"] != first.json(t)["confirmedAt"] || againDecoy.json(t)["confirmedAt"] != firstDecoy.json(t)["confirmedAt"] ||
+		!reflect.DeepEqual(againDecoy.json(t)["withdrawal"], firstDecoy.json(t)["withdrawal"]) {
+		t.Fatalf("a repeated confirmation must answer the first one's time:\nfirst %s\nagain %s", firstDecoy.body, againDecoy.body)
+	}
+	if r, _ := same(t, "withdrawing", p, func(x map[string]any) response { return withdraw(other, x, token(x)) }); r.status != http.StatusNoContent {
+		t.Fatalf("withdrawing a confirmed draft: %d %s", r.status, r.body)
+	}
+	if r, _ := same(t, "confirming after withdrawal", p, func(x map[string]any) response { return confirm(h, x, token(x)) }); r.status != http.StatusNotFound {
+		t.Fatalf("confirming a withdrawn draft: %d %s", r.status, r.body)
+	}
+	if r, _ := same(t, "withdrawing again", p, func(x map[string]any) response { return withdraw(h, x, token(x)) }); r.status != http.StatusNotFound {
+		t.Fatalf("withdrawing a withdrawn draft: %d %s", r.status, r.body)
+	}
+
+	late := makePair(t)
+	h.clock.Advance(30*time.Minute + time.Second)
+	if r, _ := same(t, "confirming after the draft lifetime", late, func(x map[string]any) response { return confirm(other, x, token(x)) }); r.status != http.StatusNotFound {
+		t.Fatalf("confirming an expired draft: %d %s", r.status, r.body)
+	}
+
+	// An idempotent retry answers the same draft again, for both.
+	key := func(k string) []string { return []string{"Idempotency-Key", k} }
+	n++
+	body := func(honeypot string) map[string]any {
+		return h.draftBody(map[string]any{"name": " Grace ", "email": "grace@example.com", "website": honeypot})
+	}
+	realBody, decoyBody := body(""), body("x")
+	r1 := h.postJSON("/api/introductions", realBody, append(fromAddress("192.0.2.90"), key("real-key-12345678")...)...)
+	d1 := h.postJSON("/api/introductions", decoyBody, append(fromAddress("192.0.2.91"), key("decoy-key-12345678")...)...)
+	r2 := other.postJSON("/api/introductions", realBody, append(fromAddress("192.0.2.90"), key("real-key-12345678")...)...)
+	d2 := other.postJSON("/api/introductions", decoyBody, append(fromAddress("192.0.2.91"), key("decoy-key-12345678")...)...)
+	for _, c := range []struct {
+		what         string
+		first, again response
+	}{{"real", r1, r2}, {"decoy", d1, d2}} {
+		if c.first.status != 201 || c.again.status != 201 || c.again.header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s retry: %d %s then %d %s", c.what, c.first.status, c.first.body, c.again.status, c.again.body)
+		}
+		a, b := c.first.json(t), c.again.json(t)
+		if a["id"] != b["id"] || a["token"] != b["token"] || !reflect.DeepEqual(a["introduction"], b["introduction"]) {
+			t.Fatalf("%s retry answered another draft:\n%s\n%s", c.what, c.first.body, c.again.body)
+		}
+	}
+	reused := decoyBody
+	reused["message"] = "Something else entirely."
+	if r := h.postJSON("/api/introductions", reused, append(fromAddress("192.0.2.91"), key("decoy-key-12345678")...)...); r.status != 422 || r.code(t) != "IDEMPOTENCY_KEY_REUSED" {
+		t.Fatalf("a decoy's key with another body: %d %s", r.status, r.body)
+	}
+}

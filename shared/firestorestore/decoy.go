@@ -1,0 +1,159 @@
+package firestorestore
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// A honeypot's decoy has no introduction: its state lives in its own
+// content-free ledger entry (ledger/{decoy id}, LedgerEntry.Decoy), which
+// these methods read and move as Confirm and Withdraw move an introduction,
+// with the same reads and writes, so the answers and their cost match.
+
+// decoyState returns the decoy's state as a client would see it at now:
+// whether it is there at all (a decoy whose draft expired unconfirmed, or
+// that was withdrawn, is gone like a real draft).
+func decoyState(e intake.LedgerEntry, now time.Time) (intake.DecoyRecord, bool) {
+	if e.Decoy == nil {
+		return intake.DecoyRecord{}, false
+	}
+	d := *e.Decoy
+	switch {
+	case !d.WithdrawnAt.IsZero():
+		return d, false
+	case d.ConfirmedAt.IsZero() && !now.Before(d.DraftExpireAt):
+		return d, false
+	case !now.Before(e.ExpireAt):
+		return d, false
+	}
+	return d, true
+}
+
+// readDecoy reads ledger/{id} and returns the entry and its snapshot, or
+// NOT_FOUND.
+func (s *Store) readDecoy(ctx context.Context, ref *firestore.DocumentRef) (intake.LedgerEntry, *firestore.DocumentSnapshot, error) {
+	snap, err := ref.Get(ctx)
+	if status.Code(err) == codes.NotFound {
+		return intake.LedgerEntry{}, nil, intake.ErrNotFound
+	}
+	if err != nil {
+		return intake.LedgerEntry{}, nil, err
+	}
+	var e intake.LedgerEntry
+	if err := snap.DataTo(&e); err != nil {
+		return intake.LedgerEntry{}, nil, err
+	}
+	return e, snap, nil
+}
+
+// ConfirmDecoy implements intake.Store.
+func (s *Store) ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, keepFor time.Duration) (intake.DecoyRecord, error) {
+	if !intake.StorableID(id) {
+		return intake.DecoyRecord{}, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref := s.ledgerRef(id)
+	var result intake.DecoyRecord
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		for range maxRaces {
+			e, snap, err := s.readDecoy(ctx, ref)
+			if err != nil {
+				return err
+			}
+			d, there := decoyState(e, now)
+			if !there || !tokenMatches {
+				return intake.ErrNotFound
+			}
+			result = d
+			if !d.ConfirmedAt.IsZero() {
+				return nil // a repeat answers the first confirmation
+			}
+			result.ConfirmedAt = now
+			keptUntil := now.Add(keepFor)
+			_, err = ref.Update(ctx, []firestore.Update{
+				{Path: "decoy.confirmedAt", Value: now},
+				{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: keptUntil}},
+				{Path: ExpireAtField, Value: keptUntil},
+				{Path: "updatedAt", Value: now},
+			}, firestore.LastUpdateTime(snap.UpdateTime))
+			if status.Code(err) == codes.FailedPrecondition {
+				continue // another confirmation won: read its answer
+			}
+			if err == nil {
+				s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.confirmDecoy", slog.String("ledgerId", id))
+			}
+			return err
+		}
+		return intake.Unavailable(fmt.Errorf("confirm decoy: lost %d races in a row", maxRaces), RetryAfter)
+	})
+	return result, err
+}
+
+// WithdrawDecoy implements intake.Store.
+func (s *Store) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error {
+	if !intake.StorableID(id) {
+		return intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref := s.ledgerRef(id)
+	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		for range maxRaces {
+			e, snap, err := s.readDecoy(ctx, ref)
+			if err != nil {
+				return err
+			}
+			d, there := decoyState(e, now)
+			if !there || !tokenMatches {
+				return intake.ErrNotFound
+			}
+			if d.ConfirmedAt.IsZero() {
+				_, err := intake.StateDraft.Next(intake.MoveWithdraw) // the very refusal a real draft gets
+				return err
+			}
+			_, err = ref.Update(ctx, []firestore.Update{
+				{Path: "decoy.withdrawnAt", Value: now},
+				{Path: "updatedAt", Value: now},
+			}, firestore.LastUpdateTime(snap.UpdateTime))
+			if status.Code(err) == codes.FailedPrecondition {
+				continue
+			}
+			return err
+		}
+		return intake.Unavailable(fmt.Errorf("withdraw decoy: lost %d races in a row", maxRaces), RetryAfter)
+	})
+}
+
+// replayDecoy reads, inside tx, the decoy an idempotency record names. It
+// returns nil (and no error) when the decoy is gone, as replay does for a
+// draft that is gone.
+func (s *Store) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash string, now time.Time) (*intake.Replay, error) {
+	snaps, err := tx.GetAll([]*firestore.DocumentRef{s.ledgerRef(d.IntroductionID)})
+	if err != nil {
+		return nil, err
+	}
+	if !snaps[0].Exists() {
+		return nil, nil
+	}
+	var e intake.LedgerEntry
+	if err := snaps[0].DataTo(&e); err != nil {
+		return nil, err
+	}
+	dec, there := decoyState(e, now)
+	if !there {
+		return nil, nil
+	}
+	in := intake.Introduction{ID: d.IntroductionID, State: intake.StateDraft, FormID: e.FormID, FormVersion: e.FormVersion,
+		CreatedAt: e.Provenance.Time, ExpireAt: dec.DraftExpireAt}
+	if !dec.ConfirmedAt.IsZero() {
+		in.State, in.ConfirmedAt, in.ExpireAt = intake.StateConfirmed, dec.ConfirmedAt, e.ExpireAt
+	}
+	return &intake.Replay{Record: d.record(keyHash), Introduction: in}, nil
+}
