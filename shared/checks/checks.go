@@ -44,8 +44,8 @@ type Attempt struct {
 
 // Check is one link of the chain.
 type Check interface {
-	// Check lets the attempt on (nil) or stops it: *intake.Error or
-	// ErrHoneypot. It records its decision and signals on a.
+	// Check lets the attempt on (nil) or stops it with an *intake.Error.
+	// It records its decision and signals on a.
 	Check(ctx context.Context, a *Attempt) error
 }
 

@@ -46,7 +46,8 @@ type Config struct {
 	// RATE_LIMIT_EMAIL_PER_HOUR (5).
 	RateLimitIPPerHour    int
 	RateLimitEmailPerHour int
-	// The in-memory flood layer: FLOOD_LIMIT requests (60) per FLOOD_WINDOW
+	// The in-memory flood layer: FLOOD_LIMIT requests (60: drafts,
+	// confirmations and withdrawals) per FLOOD_WINDOW
 	// (10m) per client address, kept or not.
 	FloodLimit  int
 	FloodWindow time.Duration
