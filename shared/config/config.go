@@ -47,8 +47,8 @@ type Config struct {
 	RateLimitIPPerHour    int
 	RateLimitEmailPerHour int
 	// The in-memory flood layer: FLOOD_LIMIT requests (60: drafts,
-	// confirmations and withdrawals) per FLOOD_WINDOW
-	// (10m) per client address, kept or not.
+	// confirmations and withdrawals, kept or not) per FLOOD_WINDOW (10m)
+	// per client address.
 	FloodLimit  int
 	FloodWindow time.Duration
 	// ClientAddress names where the client address comes from
