@@ -23,8 +23,8 @@ import (
 // case-variant member names.
 var errAmbiguousMembers = errors.New("strictjson: a member named twice (perhaps in different case)")
 
-// checkMemberNames walks one JSON value and refuses an object that names a
-// member twice, comparing names by Unicode case folding as encoding/json
+// checkMemberNames walks the first JSON value of data and refuses an object
+// that names a member twice, comparing names by Unicode case folding as encoding/json
 // matches them.
 func checkMemberNames(body []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -75,6 +75,9 @@ func checkMemberNames(body []byte) error {
 		default:
 			valueDone()
 		}
+		if len(stack) == 0 {
+			return nil // the first value is whole; what follows is Decode's business
+		}
 	}
 }
 
@@ -106,8 +109,8 @@ func exactMembers(data []byte, v any) error {
 		exact[name], folded[fold.String(name)] = true, true
 	}
 	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
-		return err
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&members); err != nil {
+		return err // the first value only: what follows is Decode's business
 	}
 	for m := range members {
 		if !exact[m] && folded[fold.String(m)] {
