@@ -68,3 +68,49 @@ func BenchmarkDraftAndConfirm(b *testing.B) {
 	b.ReportMetric(float64(reviseRPCs)/float64(b.N), "rpcs/revision")
 	b.ReportMetric(float64(confirmRPCs)/float64(b.N), "rpcs/confirm")
 }
+
+// BenchmarkDecoyConfirmation times, through the wired handlers on the
+// emulator, the confirmation of a real draft and of a honeypot's decoy,
+// first and repeated, so `make bench` can print their ratio: a decoy must
+// answer within the noise of a real confirmation's store round trips.
+func BenchmarkDecoyConfirmation(b *testing.B) {
+	host := emulatortest.Host(b)
+	project := emulatortest.Project(b)
+	emulatortest.Reset(b, host, project)
+	vars := map[string]string{"FIRESTORE_PROJECT": project, "POW_MAX_NUMBER": "1000", "RATE_LIMIT_IP_PER_HOUR": "10000",
+		"RATE_LIMIT_EMAIL_PER_HOUR": "10000", "FLOOD_LIMIT": "1000000"}
+	cfg, err := config.Load(func(k string) string { return vars[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), wiring.Overrides{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer svc.Close()
+	srv := httptest.NewServer(svc.Mux(http.NotFoundHandler()))
+	defer srv.Close()
+	h := &harness{t: &testing.T{}, svc: svc, srv: srv}
+	for _, kind := range []struct{ name, honeypot string }{{"real", ""}, {"decoy", "https://spam.example/"}} {
+		b.Run(kind.name, func(b *testing.B) {
+			drafts := make([]map[string]any, b.N)
+			for i := range drafts {
+				body := h.draftBody(map[string]any{"email": fmt.Sprintf("%s%d@example.com", kind.name, i), "website": kind.honeypot})
+				r := h.postJSON("/api/introductions", body, fromAddress(addr(i))...)
+				if r.status != http.StatusCreated {
+					b.Fatalf("draft: %d %s", r.status, r.body)
+				}
+				drafts[i] = r.json(h.t)
+			}
+			b.ResetTimer()
+			for _, d := range drafts {
+				for range 2 { // the first confirmation and a repeat
+					c := h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": d["token"].(string)})
+					if c.status != http.StatusOK {
+						b.Fatalf("confirm: %d %s", c.status, c.body)
+					}
+				}
+			}
+		})
+	}
+}

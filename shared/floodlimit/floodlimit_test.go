@@ -2,6 +2,7 @@ package floodlimit
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -113,4 +114,30 @@ func TestOnlyAllHeldKeysEvictHeldOnes(t *testing.T) {
 			t.Errorf("Blocked(%q) = %v, want %v", key, ok, want)
 		}
 	}
+}
+
+// BenchmarkAdmitPastCapacity admits fresh keys into a full limiter (the
+// flood a rotating attacker makes) and reports the heap each held key costs.
+func BenchmarkAdmitPastCapacity(b *testing.B) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	l, err := New(60, 10*time.Minute)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys := make([]string, MaxKeys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%064x", i)
+		l.Admit(keys[i], now)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perKey := float64(after.HeapAlloc-before.HeapAlloc) / MaxKeys
+	b.ResetTimer()
+	for i := range b.N {
+		l.Admit(fmt.Sprintf("fresh-%d", i), now)
+	}
+	b.ReportMetric(perKey, "heap-bytes/key")
 }
