@@ -141,6 +141,25 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 	if r.status != http.StatusNotFound || string(d.body) != string(unknown.body) || string(r.body) != string(unknown.body) {
 		t.Fatalf("a wrong token must answer exactly as an unknown id:\nreal    %d %s\ndecoy   %d %s\nunknown %s", r.status, r.body, d.status, d.body, unknown.body)
 	}
+	revise := func(on *harness, x map[string]any, token string, fields map[string]any) response {
+		return on.postJSON("/api/introductions/"+x["id"].(string)+"/revision", revision(token, fields))
+	}
+	r, d = same(t, "revising on another instance", p, func(x map[string]any) response {
+		return revise(other, x, token(x), map[string]any{"name": " Ada  King\t", "message": "Revised,\r\nthere."})
+	}, "id", "token", "consents", "introduction")
+	if r.status != http.StatusOK || d.json(t)["expiresAt"] != p.decoy["expiresAt"] || d.json(t)["introduction"].(map[string]any)["name"] != "Ada  King" {
+		t.Fatalf("a revision keeps the expiry and answers the draft as kept:\nreal  %s\ndecoy %s", r.body, d.body)
+	}
+	if r, _ := same(t, "revising with a wrong token", p, func(x map[string]any) response {
+		return revise(h, x, wrong, map[string]any{"message": "x"})
+	}); r.status != http.StatusNotFound {
+		t.Fatalf("a revision with a wrong token: %d %s", r.status, r.body)
+	}
+	if r, _ := same(t, "revising with content the rules refuse", p, func(x map[string]any) response {
+		return revise(h, x, token(x), map[string]any{"message": "\u200b"})
+	}); r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("a refused revision: %d %s", r.status, r.body)
+	}
 	if r, _ := same(t, "withdrawing before confirming", p, func(x map[string]any) response { return withdraw(h, x, token(x)) }); r.status != http.StatusConflict {
 		t.Fatalf("withdrawing an unconfirmed draft: %d %s", r.status, r.body)
 	}
@@ -158,6 +177,11 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 	if again.json(t)["confirmedAt"] != first.json(t)["confirmedAt"] || againDecoy.json(t)["confirmedAt"] != firstDecoy.json(t)["confirmedAt"] ||
 		!reflect.DeepEqual(againDecoy.json(t)["withdrawal"], firstDecoy.json(t)["withdrawal"]) {
 		t.Fatalf("a repeated confirmation must answer the first one's time:\nfirst %s\nagain %s", firstDecoy.body, againDecoy.body)
+	}
+	if r, _ := same(t, "revising after confirming", p, func(x map[string]any) response {
+		return revise(h, x, token(x), map[string]any{"message": "Too late."})
+	}); r.status != http.StatusConflict {
+		t.Fatalf("revising a confirmed draft: %d %s", r.status, r.body)
 	}
 	if r, _ := same(t, "withdrawing", p, func(x map[string]any) response { return withdraw(other, x, token(x)) }); r.status != http.StatusNoContent {
 		t.Fatalf("withdrawing a confirmed draft: %d %s", r.status, r.body)

@@ -157,3 +157,64 @@ func (s *Store) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash
 	}
 	return &intake.Replay{Record: d.record(keyHash), Introduction: in}, nil
 }
+
+// ReviseDecoy revises the honeypot decoy whose ledger entry is id as
+// ReviseDraft revises a draft, in one transaction: it builds the decoy's
+// view as an introduction (no content; state, expiry and revision count
+// from the entry), checks (*intake.Introduction).RevisableBy on it — the
+// token counts as the holder's only when tokenMatches —, asks revise for
+// the new content (which it does not write: a decoy keeps none) and counts
+// the revision in the entry. It returns the view with the revision applied.
+// Errors: those of ReviseDraft.
+func (s *Store) ReviseDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time,
+	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
+	if !intake.StorableID(id) {
+		return nil, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref := s.ledgerRef(id)
+	var result *intake.Introduction
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			snap, err := tx.Get(ref)
+			if status.Code(err) == codes.NotFound {
+				return intake.ErrNotFound
+			}
+			if err != nil {
+				return err
+			}
+			var e intake.LedgerEntry
+			if err := snap.DataTo(&e); err != nil {
+				return err
+			}
+			d, there := decoyState(e, now)
+			if !there {
+				return intake.ErrNotFound
+			}
+			in := intake.Introduction{ID: id, State: intake.StateDraft, FormID: e.FormID, FormVersion: e.FormVersion,
+				CreatedAt: e.Provenance.Time, ExpireAt: d.DraftExpireAt, Revisions: e.Revisions}
+			if !d.ConfirmedAt.IsZero() {
+				in.State, in.ConfirmedAt, in.ExpireAt = intake.StateConfirmed, d.ConfirmedAt, e.ExpireAt
+			}
+			if tokenMatches {
+				in.TokenHash = tokenHash
+			}
+			if err := in.RevisableBy(tokenHash, now); err != nil {
+				return err
+			}
+			r, err := revise(in)
+			if err != nil {
+				return err
+			}
+			if err := in.ReviseBy(tokenHash, now, r); err != nil {
+				return err
+			}
+			result = &in
+			return tx.Update(ref, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}})
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return result, nil
+}

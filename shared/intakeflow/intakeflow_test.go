@@ -55,6 +55,10 @@ func (s *untouchableStore) ReviseDraft(context.Context, string, []byte, time.Tim
 	s.t.Errorf("ReviseDraft called")
 	return nil, intake.ErrNotFound
 }
+func (s *untouchableStore) ReviseDecoy(context.Context, string, []byte, bool, time.Time, func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
+	s.t.Errorf("ReviseDecoy called")
+	return nil, intake.ErrNotFound
+}
 func (s *untouchableStore) ConfirmDecoy(context.Context, string, bool, time.Time, time.Duration) (intake.DecoyRecord, error) {
 	s.t.Errorf("ConfirmDecoy called")
 	return intake.DecoyRecord{}, intake.ErrNotFound

@@ -19,6 +19,12 @@ type Reviser interface {
 	// intake.MaxRevisions, what revise returns, UNAVAILABLE.
 	ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
 		revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error)
+	// ReviseDecoy revises a honeypot's decoy as ReviseDraft revises a
+	// draft, from its content-free ledger entry, writing no content; the
+	// presented token is the holder's only when tokenMatches. Errors: as
+	// ReviseDraft.
+	ReviseDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time,
+		revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error)
 }
 
 // RevisionRequest is one decoded revision of a kept draft.
@@ -46,12 +52,9 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 	if !idPattern.MatchString(req.ID) || !tokenPattern.MatchString(req.Token) {
 		return nil, intake.ErrNotFound
 	}
-	if key, ok := s.decoyKey(req.ID); ok {
-		return s.reviseDecoy(key, req, now)
-	}
 	var refused *intake.Error
 	var conversation string
-	in, err := s.Reviser.ReviseDraft(ctx, req.ID, intake.HashToken(req.Token), now, func(current intake.Introduction) (intake.Revision, error) {
+	revise := func(current intake.Introduction) (intake.Revision, error) {
 		refused = nil // the transaction may run this again
 		// The draft keeps the version it was made under, even one retired
 		// since (it can still be confirmed, so it can still be edited).
@@ -75,7 +78,16 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		conversation = kept.Conversation
 		return intake.Revision{Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
 			Purposes: purposes, Stored: storedFields(revised)}, nil
-	})
+	}
+	var in *intake.Introduction
+	var err error
+	if key, ok := s.decoyKey(req.ID); ok {
+		// A decoy is revised as a draft is — the same checks, content rules
+		// and answer — from its ledger entry, keeping none of the content.
+		in, err = s.Reviser.ReviseDecoy(ctx, req.ID, intake.HashToken(req.Token), s.decoyTokenMatches(key, req.ID, req.Token), now, revise)
+	} else {
+		in, err = s.Reviser.ReviseDraft(ctx, req.ID, intake.HashToken(req.Token), now, revise)
+	}
 	if err != nil {
 		if refused != nil && intake.CodeOf(err) == refused.Code {
 			return nil, s.refuseRevision(ctx, req, refused)
@@ -104,17 +116,4 @@ func (s *Service) refuseRevision(ctx context.Context, req RevisionRequest, refus
 		return err
 	}
 	return refused
-}
-
-// reviseDecoy answers a revision of a honeypot decoy as a real one would be
-// answered, storing nothing.
-func (s *Service) reviseDecoy(key []byte, req RevisionRequest, now time.Time) (*Draft, error) {
-	if !s.decoyTokenMatches(key, req.ID, req.Token) {
-		return nil, intake.ErrNotFound
-	}
-	sub := req.Submission
-	in := intake.Introduction{ID: req.ID, State: intake.StateDraft, FormID: sub.FormID, FormVersion: sub.FormVersion,
-		Fields: sub.Fields, HasConversation: sub.Conversation != "", Consents: []intake.ConsentEvidence{},
-		CreatedAt: now, ExpireAt: now.Add(s.Retention.Draft)}
-	return &Draft{Introduction: in, Conversation: sub.Conversation, Token: req.Token}, nil
 }
