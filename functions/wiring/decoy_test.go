@@ -193,6 +193,8 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 		t.Fatalf("withdrawing a withdrawn draft: %d %s", r.status, r.body)
 	}
 
+	h.ledgerMatchesSchema() // the decoys' entries, confirmed and withdrawn, included
+
 	late := makePair(t)
 	h.clock.Advance(30*time.Minute + time.Second)
 	if r, _ := same(t, "confirming after the draft lifetime", late, func(x map[string]any) response { return confirm(other, x, token(x)) }); r.status != http.StatusNotFound {

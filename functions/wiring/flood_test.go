@@ -1,13 +1,16 @@
 package wiring_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/api/iterator"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -126,6 +129,8 @@ func TestAFloodCostsMemoryNotWrites(t *testing.T) {
 		}
 	}
 
+	h.ledgerMatchesSchema()
+
 	h.rpcs.Reset()
 	if err := h.svc.Flow.FlushRefusals(context.Background(), false); err != nil {
 		t.Fatal(err)
@@ -146,5 +151,48 @@ func (h *harness) quietDay(instances ...*harness) {
 	for _, i := range append([]*harness{h}, instances...) {
 		i.postJSON("/api/introductions", map[string]any{"formId": "introduction", "formVersion": "1"}, fromAddress("192.0.2.254")...)
 		i.svc.Sweeps.Wait()
+	}
+}
+
+// ledgerMatchesSchema validates every ledger entry in the database against
+// the ledger's JSON Schema (intake.LedgerSchema).
+func (h *harness) ledgerMatchesSchema() {
+	h.t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(intake.LedgerSchema))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("ledger.schema.json", doc); err != nil {
+		h.t.Fatal(err)
+	}
+	schema, err := c.Compile("ledger.schema.json")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	it := h.db.Collection("ledger").Documents(context.Background())
+	defer it.Stop()
+	for {
+		d, err := it.Next()
+		if err == iterator.Done {
+			return
+		}
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		var e intake.LedgerEntry
+		if err := d.DataTo(&e); err != nil {
+			h.t.Fatal(err)
+		}
+		e.ID = d.Ref.ID
+		raw, _ := json.Marshal(e)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if err := schema.Validate(inst); err != nil {
+			h.t.Errorf("ledger entry %s does not match the schema: %v\n%s", d.Ref.ID, err, raw)
+		}
 	}
 }
