@@ -8,6 +8,7 @@ package confirmation
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -45,7 +46,8 @@ type tokenBody struct {
 }
 
 // revisionBody is a revision: the token and the draft's new fields,
-// consents and conversation, as a draft body has them.
+// consents and conversation, as a draft body has them. The fields the
+// draft's form version adds are members of their own (see readRevision).
 type revisionBody struct {
 	Token        string                `json:"token"`
 	Name         string                `json:"name"`
@@ -129,14 +131,15 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 // rules. A wrong token, an unknown id and an expired draft are answered
 // exactly as Confirm answers them.
 func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
-	var rb revisionBody
-	if err := jsonapi.ReadJSON(w, r, &rb); err != nil {
+	rb, added, err := readRevision(w, r)
+	if err != nil {
 		return err
 	}
 	d, err := h.flow.Revise(r.Context(), intakeflow.RevisionRequest{
 		ID: r.PathValue("id"), Token: rb.Token, RequestID: jsonapi.RequestID(r),
 		Submission: intake.Submission{
 			Fields:       intake.Fields{Name: rb.Name, Company: rb.Company, Role: rb.Role, Email: rb.Email, Message: rb.Message},
+			Added:        added,
 			Conversation: rb.Conversation, Consents: rb.Consents,
 		},
 	})
@@ -148,4 +151,57 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 		Revisions: d.Introduction.Revisions,
 	})
 	return nil
+}
+
+// revisionMembers are the members of revisionBody; notRevised are members
+// of a draft body that a revision never carries (its form version is the
+// draft's own, and it needs no proof of work).
+var (
+	revisionMembers = map[string]bool{"token": true, "name": true, "company": true, "role": true, "email": true,
+		"message": true, "conversation": true, "consents": true}
+	notRevised = map[string]bool{"formId": true, "formVersion": true, "altcha": true}
+)
+
+// readRevision reads a revision body: its own members into revisionBody,
+// and every other text member into added, as a field the draft's form
+// version may add (the service, which knows that version, refuses a member
+// it does not add as UNREADABLE_BODY). A member that is no text is refused
+// at its field (FIELD_INVALID); formId, formVersion and altcha are
+// UNREADABLE_BODY.
+func readRevision(w http.ResponseWriter, r *http.Request) (revisionBody, map[string]string, error) {
+	var rb revisionBody
+	var members map[string]json.RawMessage
+	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
+		return rb, nil, err
+	}
+	own := map[string]json.RawMessage{}
+	var added map[string]string
+	var fieldErrs []intake.FieldError
+	for name, raw := range members {
+		switch {
+		case revisionMembers[name]:
+			own[name] = raw
+		case notRevised[name]:
+			return rb, nil, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object with the expected members.")
+		case string(raw) == "null":
+		default:
+			var v string
+			if err := json.Unmarshal(raw, &v); err != nil {
+				fieldErrs = append(fieldErrs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
+				continue
+			}
+			if added == nil {
+				added = map[string]string{}
+			}
+			added[name] = v
+		}
+	}
+	if len(fieldErrs) > 0 {
+		return rb, nil, intake.Invalid(fieldErrs...)
+	}
+	ownJSON, err := json.Marshal(own)
+	if err != nil || json.Unmarshal(ownJSON, &rb) != nil {
+		return rb, nil, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object with the expected members.")
+	}
+	return rb, added, nil
 }

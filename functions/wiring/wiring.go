@@ -95,6 +95,9 @@ type Overrides struct {
 	// EventProviders are delivery event providers besides the configured
 	// ones, by name.
 	EventProviders map[string]deliveryevents.Provider
+	// Forms replaces the form registry embedded in the binary (a test's
+	// made-up version).
+	Forms *formregistry.Registry
 }
 
 // Build wires the service from cfg. Errors say which part failed.
@@ -123,9 +126,11 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if err != nil {
 		return nil, fmt.Errorf("proof of work: %w", err)
 	}
-	registry, err := formregistry.Load()
-	if err != nil {
-		return nil, fmt.Errorf("form registry: %w", err)
+	registry := o.Forms
+	if registry == nil {
+		if registry, err = formregistry.Load(); err != nil {
+			return nil, fmt.Errorf("form registry: %w", err)
+		}
 	}
 	store, err := firestorestore.Open(ctx, firestorestore.Config{Project: cfg.Project, Database: cfg.Database, OpTimeout: cfg.FirestoreTimeout}, logger, o.StoreOptions...)
 	if err != nil {

@@ -251,7 +251,7 @@ test('keyboard only, labels, the honeypot out of reach, and a phone viewport', {
   }
   assert.ok(!order.includes('website'), `honeypot focused: ${order}`);
   assert.deepEqual(order.slice(0, 5), ['intro-name', 'intro-company', 'intro-role', 'intro-email', 'intro-message']);
-  assert.deepEqual(order.slice(5, 7), ['SUMMARY', 'BUTTON'], 'then the notice and Review');
+  assert.deepEqual(order.slice(5, 8), ['consent-future-roles', 'SUMMARY', 'BUTTON'], 'then the optional permission, the notice and Review');
 
   await page.focus('h1');
   await page.keyboard.press('Tab');
@@ -262,6 +262,7 @@ test('keyboard only, labels, the honeypot out of reach, and a phone viewport', {
   await page.keyboard.type('katherine@example.com');
   await page.keyboard.press('Tab');
   await page.keyboard.type('Orbital mechanics.');
+  await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Review');
@@ -435,9 +436,72 @@ test('a form version the service no longer knows: the page says so and reloads t
   await page.close();
 });
 
+test('an optional consent: each purpose of the version has its own unticked box; ticked, it is sent, kept, shown in the review and confirmed', { skip }, async () => {
+  const { page, seen } = await open(server.origin, { width: 390, height: 844 });
+  const def = await (await fetch(`${server.origin}/api/forms/introduction`)).json();
+  const future = def.purposes.find((p) => p.id === 'future-roles');
+  assert.ok(future && future.consent, 'the served version offers future-roles');
+  // Its own box, unticked, labelled with the exact consent text, its text
+  // version said beside it.
+  const box = page.getByLabel(future.consent.text, { exact: true });
+  assert.equal(await box.count(), 1);
+  assert.equal(await box.isChecked(), false, 'unticked until the visitor ticks it');
+  assert.equal(await box.getAttribute('id'), future.consent.control);
+  assert.match(await page.textContent('.intro-options'), new RegExp(`Consent text ${future.consent.textVersion.replace('/', '\\/')}`));
+  // The conversation's consent is not among them: it sits with a conversation.
+  assert.equal(await page.locator('#consent-attach-conversation').count(), 0);
+  await checkState(page, 'optional permission, unticked');
+
+  // Left unticked, nothing optional is claimed, and the review says so.
+  await fill(page, { ...ada, email: 'future-roles@example.com' });
+  let answer = draftResponse(page);
+  await page.getByRole('button', { name: 'Review' }).click();
+  assert.deepEqual((await answer).request().postDataJSON().consents, []);
+  await page.waitForSelector('text=Please check your introduction');
+  assert.match(await page.textContent('dd[data-field="consents"]'), /^Nothing optional: you ticked no box/);
+  await checkState(page, 'review, nothing optional agreed');
+
+  // Edit, tick it: the revision sends it, the service keeps it, the review shows it.
+  await page.getByRole('button', { name: 'Edit' }).click();
+  assert.equal(await page.getByLabel(future.consent.text, { exact: true }).isChecked(), false);
+  await page.getByLabel(future.consent.text, { exact: true }).check();
+  await checkState(page, 'optional permission, ticked');
+  answer = page.waitForResponse((r) => r.request().method() === 'POST' && /\/revision$/.test(new URL(r.url()).pathname));
+  await page.getByRole('button', { name: 'Review' }).click();
+  const revised = await answer;
+  assert.equal(revised.status(), 200);
+  assert.deepEqual(revised.request().postDataJSON().consents, [{ purpose: 'future-roles', textVersion: future.consent.textVersion, given: true }]);
+  const kept = await revised.json();
+  // The evidence as the service kept it names the purpose, the text and
+  // its hash, the control that was ticked, that it was actively checked,
+  // and how to withdraw.
+  assert.equal(kept.consents.length, 1);
+  const ev = kept.consents[0];
+  assert.equal(ev.purpose, 'future-roles');
+  assert.equal(ev.basis, 'consent');
+  assert.equal(ev.control, future.consent.control);
+  assert.equal(ev.textVersion, future.consent.textVersion);
+  assert.equal(ev.textSha256, future.consent.sha256);
+  assert.equal(ev.activelyChecked, true);
+  assert.equal(ev.withdrawalPath, `/api/introductions/${kept.id}/withdrawal`);
+  await page.waitForSelector('text=Please check your introduction');
+  const agreed = await page.textContent('dd[data-field="consents"]');
+  assert.equal(agreed, `${future.consent.text} (consent text ${future.consent.textVersion}, the box you ticked)`);
+  assert.equal(await page.locator('dt', { hasText: 'You agreed to' }).count(), 1);
+  await checkState(page, 'review, an optional permission agreed');
+
+  const confirmed = page.waitForResponse((r) => r.url().endsWith(`/api/introductions/${kept.id}/confirmation`));
+  await page.getByRole('button', { name: 'Confirm and send' }).click();
+  assert.equal((await confirmed).status(), 200);
+  await page.waitForSelector('text=your introduction is on its way');
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+});
+
 test('every state above was checked with axe-core', { skip }, () => {
   for (const state of ['empty', 'filled, with a conversation', 'solving', 'field errors', 'form version unknown', 'rate limited',
-    'review with a conversation', 'review without a conversation (not attached)', 'success', 'withdraw', 'withdrawn']) {
+    'review with a conversation', 'review without a conversation (not attached)', 'success', 'withdraw', 'withdrawn',
+    'optional permission, unticked', 'optional permission, ticked', 'review, nothing optional agreed', 'review, an optional permission agreed']) {
     assert.ok(checked.has(state), `state "${state}" was not checked`);
   }
 });

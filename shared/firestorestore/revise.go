@@ -71,6 +71,7 @@ func (s *Store) ReviseDraft(ctx context.Context, id string, tokenHash []byte, no
 					{Path: "email", Value: in.Fields.Email},
 					{Path: "message", Value: in.Fields.Message},
 					{Path: "hasConversation", Value: in.HasConversation},
+					{Path: "added", Value: addedValue(in.Added)},
 					{Path: "consents", Value: in.Consents},
 					{Path: "revisions", Value: in.Revisions},
 				}),
@@ -119,4 +120,13 @@ func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
 		}
 	}
 	return nil
+}
+
+// addedValue is how a revision writes the fields a form version adds: the
+// map, or no field at all when there are none (as a new draft stores it).
+func addedValue(added map[string]string) any {
+	if len(added) == 0 {
+		return firestore.Delete
+	}
+	return added
 }

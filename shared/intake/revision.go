@@ -14,6 +14,8 @@ const MaxRevisions = 20
 // version and expiry.
 type Revision struct {
 	Fields Fields
+	// Added replaces the fields the form version adds; nil for none.
+	Added map[string]string
 	// Conversation is the transcript as kept, "" for none (a transcript
 	// kept before is then deleted).
 	Conversation string
@@ -43,13 +45,15 @@ func (in *Introduction) RevisableBy(tokenHash []byte, now time.Time) error {
 }
 
 // ReviseBy replaces the content of the introduction with r for the holder
-// of tokenHash at now and counts the revision; id, token hash, form version
+// of tokenHash at now (its fields, added fields, consents and whether it
+// has a conversation) and counts the revision; id, token hash, form version
 // and expiry stay. Errors: those of RevisableBy.
 func (in *Introduction) ReviseBy(tokenHash []byte, now time.Time, r Revision) error {
 	if err := in.RevisableBy(tokenHash, now); err != nil {
 		return err
 	}
 	in.Fields = r.Fields
+	in.Added = r.Added
 	in.HasConversation = r.Conversation != ""
 	in.Consents = r.Consents
 	in.Revisions++

@@ -31,7 +31,8 @@ type Reviser interface {
 type RevisionRequest struct {
 	ID    string
 	Token string
-	// Fields, Conversation and Consents replace the draft's; FormID,
+	// Fields, Added, Conversation and Consents replace the draft's (Added
+	// may name only fields the draft's form version adds); FormID,
 	// FormVersion, Honeypot and Altcha are not read (the draft keeps its
 	// form version, and a revision needs no new proof of work).
 	Submission intake.Submission
@@ -64,6 +65,11 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		}
 		sub := req.Submission
 		sub.FormID, sub.FormVersion = current.FormID, current.FormVersion
+		for name := range sub.Added {
+			if f, ok := version.Field(name); !ok || !f.Added() {
+				return intake.Revision{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
+			}
+		}
 		kept, errs := contentrules.Check(version, sub)
 		if len(errs) > 0 {
 			refused = intake.Invalid(errs...)
@@ -75,9 +81,11 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		}
 		revised := current
 		revised.Fields, revised.HasConversation = kept.Fields, kept.Conversation != ""
+		revised.Added = kept.Added
 		conversation = kept.Conversation
 		return intake.Revision{Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
-			Purposes: purposes, Stored: storedFields(revised)}, nil
+			Purposes: purposes, Stored: storedFields(revised),
+			Added: kept.Added}, nil
 	}
 	var in *intake.Introduction
 	var err error

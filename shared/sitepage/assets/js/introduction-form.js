@@ -339,6 +339,14 @@ function writeStored(key, value) {
   }
 }
 
+// keptValue is a field's value in a draft as kept: the fields every draft
+// carries are members of the introduction, the ones a form version adds are
+// under its "added".
+function keptValue(kept, name) {
+  const v = Object.prototype.hasOwnProperty.call(kept, name) && name !== "added" ? kept[name] : (kept.added || {})[name];
+  return typeof v === "string" ? v : "";
+}
+
 function dateTime(iso) {
   const d = iso ? new Date(iso) : null;
   if (!d || Number.isNaN(d.getTime())) return "";
@@ -372,6 +380,7 @@ export class IntroductionForm {
     this.fields = new Map(); // name -> {input, error, count, note, def}
     this.reached = false; // the service has answered this page at least once
     this.withdrawn = new Set(); // ids withdrawn from this page
+    this.ticked = new Set(); // ids of the optional consent purposes the visitor ticked
   }
 
   /** start loads the definition and shows the view the URL asks for. */
@@ -441,6 +450,7 @@ export class IntroductionForm {
     if (typed) {
       const d = typed.draft;
       if (d && d.id && d.token && Date.parse(d.expiresAt) - Date.now() > 30_000) this.draft = d;
+      this.ticked = new Set(Array.isArray(typed.ticked) ? typed.ticked : []);
       return this.showForm(typed.values || {});
     }
     this.showForm();
@@ -474,6 +484,14 @@ export class IntroductionForm {
     return ((this.def && this.def.purposes) || []).find((p) => p.id === (conv.purpose || "attach-conversation") && p.consent);
   }
 
+  // optionPurposes are the consent-based purposes offered as boxes of their
+  // own: every one but the conversation's, whose box sits with the
+  // conversation it attaches.
+  optionPurposes() {
+    const conv = this.consentPurpose();
+    return ((this.def && this.def.purposes) || []).filter((p) => p.consent && p !== conv);
+  }
+
   // hasUnsentText reports whether leaving now would lose something: words
   // not yet sent on (a form with anything typed, a draft not yet confirmed),
   // or a withdrawal link the visitor has not yet copied, downloaded or kept.
@@ -491,13 +509,17 @@ export class IntroductionForm {
   // sessionStorage.
   remember() {
     const values = this.formValues || {};
-    const typed = Object.values(values).some((v) => v && String(v).trim() !== "");
+    const typed = Object.values(values).some((v) => v && String(v).trim() !== "") || this.ticked.size > 0;
     if (!typed && !this.draft) {
       writeStored(storeKey(this.formId), null);
       return;
     }
     const d = this.draft;
-    writeStored(storeKey(this.formId), { values, draft: d ? { id: d.id, token: d.token, expiresAt: d.expiresAt } : null });
+    writeStored(storeKey(this.formId), {
+      values,
+      ticked: [...this.ticked],
+      draft: d ? { id: d.id, token: d.token, expiresAt: d.expiresAt } : null,
+    });
   }
 
   forget() {
@@ -520,8 +542,10 @@ export class IntroductionForm {
       if (f.type === "transcript") continue;
       form.append(this.renderField(f, values ? values[f.name] : ""));
     }
+    this.optionsBox = this.renderOptions();
     this.conversationBox = el("div");
     form.append(this.conversationBox);
+    if (this.optionsBox) form.append(this.optionsBox);
     this.renderConversation();
 
     const hp = def.honeypot && def.honeypot.name;
@@ -641,6 +665,7 @@ export class IntroductionForm {
     if (!t || !purpose) {
       this.fields.delete("conversation");
       this.fields.delete("consents");
+      if (this.optionsField) this.fields.set("consents", this.optionsField);
       put(box);
       return;
     }
@@ -679,6 +704,45 @@ export class IntroductionForm {
         }, "intro-secondary")),
       ),
     );
+  }
+
+  // renderOptions renders one unticked box per optional consent purpose,
+  // with the purpose's exact consent text and its text version; null when
+  // the form version has none.
+  renderOptions() {
+    this.optionInputs = new Map();
+    this.optionsField = null;
+    const purposes = this.optionPurposes();
+    if (purposes.length === 0) return null;
+    const error = el("p", { class: "intro-error", id: "intro-options-error" });
+    const boxes = purposes.map((p) => {
+      const control = p.consent.control || `consent-${p.id}`;
+      const versionId = `${control}-version`;
+      const input = el("input", {
+        type: "checkbox",
+        id: control,
+        name: control,
+        "data-purpose": p.id,
+        "data-text-version": p.consent.textVersion,
+        "aria-describedby": `${versionId} intro-options-error`,
+      });
+      input.checked = this.ticked.has(p.id);
+      input.addEventListener("change", () => {
+        if (input.checked) this.ticked.add(p.id);
+        else this.ticked.delete(p.id);
+        this.remember();
+      });
+      this.optionInputs.set(p.id, input);
+      return el("div", { class: "intro-option" },
+        el("label", { class: "intro-check", for: control }, input, el("span", {}, p.consent.text)),
+        el("p", { class: "intro-hint intro-text-version", id: versionId }, `Optional; leave it unticked to say no. Consent text ${p.consent.textVersion}.`));
+    });
+    this.optionsField = { input: this.optionInputs.values().next().value, error, def: { name: "consents" } };
+    this.fields.set("consents", this.optionsField);
+    return el("fieldset", { class: "intro-options" },
+      el("legend", {}, purposes.length === 1 ? "An optional permission" : "Optional permissions"),
+      boxes,
+      error);
   }
 
   renderNotice() {
@@ -735,6 +799,10 @@ export class IntroductionForm {
     if (this.transcript && this.consentInput && this.consentInput.checked && purpose) {
       body.conversation = this.transcript.text;
       body.consents.push({ purpose: purpose.id, textVersion: purpose.consent.textVersion, given: true });
+    }
+    for (const p of this.optionPurposes()) {
+      const input = this.optionInputs && this.optionInputs.get(p.id);
+      if (input && input.checked) body.consents.push({ purpose: p.id, textVersion: p.consent.textVersion, given: true });
     }
     const hp = def.honeypot && def.honeypot.name;
     if (hp) body[hp] = this.form.elements[hp] ? this.form.elements[hp].value : "";
@@ -1022,7 +1090,7 @@ export class IntroductionForm {
     let invisible = false;
     for (const f of this.def.fields || []) {
       if (f.type === "transcript") continue;
-      const v = kept[f.name];
+      const v = keptValue(kept, f.name);
       if (v) {
         const { nodes, found } = this.shown(v);
         invisible = invisible || found;
@@ -1047,6 +1115,16 @@ export class IntroductionForm {
           "Not attached: you did not tick the box that allows it, so it was not sent and is not kept. To attach it, press Edit and tick the box."),
       );
     }
+    if (((this.def && this.def.purposes) || []).some((p) => p.consent)) {
+      const agreed = this.agreedTo(draft);
+      rows.push(
+        el("dt", {}, "You agreed to"),
+        el("dd", { "data-field": "consents" }, agreed.length
+          ? el("ul", { class: "intro-agreed" }, agreed.map((a) =>
+            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version" }, `(consent text ${a.textVersion}, the box you ticked)`))))
+          : el("span", { class: "intro-empty" }, "Nothing optional: you ticked no box, so only what is required is done with your introduction.")),
+      );
+    }
     const until = draft.expiresAt ? new Date(draft.expiresAt) : null;
     this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
     this.confirmButton = this.button("Confirm and send", () => this.confirm());
@@ -1069,6 +1147,17 @@ export class IntroductionForm {
         }, "intro-secondary")),
     );
     this.focusHeading();
+  }
+
+  // agreedTo lists the consents the service kept with the draft, each with
+  // the text the visitor agreed to (the form's text of that version).
+  agreedTo(draft) {
+    const purposes = (this.def && this.def.purposes) || [];
+    return (Array.isArray(draft.consents) ? draft.consents : []).map((c) => {
+      const p = purposes.find((x) => x.id === c.purpose);
+      const text = p && p.consent && p.consent.textVersion === c.textVersion ? p.consent.text : (p && p.description) || c.purpose;
+      return { purpose: c.purpose, textVersion: c.textVersion, text };
+    });
   }
 
   async confirm() {
@@ -1137,11 +1226,13 @@ export class IntroductionForm {
     ];
     for (const f of this.def.fields || []) {
       if (f.type === "transcript") continue;
-      const v = kept[f.name] || "(not given)";
+      const v = keptValue(kept, f.name) || "(not given)";
       lines.push(v.includes("\n") ? `${f.label || f.name}:\n  ${v.replace(/\n/g, "\n  ")}` : `${f.label || f.name}: ${v}`);
     }
     const convLabel = this.fieldDef("conversation").label || "Conversation";
     lines.push(kept.conversation ? `${convLabel} (attached with your consent):\n  ${kept.conversation.replace(/\n/g, "\n  ")}` : `${convLabel}: not attached`);
+    const agreed = this.agreedTo(draft);
+    lines.push(agreed.length ? `You agreed to:\n${agreed.map((a) => `  - ${a.text} (consent text ${a.textVersion})`).join("\n")}` : "You agreed to: nothing optional");
     lines.push(
       "",
       "To withdraw it (it is erased at once, with any attached conversation), open this link:",
