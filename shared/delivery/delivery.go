@@ -17,7 +17,16 @@
 // Status moves as intake.DeliveryStatus says: a provider's acceptance is
 // ACCEPTED, never DELIVERED; DELIVERED needs a receipt (a webhook's 2xx, a
 // provider's signed delivery event); a later bounce moves the envelope back
-// to RETRY_PENDING or FAILED. Every status write also updates the ledger
+// to RETRY_PENDING or FAILED.
+//
+// Each envelope binds its payload: before the first send, the SHA-256 of
+// the exact bytes its sender renders (the webhook's body; the mail's
+// plain-text body, a NUL byte and its HTML body) is written to the
+// envelope and its ledger mirror; every retry renders again and sends only
+// when the bytes hash the same, so a receiver never gets two different
+// messages under one envelope id. A retry that would send other bytes (the
+// stored introduction or the rendering changed) sends nothing and is
+// FAILED with both hashes. Every status write also updates the ledger
 // entry's mirror of the envelope and its decision (Decide), in the same
 // transaction. An envelope whose introduction was withdrawn or erased
 // before it was sent is never sent with content: it is FAILED with that
@@ -29,6 +38,8 @@ package delivery
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -360,10 +371,82 @@ func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryR
 		if s.d.AdminURL != nil {
 			d.AdminURL = s.d.AdminURL(e.SubmissionID)
 		}
+		d.AddedLabels = s.addedLabels(in)
 	}
+	payload, err := sender.Payload(d)
+	if err != nil {
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: "the payload could not be rendered: " + err.Error()}, false
+	}
+	if r, ok := s.bind(ctx, e, PayloadSHA256(payload)); !ok {
+		return r, false
+	}
+	d.Payload = payload
 	ctx, cancel := context.WithTimeout(ctx, s.d.SendTimeout)
 	defer cancel()
 	return sender.Send(ctx, d), true
+}
+
+// PayloadSHA256 is the lower-case hex SHA-256 of the bytes an envelope
+// sends.
+func PayloadSHA256(payload []byte) string {
+	sum := sha256.Sum256(payload)
+	return hex.EncodeToString(sum[:])
+}
+
+// bind makes sure the envelope sends the payload whose hash is sum: on its
+// first send it writes sum to the envelope and its ledger mirror before
+// anything is sent; on a retry sum must be the bound one. It returns false,
+// with the result to record, when nothing may be sent.
+func (s *Service) bind(ctx context.Context, e intake.Envelope, sum string) (intake.DeliveryResult, bool) {
+	if e.PayloadSHA256 != "" {
+		if e.PayloadSHA256 != sum {
+			return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: payloadChanged(e.PayloadSHA256, sum)}, false
+		}
+		return intake.DeliveryResult{}, true
+	}
+	_, err := s.d.Store.UpdateEnvelope(ctx, e.ID, s.d.Clock.Now(), func(st *intake.Envelope, entry *intake.LedgerEntry) error {
+		switch st.PayloadSHA256 {
+		case "":
+			st.PayloadSHA256 = sum
+		case sum:
+		default:
+			return intake.Errorf(intake.CodeStateConflict, "%s", payloadChanged(st.PayloadSHA256, sum))
+		}
+		s.mirror(st, entry)
+		return nil
+	})
+	switch {
+	case err == nil:
+		return intake.DeliveryResult{}, true
+	case intake.CodeOf(err) == intake.CodeStateConflict:
+		var ie *intake.Error
+		errors.As(err, &ie)
+		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: ie.Detail}, false
+	default:
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "the payload's hash could not be recorded before sending: " + string(intake.CodeOf(err))}, false
+	}
+}
+
+// payloadChanged is the recorded reason a retry sent nothing.
+func payloadChanged(bound, now string) string {
+	return "the payload rendered now (sha256 " + now + ") differs from the one bound at the first send (sha256 " + bound + "); nothing sent, so the receiver never gets two different messages under one id"
+}
+
+// addedLabels are the labels of the fields in's form version adds, by
+// name.
+func (s *Service) addedLabels(in intake.Introduction) map[string]string {
+	if len(in.Added) == 0 {
+		return nil
+	}
+	labels := map[string]string{}
+	if v, ok := s.d.Forms.Find(in.FormID, in.FormVersion); ok {
+		for name := range in.Added {
+			if f, ok := v.Field(name); ok {
+				labels[name] = f.Label
+			}
+		}
+	}
+	return labels
 }
 
 // DetailContentGone is the recorded reason an envelope was not sent.

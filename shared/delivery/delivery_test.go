@@ -243,12 +243,24 @@ type failingStatusWrite struct {
 	fail bool
 }
 
+// UpdateEnvelope fails the first write of an attempt's result (the one
+// that records an attempt), writing nothing; the binding of the payload
+// before the send goes through.
 func (f *failingStatusWrite) UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
-	if f.fail {
-		f.fail = false
-		return intake.Envelope{}, intake.Unavailable(errors.New("killed before the status write"), time.Second)
+	if !f.fail {
+		return f.Store.UpdateEnvelope(ctx, id, now, apply)
 	}
-	return f.Store.UpdateEnvelope(ctx, id, now, apply)
+	return f.Store.UpdateEnvelope(ctx, id, now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+		n := len(e.Attempts)
+		if err := apply(e, entry); err != nil {
+			return err
+		}
+		if len(e.Attempts) > n {
+			f.fail = false
+			return intake.Unavailable(errors.New("killed before the status write"), time.Second)
+		}
+		return nil
+	})
 }
 
 // A crash after the send and before the status write: the lease keeps

@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -31,9 +32,26 @@ type sender struct {
 	sent    []intake.Delivery
 	started chan struct{} // when set, receives a value as each send starts
 	release chan struct{} // when set, each send waits for a value
+	// version is part of every payload the fake renders: changing it
+	// changes the bytes a retry would send.
+	version string
 }
 
 func (s *sender) Destination() intake.Destination { return s.dest }
+
+// Payload renders the envelope id, the event, the introduction's message,
+// its added fields and conversation, and the fake's version.
+func (s *sender) Payload(d intake.Delivery) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return []byte(fmt.Sprintf("%s|%s|%s|%v|%s|%s", d.Envelope.ID, d.Envelope.Event, d.Introduction.Fields.Message, d.Introduction.Added, d.Conversation, s.version)), nil
+}
+
+func (s *sender) setVersion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version = v
+}
 
 func (s *sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
 	if s.started != nil {

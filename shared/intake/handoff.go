@@ -58,7 +58,11 @@ type DeliveryAttempt struct {
 // record, written in the confirmation's own transaction before anything is
 // sent. Its ID is stable across retries (the webhook-id, the mail's
 // Message-ID). It holds no content: the payload is rendered from the stored
-// introduction at send time, and PayloadSHA256 binds what was sent.
+// introduction at send time by the destination's Sender, and PayloadSHA256
+// is the hex SHA-256 of those exact bytes, written before the first send
+// and the same on every retry: an attempt whose rendering differs sends
+// nothing (FAILED, with both hashes). It is empty until the first send,
+// and for the admin inbox, which is sent nothing.
 type Envelope struct {
 	ID             string            `json:"envelopeId" firestore:"-"`
 	SubmissionID   string            `json:"submissionId" firestore:"submissionId"`
@@ -91,6 +95,13 @@ type Delivery struct {
 	// AdminURL is the introduction's page in the owner's admin, "" when the
 	// admin's address is not configured.
 	AdminURL string
+	// AddedLabels are the labels of the fields the introduction's form
+	// version adds, by name, for a destination a person reads.
+	AddedLabels map[string]string
+	// Payload is the exact bytes to send, as the Sender's Payload rendered
+	// them and the envelope's PayloadSHA256 binds them; nil when the caller
+	// leaves the rendering to Send.
+	Payload []byte
 }
 
 // DeliveryResult is a Sender's verdict on one attempt: ACCEPTED, DELIVERED,
@@ -107,6 +118,10 @@ type DeliveryResult struct {
 // Sending the same envelope twice sends the same envelope id.
 type Sender interface {
 	Destination() Destination
+	// Payload renders the exact bytes Send sends for d (the same delivery
+	// renders the same bytes); its error is content-free.
+	Payload(d Delivery) ([]byte, error)
+	// Send sends d.Payload (rendering it when nil).
 	Send(ctx context.Context, d Delivery) DeliveryResult
 }
 
@@ -154,6 +169,7 @@ func (e Envelope) Record() HandoffRecord {
 	return HandoffRecord{
 		EnvelopeID: e.ID, Destination: e.Destination, Event: e.Event, Status: e.Status,
 		Attempts: e.SendAttempts(), NextAttemptAt: e.NextAttemptAt, LastError: e.LastError,
+		PayloadSHA256: e.PayloadSHA256,
 	}
 }
 

@@ -119,6 +119,9 @@ type HandoffRecord struct {
 	Attempts      int            `json:"attempts" firestore:"attempts"`
 	NextAttemptAt time.Time      `json:"nextAttemptAt,omitzero" firestore:"nextAttemptAt"`
 	LastError     string         `json:"lastError,omitempty" firestore:"lastError"`
+	// PayloadSHA256 is the envelope's binding of what it sends (see
+	// Envelope.PayloadSHA256), so an auditor can match a receiver's copy.
+	PayloadSHA256 string `json:"payloadSha256,omitempty" firestore:"payloadSha256,omitempty"`
 }
 
 // WithdrawalRecord says when a confirmed introduction was withdrawn and to

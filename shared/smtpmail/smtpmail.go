@@ -30,10 +30,12 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"log/slog"
+	"maps"
 	"net"
 	"net/mail"
 	"net/textproto"
 	"regexp"
+	"slices"
 	"strings"
 	texttemplate "text/template"
 	"time"
@@ -122,8 +124,25 @@ func New(cfg config.SMTP, opts Options) (*Sender, error) {
 // Destination is intake.DestinationEmail.
 func (s *Sender) Destination() intake.Destination { return intake.DestinationEmail }
 
+// Payload is the mail's body as Send sends it for d: the plain-text part, a
+// NUL byte, then the HTML part (visitor text never holds a NUL: the content
+// rules refuse control characters). The headers (subject, date,
+// Message-ID) are not part of it.
+func (s *Sender) Payload(d intake.Delivery) ([]byte, error) {
+	text, html, err := render(d)
+	if err != nil {
+		return nil, err
+	}
+	return joinBody(text, html), nil
+}
+
+func joinBody(text, html string) []byte {
+	return append(append([]byte(text), 0), html...)
+}
+
 // Send mails the envelope's event to the owner and reports the server's
-// verdict: ACCEPTED on 250, RETRY_PENDING or FAILED otherwise.
+// verdict: ACCEPTED on 250, RETRY_PENDING or FAILED otherwise. The body is
+// d.Payload (as Payload renders it), or rendered now when it is nil.
 func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
 	res := s.send(ctx, d)
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "email attempt",
@@ -222,12 +241,12 @@ func MessageID(envelopeID, fromAddress string) string {
 	return local + "@" + domain
 }
 
-// message builds the mail for one delivery without sending it. Its error is
-// content-free and says what the delivery lacks.
-func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
+// view checks a delivery and returns what its mail shows, with its
+// subject. Its error is content-free and says what the delivery lacks.
+func view(d intake.Delivery) (mailView, string, error) {
 	env := d.Envelope
 	if env.ID == "" || env.SubmissionID == "" {
-		return nil, errors.New("the envelope has no id or submission id")
+		return mailView{}, "", errors.New("the envelope has no id or submission id")
 	}
 	view := mailView{EnvelopeID: env.ID, IntroductionID: env.SubmissionID, AdminURL: oneLine(d.AdminURL, 2000), At: env.CreatedAt.UTC()}
 	var subject string
@@ -235,10 +254,11 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	case intake.EventConfirmed:
 		in := d.Introduction
 		if in.ID != env.SubmissionID || in.ConfirmedAt.IsZero() {
-			return nil, errors.New("the delivery carries no confirmed introduction for its envelope")
+			return mailView{}, "", errors.New("the delivery carries no confirmed introduction for its envelope")
 		}
 		view.Confirmed = true
 		view.Introduction = in
+		view.Added = addedFields(in.Added, d.AddedLabels)
 		view.Conversation = d.Conversation
 		view.ConfirmedAt = in.ConfirmedAt.UTC()
 		view.ReplyTo, _ = replyTo(in.Fields.Email)
@@ -249,14 +269,59 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	case intake.EventWithdrawn:
 		subject = "An introduction was withdrawn: please erase your copy"
 	default:
-		return nil, fmt.Errorf("unknown event %q", env.Event)
+		return mailView{}, "", fmt.Errorf("unknown event %q", env.Event)
 	}
-	var text, html bytes.Buffer
-	if err := textBody.Execute(&text, view); err != nil {
-		return nil, errors.New("the mail's text could not be rendered")
+	return view, subject, nil
+}
+
+// render renders the mail's plain-text and HTML bodies for d.
+func render(d intake.Delivery) (text, html string, err error) {
+	v, _, err := view(d)
+	if err != nil {
+		return "", "", err
 	}
-	if err := htmlBody.Execute(&html, view); err != nil {
-		return nil, errors.New("the mail's HTML could not be rendered")
+	var t, h bytes.Buffer
+	if err := textBody.Execute(&t, v); err != nil {
+		return "", "", errors.New("the mail's text could not be rendered")
+	}
+	if err := htmlBody.Execute(&h, v); err != nil {
+		return "", "", errors.New("the mail's HTML could not be rendered")
+	}
+	return t.String(), h.String(), nil
+}
+
+// addedFields lists the fields a form version adds, by label (the name
+// when the label is unknown), in the order of their names.
+func addedFields(added, labels map[string]string) []addedField {
+	out := make([]addedField, 0, len(added))
+	for _, name := range slices.Sorted(maps.Keys(added)) {
+		label := labels[name]
+		if label == "" {
+			label = name
+		}
+		out = append(out, addedField{Label: label, Value: added[name]})
+	}
+	return out
+}
+
+// message builds the mail for one delivery without sending it: its body is
+// d.Payload when set (see Payload), rendered now otherwise. Its error is
+// content-free and says what the delivery lacks.
+func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
+	view, subject, err := view(d)
+	if err != nil {
+		return nil, err
+	}
+	env := d.Envelope
+	var text, html string
+	if d.Payload != nil {
+		t, h, ok := bytes.Cut(d.Payload, []byte{0})
+		if !ok {
+			return nil, errors.New("the bound payload is not a mail body")
+		}
+		text, html = string(t), string(h)
+	} else if text, html, err = render(d); err != nil {
+		return nil, err
 	}
 
 	m := gomail.NewMsg()
@@ -273,8 +338,8 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	vars, _ := json.Marshal(map[string]string{"envelope-id": env.ID})
 	m.SetGenHeader(gomail.Header(HeaderMailgunVariables), oneLine(string(vars), 500))
 	m.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
-	m.SetBodyString(gomail.TypeTextPlain, text.String())
-	m.AddAlternativeString(gomail.TypeTextHTML, html.String())
+	m.SetBodyString(gomail.TypeTextPlain, text)
+	m.AddAlternativeString(gomail.TypeTextHTML, html)
 	return m, nil
 }
 
@@ -322,12 +387,19 @@ type mailView struct {
 	EnvelopeID     string
 	IntroductionID string
 	Introduction   intake.Introduction
-	Conversation   string
-	ConfirmedAt    time.Time
-	At             time.Time
-	AdminURL       string
+	// Added are the fields the form version adds, as kept.
+	Added        []addedField
+	Conversation string
+	ConfirmedAt  time.Time
+	At           time.Time
+	AdminURL     string
 	// ReplyTo is the visitor's address when it is usable as Reply-To.
 	ReplyTo *mail.Address
+}
+
+// addedField is one field a form version adds, as the mail shows it.
+type addedField struct {
+	Label, Value string
 }
 
 var funcs = map[string]any{
@@ -348,6 +420,9 @@ Email:   {{.Fields.Email}}
 
 Message:
 {{.Fields.Message}}
+{{end}}{{range .Added}}
+{{.Label}}:
+{{.Value}}
 {{end}}
 {{if .Conversation}}Their conversation with the site's guide:
 {{.Conversation}}
@@ -380,6 +455,9 @@ var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!
 </table>
 <h2>Message</h2>
 <p style="white-space: pre-wrap">{{.Fields.Message}}</p>{{end}}
+{{range .Added}}<h2>{{.Label}}</h2>
+<p style="white-space: pre-wrap">{{.Value}}</p>
+{{end}}
 {{if .Conversation}}<h2>Their conversation with the site's guide</h2>
 <p style="white-space: pre-wrap">{{.Conversation}}</p>{{else}}<p>No conversation with the site's guide was attached.</p>{{end}}
 <h2>Consents</h2>

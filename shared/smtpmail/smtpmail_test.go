@@ -323,3 +323,76 @@ func TestMessageID(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// The fields a form version adds reach the owner's mail, by their labels
+// (by name when the label is unknown), in the text and the HTML.
+func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	id := unique(t, "added")
+	d := confirmed(id)
+	d.Introduction.FormVersion = "3"
+	d.Introduction.Added = map[string]string{"availability": "Tuesdays after 3pm", "portfolio": "first line\nsecond <line>"}
+	d.AddedLabels = map[string]string{"availability": "When you are free to talk"}
+	if res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("got %+v", res)
+	}
+	msgs := received(t, mp, id)
+	if len(msgs) != 1 {
+		t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+	}
+	text := strings.ReplaceAll(msgs[0].Text, "\r\n", "\n")
+	for _, want := range []string{"When you are free to talk:\nTuesdays after 3pm\n", "portfolio:\nfirst line\nsecond <line>\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
+	for _, want := range []string{"<h2>When you are free to talk</h2>\n<p style=\"white-space: pre-wrap\">Tuesdays after 3pm</p>", "second &lt;line&gt;"} {
+		if !strings.Contains(strings.ReplaceAll(msgs[0].HTML, "\r\n", "\n"), want) {
+			t.Errorf("the HTML lacks %q:\n%s", want, msgs[0].HTML)
+		}
+	}
+}
+
+// Payload is the body Send mails: the plain text, a NUL, the HTML; and a
+// delivery that carries its bound payload is mailed with exactly that
+// body, not a new rendering.
+func TestPayloadIsTheBodyMailed(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	s := newSender(t, smtpConfig(mp), nil)
+	id := unique(t, "payload")
+	d := confirmed(id)
+	payload, err := s.Payload(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := s.Payload(d)
+	if string(again) != string(payload) {
+		t.Fatal("the same delivery renders different bytes")
+	}
+	text, html, ok := strings.Cut(string(payload), "\x00")
+	if !ok || !strings.Contains(text, canaryMessage) || !strings.Contains(html, "<!doctype html>") {
+		t.Fatalf("payload %q", payload)
+	}
+	if res := s.Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("got %+v", res)
+	}
+	m := received(t, mp, id)[0]
+	if got := strings.ReplaceAll(m.Text, "\r\n", "\n"); strings.TrimSpace(got) != strings.TrimSpace(text) {
+		t.Fatalf("mailed text differs from the payload's:\n%q\n%q", got, text)
+	}
+
+	bound := unique(t, "bound")
+	d = confirmed(bound)
+	d.Payload = joinBody("the bound text body\n", "<p>the bound HTML body</p>")
+	if res := s.Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("got %+v", res)
+	}
+	m = received(t, mp, bound)[0]
+	if strings.TrimSpace(m.Text) != "the bound text body" || !strings.Contains(m.HTML, "the bound HTML body") {
+		t.Fatalf("mailed %q / %q, want the bound payload", m.Text, m.HTML)
+	}
+	d.Payload = []byte("no NUL here")
+	if res := s.Send(context.Background(), d); res.Status != intake.DeliveryFailed {
+		t.Fatalf("a payload that is no mail body: %+v", res)
+	}
+}

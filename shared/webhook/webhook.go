@@ -140,9 +140,13 @@ func New(cfg config.Webhook, opts Options) (*Sender, error) {
 // Destination is intake.DestinationWebhook.
 func (s *Sender) Destination() intake.Destination { return intake.DestinationWebhook }
 
+// Payload is the package's Payload: the exact body Send POSTs for d.
+func (s *Sender) Payload(d intake.Delivery) ([]byte, error) { return Payload(d) }
+
 // Send POSTs the envelope's event, signed, and reports the receiver's
-// verdict. Every attempt carries the same webhook-id and body; only
-// webhook-timestamp and the signature change.
+// verdict: d.Payload as the body, or Payload(d) when it is nil. Every
+// attempt carries the same webhook-id and body; only webhook-timestamp and
+// the signature change.
 func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
 	res := s.send(ctx, d)
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "webhook attempt",
@@ -152,9 +156,12 @@ func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryRes
 }
 
 func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
-	body, err := Payload(d)
-	if err != nil {
-		return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: err.Error()}
+	body := d.Payload
+	if body == nil {
+		var err error
+		if body, err = Payload(d); err != nil {
+			return intake.DeliveryResult{Status: intake.DeliveryFailed, Detail: err.Error()}
+		}
 	}
 	now := s.now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, strings.NewReader(string(body)))
