@@ -1308,6 +1308,7 @@ export class IntroductionForm {
     terminate();
     this.fields.clear();
     this._values = {};
+    this.ticked = new Set(); // a next introduction starts with every box unticked
     this.transcript = null;
     put(this.root,
       this.heading(restored ? "Your introduction was sent" : "Thank you — your introduction is on its way"),
