@@ -32,7 +32,7 @@ bench-pow:
 lint:
 	go mod tidy -diff
 	cd infra && go mod tidy -diff
-	gofmt -l . | tee /dev/stderr | (! read)
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted" >&2; exit 1; fi
 	go vet ./...
 	node scripts/js/gen-solver-rounds.mjs --check
 	cd infra && go vet ./...
