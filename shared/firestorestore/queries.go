@@ -36,4 +36,12 @@ var Queries = []IndexedQuery{
 	{Name: "LastRuns", Collection: SweepRuns, Fields: []QueryField{{Path: "startedAt", Descending: true}}},
 	{Name: "DueEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: dueAtField}}},
 	{Name: "SubmissionEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: "submissionId"}}},
+	{Name: "admin: confirmed and handled introductions, newest first (ListIntroductions)", Collection: Introductions,
+		Fields: []QueryField{{Path: "state"}, {Path: "confirmedAt", Descending: true}}},
+	{Name: "admin: a data subject's introductions (SubjectRecords, EraseSubject)", Collection: Introductions,
+		Fields: []QueryField{{Path: "subjectKey"}}},
+	{Name: "admin: introductions confirmed per day (CountDay)", Collection: Ledger,
+		Fields: []QueryField{{Path: "confirmedAt"}}},
+	{Name: "admin: refused attempts per day by abuse state (CountDay)", Collection: Ledger,
+		Fields: []QueryField{{Path: "abuse.state"}, {Path: "provenance.time"}}},
 }
