@@ -180,8 +180,8 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 			c.Counted++
 			cd.Confirmed = f.Confirmed
 			for i, r := range refusalReasons {
-				cd.Refused[i] = f.Refused[r.State]
-				cd.Total += f.Refused[r.State]
+				cd.Refused[i] = f.Refused[string(r.State)]
+				cd.Total += f.Refused[string(r.State)]
 			}
 		}
 		c.TotalConfirmed += cd.Confirmed

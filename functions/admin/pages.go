@@ -48,7 +48,15 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"seconds": func(n int64) string { return (time.Duration(n) * time.Second).String() },
+	"seconds": func(n int64) string {
+		if n%3600 == 0 {
+			return strconv.FormatInt(n/3600, 10) + " h"
+		}
+		if n%60 == 0 {
+			return strconv.FormatInt(n/60, 10) + " min"
+		}
+		return strconv.FormatInt(n, 10) + " s"
+	},
 	"px":      func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"plus":    func(a, b int) int { return a + b },
 	"chars": func(s string) string {

@@ -449,7 +449,7 @@ var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHon
 func (s *Store) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
 	start = start.UTC().Truncate(24 * time.Hour)
 	end := start.Add(24 * time.Hour)
-	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[intake.AbuseState]int{}, ExpireAt: end.Add(figuresKeptFor)}
+	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, ExpireAt: end.Add(figuresKeptFor)}
 	ledger := s.client.Collection(Ledger)
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		n, err := count(ctx, ledger.Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end))
@@ -463,7 +463,7 @@ func (s *Store) CountDay(ctx context.Context, start time.Time) (intake.DailyFigu
 			if err != nil {
 				return err
 			}
-			f.Refused[st] = n
+			f.Refused[string(st)] = n
 		}
 		return nil
 	})
