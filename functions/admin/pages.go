@@ -37,8 +37,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 	},
-	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	"whenShort": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 	"label": func(s any) string {
 		return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ")
 	},
@@ -57,8 +58,8 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatInt(n, 10) + " s"
 	},
-	"px":      func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"plus":    func(a, b int) int { return a + b },
+	"px":   func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"plus": func(a, b int) int { return a + b },
 	"chars": func(s string) string {
 		return strconv.Itoa(len([]rune(s)))
 	},
