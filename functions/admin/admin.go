@@ -161,6 +161,7 @@ func (h *Handler) routes() []route {
 		{"POST /admin/subjects/erasure", http.HandlerFunc(h.pageErasure)},
 		{"GET /admin/retention", http.HandlerFunc(h.pageRetention)},
 		{"GET /admin/assets/admin.css", http.HandlerFunc(serveCSS)},
+		{"GET /admin/assets/icon.svg", http.HandlerFunc(serveIcon)},
 		{"GET /admin", http.RedirectHandler("/admin/", http.StatusMovedPermanently)},
 		{"GET /{$}", http.RedirectHandler("/admin/", http.StatusFound)},
 		{"/admin/", http.HandlerFunc(h.pageNotFound)},

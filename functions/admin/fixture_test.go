@@ -66,7 +66,9 @@ type fixedScheduler struct {
 	err    error
 }
 
-func (s fixedScheduler) Status(context.Context) (intake.SchedulerStatus, error) { return s.status, s.err }
+func (s fixedScheduler) Status(context.Context) (intake.SchedulerStatus, error) {
+	return s.status, s.err
+}
 
 // fixture is the admin over the real store on the emulator, served by an
 // httptest server.

@@ -24,10 +24,17 @@ var templateFS embed.FS
 //go:embed assets/admin.css
 var css []byte
 
-func serveCSS(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/css; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(css)))
-	w.Write(css)
+//go:embed assets/icon.svg
+var icon []byte
+
+func serveCSS(w http.ResponseWriter, r *http.Request) { serveAsset(w, "text/css; charset=utf-8", css) }
+
+func serveIcon(w http.ResponseWriter, r *http.Request) { serveAsset(w, "image/svg+xml", icon) }
+
+func serveAsset(w http.ResponseWriter, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }
 
 var funcs = template.FuncMap{
