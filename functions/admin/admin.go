@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // PageSize is how many introductions one page of the list holds.
@@ -91,15 +90,18 @@ type Deps struct {
 	Logger    *slog.Logger
 }
 
-// Handler serves the admin's pages and JSON.
-type Handler struct {
+// Handlers are the admin's route handlers; its routes are rows of the
+// route table in functions/wiring. Each one sets the admin's own headers
+// over the API edge's (the pages' CSP, no CORS allowance) and refuses an
+// unsafe method from another origin before doing anything.
+type Handlers struct {
 	Deps
-	mux http.Handler
+	cop *http.CrossOriginProtection
 }
 
-// New returns the admin's handler. It refuses a missing store, clock or
+// New returns the admin's handlers. It refuses a missing store, clock or
 // logger.
-func New(d Deps) (*Handler, error) {
+func New(d Deps) (*Handlers, error) {
 	var errs []error
 	if d.Store == nil {
 		errs = append(errs, errors.New("admin: nil Store"))
@@ -113,92 +115,141 @@ func New(d Deps) (*Handler, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	h := &Handler{Deps: d}
-	mux := http.NewServeMux()
-	for _, r := range h.routes() {
-		mux.Handle(r.pattern, r.handler)
-	}
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: cross-origin request refused", slog.String("method", r.Method), slog.String("path", r.URL.Path))
-		jsonapi.WriteError(w, r, nil, intake.Errorf(intake.CodeCrossOriginRefused, "This action is accepted from the admin's own pages only."))
-	}))
-	h.mux = secured(cop.Handler(mux))
-	return h, nil
+	return &Handlers{Deps: d, cop: http.NewCrossOriginProtection()}, nil
 }
-
-// Route is one entry of the admin's route table: a ServeMux pattern and
-// its handler.
-type Route struct {
-	Pattern string
-	Handler http.Handler
-}
-
-type route struct {
-	pattern string
-	handler http.Handler
-}
-
-// routes is the admin's whole route table.
-func (h *Handler) routes() []route {
-	return []route{
-		{"GET /admin/api/introductions", http.HandlerFunc(h.apiList)},
-		{"GET /admin/api/introductions/{id}", http.HandlerFunc(h.apiDetail)},
-		{"POST /admin/api/introductions/{id}/handled", http.HandlerFunc(h.apiHandled)},
-		{"POST /admin/api/deliveries/{envelopeId}/retry", http.HandlerFunc(h.apiRetry)},
-		{"GET /admin/api/subjects", http.HandlerFunc(h.apiSubject)},
-		{"POST /admin/api/subjects/erasure", http.HandlerFunc(h.apiErasure)},
-		{"GET /admin/api/health", http.HandlerFunc(h.apiHealth)},
-		{"/admin/api/", http.HandlerFunc(jsonapi.NotFound)},
-
-		{"GET /admin/{$}", http.HandlerFunc(h.pageList)},
-		{"GET /admin/introductions/{id}", http.HandlerFunc(h.pageDetail)},
-		{"POST /admin/introductions/{id}/handled", http.HandlerFunc(h.pageHandled)},
-		{"POST /admin/deliveries/{envelopeId}/retry", http.HandlerFunc(h.pageRetry)},
-		{"GET /admin/subjects", http.HandlerFunc(h.pageSubjectForm)},
-		{"POST /admin/subjects", http.HandlerFunc(h.pageSubject)},
-		{"POST /admin/subjects/export", http.HandlerFunc(h.pageExport)},
-		{"POST /admin/subjects/erasure", http.HandlerFunc(h.pageErasure)},
-		{"GET /admin/retention", http.HandlerFunc(h.pageRetention)},
-		{"GET /admin/assets/admin.css", http.HandlerFunc(serveCSS)},
-		{"GET /admin/assets/icon.svg", http.HandlerFunc(serveIcon)},
-		{"GET /admin", http.RedirectHandler("/admin/", http.StatusMovedPermanently)},
-		{"GET /{$}", http.RedirectHandler("/admin/", http.StatusFound)},
-		{"/admin/", http.HandlerFunc(h.pageNotFound)},
-	}
-}
-
-// Routes lists the admin's routes for a route table that mounts them
-// beside other functions'. Each handler carries the admin's headers and
-// cross-origin protection.
-func (h *Handler) Routes() []Route {
-	var out []Route
-	for _, r := range h.routes() {
-		if r.pattern == "GET /{$}" {
-			continue // the dev server's / is the form page
-		}
-		out = append(out, Route{Pattern: r.pattern, Handler: h.mux})
-	}
-	return out
-}
-
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 // PageCSP is the admin's Content-Security-Policy: its own stylesheet and
-// nothing else, no framing, forms only to itself.
+// icon and nothing else, no framing, forms only to itself.
 const PageCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
 
-// secured sets the headers every admin answer carries.
-func secured(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", PageCSP)
-		h.Set("Cache-Control", "no-store")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		next.ServeHTTP(w, r)
-	})
+// guard sets the headers every admin answer carries and refuses an unsafe
+// method from another origin (net/http's CrossOriginProtection decides:
+// Sec-Fetch-Site, else Origin against Host; a request with neither passes).
+func (h *Handlers) guard(w http.ResponseWriter, r *http.Request) error {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", PageCSP)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Del("Access-Control-Allow-Origin")
+	hd.Del("Access-Control-Expose-Headers")
+	if err := h.cop.Check(r); err != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: cross-origin request refused", slog.String("method", r.Method), slog.String("path", r.URL.Path))
+		return intake.Errorf(intake.CodeCrossOriginRefused, "This action is accepted from the admin's own pages only.")
+	}
+	return nil
+}
+
+// guarded wraps a route handler with guard.
+func (h *Handlers) guarded(next func(w http.ResponseWriter, r *http.Request) error) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := h.guard(w, r); err != nil {
+			return err
+		}
+		return next(w, r)
+	}
+}
+
+// The route handlers. API handlers answer JSON and return their refusal
+// (problem+json); page handlers answer HTML, refusals included.
+
+// APIList answers the list: {introductions, next}.
+func (h *Handlers) APIList(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiList)(w, r)
+}
+
+// APIDetail answers one introduction's detail.
+func (h *Handlers) APIDetail(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiDetail)(w, r)
+}
+
+// APIHandled applies the handle move.
+func (h *Handlers) APIHandled(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiHandled)(w, r)
+}
+
+// APIRetry sends a failed or retry-pending delivery again now.
+func (h *Handlers) APIRetry(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiRetry)(w, r)
+}
+
+// APISubject answers everything held about ?email=.
+func (h *Handlers) APISubject(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiSubject)(w, r)
+}
+
+// APIErasure erases everything held about {"email"}.
+func (h *Handlers) APIErasure(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiErasure)(w, r)
+}
+
+// APIHealth answers the retention health.
+func (h *Handlers) APIHealth(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiHealth)(w, r)
+}
+
+// List is the list page.
+func (h *Handlers) List(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageList)(w, r)
+}
+
+// Detail is an introduction's page.
+func (h *Handlers) Detail(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageDetail)(w, r)
+}
+
+// Handled is the detail page's "Mark handled".
+func (h *Handlers) Handled(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageHandled)(w, r)
+}
+
+// Retry is the detail page's "Retry now".
+func (h *Handlers) Retry(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageRetry)(w, r)
+}
+
+// SubjectForm is the data subject page's search form.
+func (h *Handlers) SubjectForm(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageSubjectForm)(w, r)
+}
+
+// Subject shows what is held about the posted address.
+func (h *Handlers) Subject(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageSubject)(w, r)
+}
+
+// Export downloads what is held about the posted address as JSON.
+func (h *Handlers) Export(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageExport)(w, r)
+}
+
+// Erasure asks for confirmation, then erases the posted address.
+func (h *Handlers) Erasure(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageErasure)(w, r)
+}
+
+// Retention is the retention page.
+func (h *Handlers) Retention(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageRetention)(w, r)
+}
+
+// Stylesheet serves the pages' one stylesheet.
+func (h *Handlers) Stylesheet(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(serveCSS)(w, r)
+}
+
+// Icon serves the pages' icon.
+func (h *Handlers) Icon(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(serveIcon)(w, r)
+}
+
+// Home sends /admin to the list.
+func (h *Handlers) Home(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(func(w http.ResponseWriter, r *http.Request) error {
+		http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
+		return nil
+	})(w, r)
 }
 
 // LocalOwner is the actor recorded when a request carries no identity
@@ -234,7 +285,7 @@ func actor(r *http.Request) string {
 }
 
 // logAction logs an admin action without content: the action, ids, codes.
-func (h *Handler) logAction(r *http.Request, action string, err error, attrs ...slog.Attr) {
+func (h *Handlers) logAction(r *http.Request, action string, err error, attrs ...slog.Attr) {
 	attrs = append(attrs, slog.String("action", action), slog.String("code", string(intake.CodeOf(err))))
 	level := slog.LevelInfo
 	if c := intake.CodeOf(err); c == intake.CodeUnavailable || c == intake.CodeInternal {

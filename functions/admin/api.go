@@ -113,7 +113,7 @@ func decodeCursor(s string) (*intake.ListPosition, error) {
 	return &intake.ListPosition{ConfirmedAt: c.T, ID: c.I}, nil
 }
 
-func (h *Handler) list(r *http.Request) ([]intake.Record, string, error) {
+func (h *Handlers) list(r *http.Request) ([]intake.Record, string, error) {
 	after, err := decodeCursor(r.URL.Query().Get("cursor"))
 	if err != nil {
 		return nil, "", err
@@ -122,11 +122,10 @@ func (h *Handler) list(r *http.Request) ([]intake.Record, string, error) {
 	return recs, encodeCursor(next), err
 }
 
-func (h *Handler) apiList(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {
 	recs, next, err := h.list(r)
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	out := listAnswer{Introductions: make([]listItem, 0, len(recs)), Next: next}
 	for _, rec := range recs {
@@ -136,48 +135,49 @@ func (h *Handler) apiList(w http.ResponseWriter, r *http.Request) {
 			HandledAt: timeOrNil(in.HandledAt), Decision: rec.Ledger.Decision})
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, out)
+	return nil
 }
 
-func (h *Handler) apiDetail(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) apiDetail(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, detailOf(rec))
+	return nil
 }
 
 // handle applies the handle move for the request's actor.
-func (h *Handler) handle(r *http.Request) (*intake.Introduction, error) {
+func (h *Handlers) handle(r *http.Request) (*intake.Introduction, error) {
 	id := r.PathValue("id")
 	in, err := h.Store.MarkHandled(r.Context(), id, actor(r), h.Clock.Now())
 	h.logAction(r, intake.ActionHandled, err, slog.String("introductionId", id))
 	return in, err
 }
 
-func (h *Handler) apiHandled(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) apiHandled(w http.ResponseWriter, r *http.Request) error {
 	in, err := h.handle(r)
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, struct {
 		ID        string       `json:"id"`
 		State     intake.State `json:"state"`
 		HandledAt time.Time    `json:"handledAt"`
 	}{in.ID, in.State, in.HandledAt})
+	return nil
 }
 
 // retry sends an envelope again now, if its status allows it, and records
 // the action in its submission's ledger entry. It returns the envelope.
-func (h *Handler) retry(r *http.Request) (intake.Envelope, error) {
+func (h *Handlers) retry(r *http.Request) (intake.Envelope, error) {
 	id := r.PathValue("envelopeId")
 	env, err := h.retryEnvelope(r, id)
 	h.logAction(r, intake.ActionRetry, err, slog.String("envelopeId", id), slog.String("introductionId", env.SubmissionID))
 	return env, err
 }
 
-func (h *Handler) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
+func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
 	env, err := h.Store.Envelope(r.Context(), id)
 	if err != nil {
 		return env, err
@@ -199,15 +199,15 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-func (h *Handler) apiRetry(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) apiRetry(w http.ResponseWriter, r *http.Request) error {
 	env, err := h.retry(r)
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	jsonapi.WriteJSON(w, http.StatusAccepted, struct {
 		EnvelopeID string `json:"envelopeId"`
 	}{env.ID})
+	return nil
 }
 
 // checkEmail refuses what cannot be an address as EMAIL_INVALID.
@@ -220,7 +220,7 @@ func checkEmail(email string) error {
 }
 
 // subject returns every record held about email.
-func (h *Handler) subject(r *http.Request, email string) ([]intake.Record, error) {
+func (h *Handlers) subject(r *http.Request, email string) ([]intake.Record, error) {
 	if err := checkEmail(email); err != nil {
 		return nil, err
 	}
@@ -242,19 +242,19 @@ func subjectOf(email string, recs []intake.Record) subjectAnswer {
 	return out
 }
 
-func (h *Handler) apiSubject(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) apiSubject(w http.ResponseWriter, r *http.Request) error {
 	email := r.URL.Query().Get("email")
 	recs, err := h.subject(r, email)
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, subjectOf(email, recs))
+	return nil
 }
 
 // erase erases everything held about email on the request's actor's
 // behalf.
-func (h *Handler) erase(r *http.Request, email string) (int, error) {
+func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	if err := checkEmail(email); err != nil {
 		return 0, err
 	}
@@ -264,27 +264,21 @@ func (h *Handler) erase(r *http.Request, email string) (int, error) {
 	return n, err
 }
 
-func (h *Handler) apiErasure(w http.ResponseWriter, r *http.Request) {
-	body, err := jsonapi.ReadBody(w, r)
-	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
-	}
+func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		Email string `json:"email"`
 	}
-	if err := jsonapi.DecodeStrict(body, &req); err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+	if err := jsonapi.ReadJSON(w, r, &req); err != nil {
+		return err
 	}
 	n, err := h.erase(r, req.Email)
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, struct {
 		Erased int `json:"erased"`
 	}{n})
+	return nil
 }
 
 // health is the retention health: the last sweep runs and the scheduler.
@@ -304,7 +298,7 @@ type schedulerView struct {
 	LastStatus  string
 }
 
-func (h *Handler) health(r *http.Request, runs int) (health, error) {
+func (h *Handlers) health(r *http.Request, runs int) (health, error) {
 	out := health{}
 	var err error
 	if out.Runs, err = h.Store.LastSweepRuns(r.Context(), runs); err != nil {
@@ -324,11 +318,10 @@ func (h *Handler) health(r *http.Request, runs int) (health, error) {
 	return out, nil
 }
 
-func (h *Handler) apiHealth(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
 	hl, err := h.health(r, 1)
 	if err != nil {
-		jsonapi.WriteError(w, r, h.Logger, err)
-		return
+		return err
 	}
 	type sched struct {
 		Configured  bool       `json:"configured"`
@@ -351,4 +344,5 @@ func (h *Handler) apiHealth(w http.ResponseWriter, r *http.Request) {
 		out.Scheduler.LastStatus = "UNREADABLE"
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, out)
+	return nil
 }

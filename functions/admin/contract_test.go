@@ -15,6 +15,7 @@ import (
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/admin/adminseed"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 func keys(m map[string]any) []string {
@@ -381,6 +382,17 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 	}
 	if a := f.do(http.MethodGet, "/admin/api/introductions/"+id, "", "Sec-Fetch-Site", "cross-site"); a.status != http.StatusOK {
 		t.Errorf("a cross-site GET (a link) is refused: %d", a.status)
+	}
+	// Even the site's own origin, allowed to read the public API, may not
+	// read the admin's answers.
+	if a := f.do(http.MethodGet, "/admin/api/introductions", "", "Origin", testsupport.SiteOrigin); a.status != http.StatusOK || a.header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("the admin answers the site's origin with CORS: %d %v", a.status, a.header)
+	}
+	if a := f.do(http.MethodDelete, "/admin/api/introductions/"+id, ""); a.status != http.StatusMethodNotAllowed || a.code(t) != "METHOD_NOT_ALLOWED" {
+		t.Errorf("DELETE: %d %s", a.status, a.body)
+	}
+	if a := f.do(http.MethodGet, "/admin/api/nowhere", ""); a.status != http.StatusNotFound || a.code(t) != "NOT_FOUND" {
+		t.Errorf("an unknown admin path: %d %s", a.status, a.body)
 	}
 }
 

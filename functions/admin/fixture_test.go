@@ -18,9 +18,11 @@ import (
 
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/admin/adminseed"
+	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // now is the fixed time of every admin test.
@@ -76,7 +78,7 @@ type fixture struct {
 	t       *testing.T
 	client  *firestore.Client
 	store   *firestorestore.Store
-	handler *admin.Handler
+	handler *admin.Handlers
 	server  *httptest.Server
 	logs    *syncBuffer
 	retrier *recordingRetrier
@@ -103,7 +105,11 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.server = httptest.NewServer(f.handler)
+	served, err := wiring.Serve(&wiring.Handlers{Admin: f.handler}, "Admin", []string{testsupport.SiteOrigin}, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.server = httptest.NewServer(served)
 	t.Cleanup(f.server.Close)
 	return f
 }

@@ -27,14 +27,19 @@ var css []byte
 //go:embed assets/icon.svg
 var icon []byte
 
-func serveCSS(w http.ResponseWriter, r *http.Request) { serveAsset(w, "text/css; charset=utf-8", css) }
+func serveCSS(w http.ResponseWriter, r *http.Request) error {
+	return serveAsset(w, "text/css; charset=utf-8", css)
+}
 
-func serveIcon(w http.ResponseWriter, r *http.Request) { serveAsset(w, "image/svg+xml", icon) }
+func serveIcon(w http.ResponseWriter, r *http.Request) error {
+	return serveAsset(w, "image/svg+xml", icon)
+}
 
-func serveAsset(w http.ResponseWriter, contentType string, body []byte) {
+func serveAsset(w http.ResponseWriter, contentType string, body []byte) error {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
+	return nil
 }
 
 var funcs = template.FuncMap{
@@ -115,7 +120,7 @@ type page struct {
 
 // render writes a page, or a plain 500 if the template fails (it never
 // writes half a page).
-func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	var buf bytes.Buffer
 	if err := pages[name].Execute(&buf, p); err != nil {
 		h.Logger.LogAttrs(r.Context(), slog.LevelError, "admin: rendering a page failed", slog.String("page", name), slog.String("cause", err.Error()))
@@ -129,7 +134,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 // problemPage answers err as a page: its status, its safe detail.
-func (h *Handler) problemPage(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error) {
 	e := intake.AsError(err)
 	p := jsonapi.ProblemFor(e)
 	if e.Cause != nil {
@@ -145,11 +150,6 @@ func (h *Handler) problemPage(w http.ResponseWriter, r *http.Request, err error)
 	h.render(w, r, p.Status, "problem", page{Title: title, Problem: p.Detail, Data: p})
 }
 
-func (h *Handler) pageNotFound(w http.ResponseWriter, r *http.Request) {
-	h.render(w, r, http.StatusNotFound, "problem", page{Title: "Not found", Problem: "There is no page at this address.",
-		Data: jsonapi.ProblemFor(intake.Errorf(intake.CodeNotFound, "There is no page at this address."))})
-}
-
 // listData is the list page.
 type listData struct {
 	Rows      []intake.Record
@@ -159,29 +159,30 @@ type listData struct {
 	LastRun   *intake.SweepRun
 }
 
-func (h *Handler) pageList(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	recs, next, err := h.list(r)
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == ""}
 	days := chartDays(h.Clock.Now())
 	kept, err := h.Store.DailyFigures(r.Context(), days)
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	d.Chart = buildChart(days, kept)
 	runs, err := h.Store.LastSweepRuns(r.Context(), 1)
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	if len(runs) > 0 {
 		d.LastRun = &runs[0]
 	}
 	h.render(w, r, http.StatusOK, "list", page{Title: "Introductions", Nav: "list", Data: d})
+	return nil
 }
 
 // detailData is the detail page.
@@ -196,16 +197,17 @@ var notices = map[string]string{
 	"retried": "The delivery is being attempted again now.",
 }
 
-func (h *Handler) pageDetail(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
+	return nil
 }
 
-func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {
+func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {
 	in := rec.Introduction
 	title := in.Fields.Name
 	if in.Fields.Company != "" {
@@ -219,7 +221,7 @@ func (h *Handler) renderDetail(w http.ResponseWriter, r *http.Request, status in
 // afterAction shows the detail page again after a POST: a redirect on
 // success (so a reload does not repeat it), the page with the refusal
 // otherwise.
-func (h *Handler) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) {
+func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) {
 	if err == nil {
 		http.Redirect(w, r, "/admin/introductions/"+url.PathEscape(id)+"?done="+done, http.StatusSeeOther)
 		return
@@ -237,18 +239,20 @@ func (h *Handler) afterAction(w http.ResponseWriter, r *http.Request, id, done s
 	h.renderDetail(w, r, jsonapi.Status(e.Code), rec, "", e.Detail)
 }
 
-func (h *Handler) pageHandled(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
 	_, err := h.handle(r)
 	h.afterAction(w, r, r.PathValue("id"), "handled", err)
+	return nil
 }
 
-func (h *Handler) pageRetry(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
 	env, err := h.retry(r)
 	if env.SubmissionID == "" {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	h.afterAction(w, r, env.SubmissionID, "retried", err)
+	return nil
 }
 
 // subjectData is the data subject's page.
@@ -260,8 +264,9 @@ type subjectData struct {
 	Done     bool
 }
 
-func (h *Handler) pageSubjectForm(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageSubjectForm(w http.ResponseWriter, r *http.Request) error {
 	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
+	return nil
 }
 
 // formEmail reads the email field of a posted form.
@@ -270,7 +275,7 @@ func formEmail(w http.ResponseWriter, r *http.Request) string {
 	return strings.TrimSpace(r.PostFormValue("email"))
 }
 
-func (h *Handler) pageSubject(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	recs, err := h.subject(r, email)
 	if err != nil {
@@ -281,56 +286,59 @@ func (h *Handler) pageSubject(w http.ResponseWriter, r *http.Request) {
 		}
 		if e.Code == intake.CodeEmailInvalid {
 			h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: msg, Data: subjectData{Email: email}})
-			return
+			return nil
 		}
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Data: subjectData{Email: email, Searched: true, Records: recs}})
+	return nil
 }
 
 // pageExport answers the data subject's export as a JSON download.
-func (h *Handler) pageExport(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageExport(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	recs, err := h.subject(r, email)
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	body, err := json.MarshalIndent(subjectOf(email, recs), "", "  ")
 	if err != nil {
 		h.problemPage(w, r, intake.Internal(err))
-		return
+		return nil
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="data-subject-export-`+h.Clock.Now().UTC().Format("2006-01-02")+`.json"`)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
+	return nil
 }
 
 // pageErasure asks for confirmation first (the form without confirm=yes),
 // then erases.
-func (h *Handler) pageErasure(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	if r.PostFormValue("confirm") != "yes" {
 		recs, err := h.subject(r, email)
 		if err != nil {
 			h.problemPage(w, r, err)
-			return
+			return nil
 		}
 		h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
 			Data: subjectData{Email: email, Searched: true, Records: recs}})
-		return
+		return nil
 	}
 	n, err := h.erase(r, email)
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Notice: fmt.Sprintf("Erased %d %s. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
 		Data:   subjectData{Email: email, Erased: n, Done: true}})
+	return nil
 }
 
 func plural(n int, one, many string) string {
@@ -340,11 +348,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func (h *Handler) pageRetention(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 	hl, err := h.health(r, RecentRuns)
 	if err != nil {
 		h.problemPage(w, r, err)
-		return
+		return nil
 	}
 	h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
+	return nil
 }

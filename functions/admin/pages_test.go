@@ -59,8 +59,15 @@ func firstDiff(a, b string) string {
 // detail of a realistic month and compares them with the golden files.
 func TestPagesGolden(t *testing.T) {
 	f := newFixture(t)
-	ids, err := adminseed.SeedRealistic(context.Background(), f.store, f.client, f.logger, now)
+	ids, err := adminseed.SeedRealistic(context.Background(), f.store, f.client, now)
 	if err != nil {
+		t.Fatal(err)
+	}
+	figures, err := admin.NewDailyFiguresTask(f.store, f.logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := figures.Run(context.Background(), now); err != nil {
 		t.Fatal(err)
 	}
 	list := f.do(http.MethodGet, "/admin/", "")

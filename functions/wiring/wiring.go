@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/challenge"
 	"github.com/ownersite/introductions/functions/confirmation"
 	"github.com/ownersite/introductions/functions/deliveryevents"
@@ -38,6 +39,7 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/mailgun"
 	"github.com/ownersite/introductions/shared/retentionsweep"
+	"github.com/ownersite/introductions/shared/schedulerjob"
 	"github.com/ownersite/introductions/shared/secretkeys"
 	"github.com/ownersite/introductions/shared/smtpmail"
 	"github.com/ownersite/introductions/shared/webhook"
@@ -59,8 +61,13 @@ type Service struct {
 	// sweep's delivery-retries task.
 	Delivery *delivery.Service
 
+	// SweepTasks are the tasks this service hands the sweep to run after
+	// deleting: the admin's daily figures.
+	SweepTasks []intake.SweepTask
+
 	functions map[string]http.Handler
 	api       http.Handler
+	scheduler *schedulerjob.Reader
 }
 
 // Handlers are the built handlers of every function, which the route table
@@ -76,6 +83,7 @@ type Handlers struct {
 	Sweeps *retentionsweep.Launcher
 	// DeliveryEvents takes the email provider's signed delivery events.
 	DeliveryEvents *deliveryevents.Handlers
+	Admin        *admin.Handlers
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -216,6 +224,20 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	errs = append(errs, err)
 	h.DeliveryEvents, errs[5] = deliveryevents.New(deliveries, providers)
 	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Delivery: deliveries, Sweeps: sweeps, closeKeys: closeKeys, functions: map[string]http.Handler{}}
+	adminDeps := admin.Deps{Store: store, Clock: o.Clock, Logger: logger}
+	if cfg.SchedulerJob != "" {
+		svc.scheduler, err = schedulerjob.Open(ctx, cfg.SchedulerJob, cfg.FirestoreTimeout)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("scheduler job: %w", err))
+		} else {
+			adminDeps.Scheduler = svc.scheduler
+		}
+	}
+	h.Admin, err = admin.New(adminDeps)
+	errs = append(errs, err)
+	figures, err := admin.NewDailyFiguresTask(store, logger)
+	errs = append(errs, err)
+	svc.SweepTasks = []intake.SweepTask{figures}
 	for _, name := range append(Functions(), "") {
 		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {
@@ -229,7 +251,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		store.Close()
+		svc.Close()
 		return nil, err
 	}
 	built = true
@@ -340,12 +362,14 @@ func loadPepper(ctx context.Context, cfg config.Config, o Overrides) ([]byte, er
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
 // Mux serves every route of every function, whatever its path, and page at
-// every other path (a path under /api/ that no route has is the API's 404):
-// the dev server's one origin, the way a site's hosting rewrites /api/** to
-// the functions.
+// every other path (a path under /api/ or /admin/ that no route has is the
+// API's 404): the dev server's one origin, the way a site's hosting rewrites
+// /api/** to the functions.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.api)
+	mux.Handle("/admin", s.api)
+	mux.Handle("/admin/", s.api)
 	mux.Handle("/", page)
 	for _, rt := range routes {
 		_, path, _ := strings.Cut(rt.pattern, " ")
@@ -363,14 +387,17 @@ func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
 
 // Close waits for a sweep and the deliveries in flight on this instance,
 // writes the refusal counts still in memory (within ten seconds, the grace
-// Cloud Run gives a stopping instance), then releases the store and the
-// Secret Manager client of the keys.
+// Cloud Run gives a stopping instance), then releases the store, the Secret
+// Manager client of the keys and the scheduler client.
 func (s *Service) Close() error {
 	s.Sweeps.Wait()
 	s.Delivery.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	flushErr := s.Flow.FlushRefusals(ctx, true)
+	if s.scheduler != nil {
+		s.scheduler.Close()
+	}
 	return errors.Join(flushErr, s.Store.Close(), s.closeKeys())
 }
 

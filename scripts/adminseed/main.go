@@ -17,6 +17,7 @@ import (
 
 	"cloud.google.com/go/firestore"
 
+	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/admin/adminseed"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
@@ -48,8 +49,17 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	ids, err := adminseed.SeedRealistic(ctx, store, client, logger, time.Now())
+	now := time.Now()
+	ids, err := adminseed.SeedRealistic(ctx, store, client, now)
 	if err != nil {
+		return err
+	}
+	// The daily figures, counted as the sweep counts them.
+	figures, err := admin.NewDailyFiguresTask(store, logger)
+	if err != nil {
+		return err
+	}
+	if _, err := figures.Run(ctx, now); err != nil {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(ids)

@@ -1,8 +1,7 @@
 // Package adminseed writes sample records into a Firestore database through
 // the real store, for the admin's tests, its browser test and its
 // screenshots: confirmed introductions (kept as drafts, then confirmed, and
-// some marked handled), their envelopes, refused attempts, sweep runs and
-// the daily figures the sweep task counts from them.
+// some marked handled), their envelopes, refused attempts and sweep runs.
 package adminseed
 
 import (

@@ -3,13 +3,11 @@ package adminseed
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
 
-	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/shared/firestorestore"
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -93,10 +91,11 @@ func Realistic(now time.Time) []Sample {
 	}
 }
 
-// SeedRealistic writes Realistic(now), a month of refused attempts, a few
-// sweep runs and the daily figures the admin's sweep task counts from the
-// ledger. It returns the ids of the introductions, newest first.
-func SeedRealistic(ctx context.Context, store *firestorestore.Store, client *firestore.Client, logger *slog.Logger, now time.Time) ([]string, error) {
+// SeedRealistic writes Realistic(now), refused attempts on each of the 30
+// days before now and a few sweep runs (the daily figures are the admin's
+// sweep task's to count). It returns the ids of the introductions, newest
+// first.
+func SeedRealistic(ctx context.Context, store *firestorestore.Store, client *firestore.Client, now time.Time) ([]string, error) {
 	var ids []string
 	for _, s := range Realistic(now) {
 		id, err := Keep(ctx, store, client, s)
@@ -107,7 +106,7 @@ func SeedRealistic(ctx context.Context, store *firestorestore.Store, client *fir
 	}
 	today := now.UTC().Truncate(24 * time.Hour)
 	states := []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHoneypot, intake.AbuseContentRejected, intake.AbusePowFailed}
-	for d := 1; d <= admin.ChartDays; d++ {
+	for d := 1; d <= 30; d++ {
 		for i := 0; i < (d*7)%9; i++ {
 			state := states[(d+i*i)%len(states)]
 			if d%6 == 0 && i%2 == 0 {
@@ -130,13 +129,6 @@ func SeedRealistic(ctx context.Context, store *firestorestore.Store, client *fir
 		if err := SweepRun(ctx, client, run); err != nil {
 			return nil, err
 		}
-	}
-	task, err := admin.NewDailyFiguresTask(store, logger)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := task.Run(ctx, now); err != nil {
-		return nil, err
 	}
 	return ids, nil
 }
