@@ -2,6 +2,7 @@ package firestorestore
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -79,5 +80,42 @@ func TestAdminActionsAreBounded(t *testing.T) {
 	}
 	if err := ts.RecordAdminAction(ctx, "nobody", intake.AdminAction{At: t0, Actor: "owner", Action: intake.ActionRetry}); intake.CodeOf(err) != intake.CodeNotFound {
 		t.Errorf("an action on no entry: %v", err)
+	}
+}
+
+// TestOwnersSideUnreachable: with Firestore down every admin method answers
+// UNAVAILABLE with a RetryAfter (its OpTimeout bounds the wait), never a
+// vendor error.
+func TestOwnersSideUnreachable(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, Config{Project: "unreachable", Database: "introductions", OpTimeout: 300 * time.Millisecond}, discard, unreachable(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	calls := map[string]func() error{
+		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, nil, 50, t0); return err },
+		"Record":            func() error { _, err := s.Record(ctx, "x", t0); return err },
+		"MarkHandled":       func() error { _, err := s.MarkHandled(ctx, "x", "owner", t0); return err },
+		"Envelope":          func() error { _, err := s.Envelope(ctx, "x"); return err },
+		"RecordAdminAction": func() error {
+			return s.RecordAdminAction(ctx, "x", intake.AdminAction{At: t0, Actor: "owner", Action: intake.ActionRetry})
+		},
+		"SubjectRecords": func() error { _, err := s.SubjectRecords(ctx, "k", t0); return err },
+		"EraseSubject": func() error {
+			_, err := s.EraseSubject(ctx, "k", intake.ErasureRecord{At: t0, RequestedBy: "owner"})
+			return err
+		},
+		"LastSweepRuns":   func() error { _, err := s.LastSweepRuns(ctx, 1); return err },
+		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
+		"CountDay":        func() error { _, err := s.CountDay(ctx, t0); return err },
+		"PutDailyFigures": func() error { return s.PutDailyFigures(ctx, intake.DailyFigures{Day: "2026-11-29", ExpireAt: t0}) },
+	}
+	for name, call := range calls {
+		err := call()
+		var ie *intake.Error
+		if !errors.As(err, &ie) || ie.Code != intake.CodeUnavailable || ie.RetryAfter <= 0 {
+			t.Errorf("%s = %v, want UNAVAILABLE with RetryAfter", name, err)
+		}
 	}
 }
