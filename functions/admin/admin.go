@@ -49,8 +49,8 @@ type Store interface {
 	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
 	// MarkHandled applies the handle move and records actor in the ledger.
 	MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error)
-	// Envelope returns one envelope of the handoff outbox.
-	Envelope(ctx context.Context, id string) (intake.Envelope, error)
+	// FindEnvelope returns one envelope of the handoff outbox.
+	FindEnvelope(ctx context.Context, id string) (intake.Envelope, error)
 	// RecordAdminAction appends a to the ledger entry of submission id.
 	RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error
 	// SubjectRecords returns every live record (drafts included) of one

@@ -178,7 +178,7 @@ func (h *Handlers) retry(r *http.Request) (intake.Envelope, error) {
 }
 
 func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
-	env, err := h.Store.Envelope(r.Context(), id)
+	env, err := h.Store.FindEnvelope(r.Context(), id)
 	if err != nil {
 		return env, err
 	}

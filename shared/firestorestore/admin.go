@@ -232,8 +232,8 @@ func withAction(actions []intake.AdminAction, a intake.AdminAction) []intake.Adm
 	return actions
 }
 
-// Envelope returns envelope id. Errors: intake.ErrNotFound; UNAVAILABLE.
-func (s *Store) Envelope(ctx context.Context, id string) (intake.Envelope, error) {
+// FindEnvelope returns envelope id. Errors: intake.ErrNotFound; UNAVAILABLE.
+func (s *Store) FindEnvelope(ctx context.Context, id string) (intake.Envelope, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, intake.ErrNotFound
 	}

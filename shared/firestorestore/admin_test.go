@@ -97,7 +97,7 @@ func TestOwnersSideUnreachable(t *testing.T) {
 		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, nil, 50, t0); return err },
 		"Record":            func() error { _, err := s.Record(ctx, "x", t0); return err },
 		"MarkHandled":       func() error { _, err := s.MarkHandled(ctx, "x", "owner", t0); return err },
-		"Envelope":          func() error { _, err := s.Envelope(ctx, "x"); return err },
+		"FindEnvelope":      func() error { _, err := s.FindEnvelope(ctx, "x"); return err },
 		"RecordAdminAction": func() error {
 			return s.RecordAdminAction(ctx, "x", intake.AdminAction{At: t0, Actor: "owner", Action: intake.ActionRetry})
 		},
