@@ -45,6 +45,8 @@ type Store interface {
 	// introductions with their ledger entries, newest confirmation first,
 	// after pos, and where the next page starts (nil at the end).
 	ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error)
+	// CountWaiting counts the confirmed introductions not yet handled.
+	CountWaiting(ctx context.Context) (int, error)
 	// Record returns everything held about one confirmed introduction.
 	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
 	// MarkHandled applies the handle move and records actor in the ledger.

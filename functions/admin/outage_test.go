@@ -23,6 +23,7 @@ var errDown = intake.Unavailable(errors.New("firestore: connection refused"), 3*
 func (downStore) ListIntroductions(context.Context, *intake.ListPosition, int, time.Time) ([]intake.Record, *intake.ListPosition, error) {
 	return nil, nil, errDown
 }
+func (downStore) CountWaiting(context.Context) (int, error) { return 0, errDown }
 func (downStore) Record(context.Context, string, time.Time) (intake.Record, error) {
 	return intake.Record{}, errDown
 }

@@ -152,6 +152,7 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 
 // listData is the list page.
 type listData struct {
+	Waiting   int
 	Rows      []intake.Record
 	Next      string
 	FirstPage bool
@@ -166,6 +167,10 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == ""}
+	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
 	days := chartDays(h.Clock.Now())
 	kept, err := h.Store.DailyFigures(r.Context(), days)
 	if err != nil {

@@ -98,6 +98,7 @@ test("the owner's walk: list, detail, mark handled, list shows HANDLED", { skip 
   await page.getByRole('heading', { name: 'Introductions', level: 1 }).waitFor();
   assert.match(await page.locator('.glance .sum').innerText(), /\d+ confirmed and \d+ refused from/);
   assert.equal(await page.locator('svg.chart rect').count() > 30, true, 'the chart has bars');
+  const waitingBefore = Number((await page.locator('.waiting').innerText()).match(/(\d+) introductions? waits?/)[1]);
   const ada = page.getByRole('row', { name: /Ada Lovelace/ });
   assert.match(await ada.innerText(), /CONFIRMED/i);
   assert.deepEqual(await axe(page), [], 'axe on the list');
@@ -134,6 +135,7 @@ test("the owner's walk: list, detail, mark handled, list shows HANDLED", { skip 
   await page.getByRole('link', { name: 'All introductions' }).click();
   await page.getByRole('heading', { name: 'Introductions', level: 1 }).waitFor();
   assert.match(await page.getByRole('row', { name: /Ada Lovelace/ }).innerText(), /HANDLED/i);
+  assert.match(await page.locator('.waiting').innerText(), new RegExp(`^${waitingBefore - 1} introductions? waits? for you`));
   await page.close();
 });
 

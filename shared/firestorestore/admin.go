@@ -89,6 +89,19 @@ func (s *Store) ListIntroductions(ctx context.Context, after *intake.ListPositio
 	return out, next, err
 }
 
+// CountWaiting counts the confirmed introductions not yet handled, with one
+// Firestore COUNT query (expired ones the sweep has not deleted yet
+// included). Errors: UNAVAILABLE.
+func (s *Store) CountWaiting(ctx context.Context) (int, error) {
+	var n int
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		var err error
+		n, err = count(ctx, s.client.Collection(Introductions).Where("state", "==", string(intake.StateConfirmed)))
+		return err
+	})
+	return n, err
+}
+
 // Record returns everything held about introduction id: the introduction,
 // its conversation, its ledger entry and its envelopes (oldest first).
 // Errors: intake.ErrNotFound for an unknown, expired or draft id;

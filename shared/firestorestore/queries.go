@@ -38,6 +38,8 @@ var Queries = []IndexedQuery{
 	{Name: "SubmissionEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: "submissionId"}}},
 	{Name: "admin: confirmed and handled introductions, newest first (ListIntroductions)", Collection: Introductions,
 		Fields: []QueryField{{Path: "state"}, {Path: "confirmedAt", Descending: true}}},
+	{Name: "admin: how many confirmed introductions wait (CountWaiting)", Collection: Introductions,
+		Fields: []QueryField{{Path: "state"}}},
 	{Name: "admin: a data subject's introductions (SubjectRecords, EraseSubject)", Collection: Introductions,
 		Fields: []QueryField{{Path: "subjectKey"}}},
 	{Name: "admin: introductions confirmed per day (CountDay)", Collection: Ledger,
