@@ -61,8 +61,8 @@ type Store interface {
 	// EraseSubject erases every introduction of one data subject, leaving
 	// content-free tombstones, and says how many it erased.
 	EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error)
-	// LastSweepRuns returns the n most recent sweep runs, newest first.
-	LastSweepRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
+	// LastRuns returns the n most recent sweep runs, newest first.
+	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
 }

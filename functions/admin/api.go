@@ -301,7 +301,7 @@ type schedulerView struct {
 func (h *Handlers) health(r *http.Request, runs int) (health, error) {
 	out := health{}
 	var err error
-	if out.Runs, err = h.Store.LastSweepRuns(r.Context(), runs); err != nil {
+	if out.Runs, err = h.Store.LastRuns(r.Context(), runs); err != nil {
 		return out, err
 	}
 	if h.Scheduler == nil {

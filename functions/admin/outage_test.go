@@ -40,7 +40,7 @@ func (downStore) SubjectRecords(context.Context, string, time.Time) ([]intake.Re
 func (downStore) EraseSubject(context.Context, string, intake.ErasureRecord) (int, error) {
 	return 0, errDown
 }
-func (downStore) LastSweepRuns(context.Context, int) ([]intake.SweepRun, error) { return nil, errDown }
+func (downStore) LastRuns(context.Context, int) ([]intake.SweepRun, error) { return nil, errDown }
 func (downStore) DailyFigures(context.Context, []string) (map[string]intake.DailyFigures, error) {
 	return nil, errDown
 }

@@ -178,7 +178,7 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	d.Chart = buildChart(days, kept)
-	runs, err := h.Store.LastSweepRuns(r.Context(), 1)
+	runs, err := h.Store.LastRuns(r.Context(), 1)
 	if err != nil {
 		h.problemPage(w, r, err)
 		return nil

@@ -1,9 +1,9 @@
 // Package wiring is the one place the service is wired: it builds every
 // dependency from the typed config (Firestore store, keyring, proof of work,
 // form registry, check chain, intake service, retention sweep and its
-// tasks) and each function's handler from them. Deployed functions build lazily on their first request: a failed
-// start-up answers 503 UNAVAILABLE and is retried on the next request, never
-// cached.
+// tasks) and each function's handler from them. Deployed functions build
+// lazily on their first request: a failed start-up answers 503 UNAVAILABLE
+// and is retried on the next request, never cached.
 package wiring
 
 import (
@@ -61,10 +61,6 @@ type Service struct {
 	// sweep's delivery-retries task.
 	Delivery *delivery.Service
 
-	// SweepTasks are the tasks this service hands the sweep to run after
-	// deleting: the admin's daily figures.
-	SweepTasks []intake.SweepTask
-
 	functions map[string]http.Handler
 	api       http.Handler
 	scheduler *schedulerjob.Reader
@@ -83,7 +79,7 @@ type Handlers struct {
 	Sweeps *retentionsweep.Launcher
 	// DeliveryEvents takes the email provider's signed delivery events.
 	DeliveryEvents *deliveryevents.Handlers
-	Admin        *admin.Handlers
+	Admin          *admin.Handlers
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -190,8 +186,14 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	}
 	// Sweep tasks run after each sweep's deletions, in this order: one line
 	// each.
+	figures, err := admin.NewDailyFiguresTask(store, logger)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	tasks := []intake.SweepTask{
 		deliveries, // delivery-retries: the envelopes whose attempt is due
+		figures,    // the admin's chart: each finished day counted once
 	}
 	sweeper, err := retentionsweep.New(retentionsweep.Config{
 		Store: store, Registry: registry, Tasks: tasks, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
@@ -235,9 +237,6 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	}
 	h.Admin, err = admin.New(adminDeps)
 	errs = append(errs, err)
-	figures, err := admin.NewDailyFiguresTask(store, logger)
-	errs = append(errs, err)
-	svc.SweepTasks = []intake.SweepTask{figures}
 	for _, name := range append(Functions(), "") {
 		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {

@@ -400,29 +400,6 @@ func (s *Store) erase(ctx context.Context, id string, e intake.ErasureRecord) er
 	})
 }
 
-// LastSweepRuns returns the n most recent sweep runs, newest first.
-// Errors: UNAVAILABLE.
-func (s *Store) LastSweepRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
-	out := []intake.SweepRun{}
-	err := s.op(ctx, nil, func(ctx context.Context) error {
-		out = []intake.SweepRun{}
-		snaps, err := s.client.Collection(SweepRuns).OrderBy("startedAt", firestore.Desc).Limit(n).Documents(ctx).GetAll()
-		if err != nil {
-			return err
-		}
-		for _, snap := range snaps {
-			var r intake.SweepRun
-			if err := snap.DataTo(&r); err != nil {
-				return err
-			}
-			r.ID = snap.Ref.ID
-			out = append(out, r)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // DailyFigures returns the figures kept for each of days (YYYY-MM-DD), in
 // the order asked; a day not aggregated yet is absent from the map.
 // Errors: UNAVAILABLE.

@@ -106,7 +106,6 @@ func TestOwnersSideUnreachable(t *testing.T) {
 			_, err := s.EraseSubject(ctx, "k", intake.ErasureRecord{At: t0, RequestedBy: "owner"})
 			return err
 		},
-		"LastSweepRuns":   func() error { _, err := s.LastSweepRuns(ctx, 1); return err },
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
 		"CountDay":        func() error { _, err := s.CountDay(ctx, t0); return err },
 		"PutDailyFigures": func() error { return s.PutDailyFigures(ctx, intake.DailyFigures{Day: "2026-11-29", ExpireAt: t0}) },
