@@ -10,12 +10,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/firestore"
 
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -33,6 +35,9 @@ type Sample struct {
 	// and mirrored in its ledger entry's handoffs.
 	Envelopes []intake.Envelope
 }
+
+// registry is the service's own form registry, loaded once.
+var registry = sync.OnceValues(formregistry.Load)
 
 // Retention is how long a seeded introduction is kept after confirmation.
 const Retention = 180 * 24 * time.Hour
@@ -61,21 +66,38 @@ func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Cl
 	created := confirmedAt.Add(-4 * time.Minute)
 	token := []byte("token of " + id)
 	tokenHash := intake.HashToken(string(token))
-	consents := []intake.ConsentEvidence{{
-		Purpose: "reply", Basis: intake.BasisConsent, TextVersion: "2026-10-01",
-		TextSHA256: hexOf("consent text reply 2026-10-01"), Control: "consent-reply", ActivelyChecked: true,
-		GivenAt: created, WithdrawalPath: "/api/introductions/" + id + "/withdrawal",
-	}}
+	registry, err := registry()
+	if err != nil {
+		return "", err
+	}
+	form, ok := registry.Latest("introduction")
+	if !ok {
+		return "", fmt.Errorf("the form registry has no introduction form")
+	}
+	// As the intake keeps it: every purpose of the version, and consent
+	// evidence for a consent purpose the visitor granted (attaching the
+	// conversation, when there is one).
+	withdrawal := "/api/introductions/" + id + "/withdrawal"
+	consents := []intake.ConsentEvidence{}
+	purposes := []intake.PurposeRecord{}
+	for _, p := range form.Purposes {
+		granted := p.Consent == nil || s.Conversation != ""
+		purposes = append(purposes, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: granted})
+		if p.Consent != nil && granted {
+			consents = append(consents, intake.ConsentEvidence{Purpose: p.ID, Basis: p.Basis, TextVersion: p.Consent.TextVersion,
+				TextSHA256: p.Consent.SHA256, Control: p.Consent.Control, ActivelyChecked: true, GivenAt: created, WithdrawalPath: withdrawal})
+		}
+	}
 	in := intake.Introduction{
-		ID: id, State: intake.StateDraft, FormID: "introduction", FormVersion: "2026-10-01",
+		ID: id, State: intake.StateDraft, FormID: form.FormID, FormVersion: form.Version,
 		Fields: s.Fields, HasConversation: s.Conversation != "", Consents: consents, TokenHash: tokenHash,
 		CreatedAt: created, ExpireAt: created.Add(30 * time.Minute), SubjectKey: contentrules.SubjectKey(s.Fields.Email),
 	}
 	entry := intake.LedgerEntry{
 		ID: id, Version: intake.LedgerVersion, FormID: in.FormID, FormVersion: in.FormVersion, SubmissionID: id,
 		Validation: intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}},
-		Purposes:   []intake.PurposeRecord{{ID: "reply", Basis: intake.BasisConsent, Required: true, Granted: true}},
-		Consents:   consents, WithdrawalPath: "/api/introductions/" + id + "/withdrawal",
+		Purposes:   purposes,
+		Consents:   consents, WithdrawalPath: withdrawal,
 		Retention: intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt},
 		RateLimits: []intake.RateDecision{
 			{Layer: "flood", KeyHash: hexOf("flood" + id)[:32], WindowSeconds: 600, Count: 2, Limit: 60, Decision: intake.RateAllow},
@@ -142,7 +164,7 @@ func Refused(ctx context.Context, store *firestorestore.Store, seed string, stat
 		codes = append(codes, code)
 	}
 	return store.RecordAttempt(ctx, intake.LedgerEntry{
-		ID: IDFor("refused" + seed), Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "2026-10-01",
+		ID: IDFor("refused" + seed), Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "1",
 		Validation: intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes},
 		Purposes:   []intake.PurposeRecord{}, Consents: []intake.ConsentEvidence{}, RateLimits: []intake.RateDecision{},
 		Retention: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: t.Add(30 * 24 * time.Hour)},
