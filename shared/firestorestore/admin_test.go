@@ -118,3 +118,26 @@ func TestOwnersSideUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// TestARevisedEmailMovesTheDraftToItsNewSubject: a draft whose email the
+// visitor revised is found under the new address only.
+func TestARevisedEmailMovesTheDraftToItsNewSubject(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	k := draft("moved", t0)
+	k.Introduction.SubjectKey = "subject-old"
+	if _, err := ts.KeepDraft(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	r := revisionOf("moved", "")
+	r.SubjectKey = "subject-new"
+	if _, err := ts.ReviseDraft(ctx, "moved", intake.HashToken(token("moved")), t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil }); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"subject-old": 0, "subject-new": 1} {
+		recs, err := ts.SubjectRecords(ctx, key, t0.Add(2*time.Minute))
+		if err != nil || len(recs) != want {
+			t.Errorf("SubjectRecords(%s) = %d records, %v; want %d", key, len(recs), err, want)
+		}
+	}
+}

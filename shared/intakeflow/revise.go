@@ -77,7 +77,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		revised.Fields, revised.HasConversation = kept.Fields, kept.Conversation != ""
 		conversation = kept.Conversation
 		return intake.Revision{Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
-			Purposes: purposes, Stored: storedFields(revised)}, nil
+			Purposes: purposes, Stored: storedFields(revised), SubjectKey: contentrules.SubjectKey(kept.Fields.Email)}, nil
 	}
 	var in *intake.Introduction
 	var err error
