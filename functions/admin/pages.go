@@ -241,7 +241,7 @@ func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done 
 		h.problemPage(w, r, err)
 		return
 	}
-	h.renderDetail(w, r, jsonapi.Status(e.Code), rec, "", e.Detail)
+	h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
 }
 
 func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
