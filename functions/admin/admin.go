@@ -51,8 +51,8 @@ type Store interface {
 	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
 	// MarkHandled applies the handle move and records actor in the ledger.
 	MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error)
-	// FindEnvelope returns one envelope of the handoff outbox.
-	FindEnvelope(ctx context.Context, id string) (intake.Envelope, error)
+	// Envelope returns one live envelope of the handoff outbox.
+	Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error)
 	// RecordAdminAction appends a to the ledger entry of submission id.
 	RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error
 	// SubjectRecords returns every live record (drafts included) of one
@@ -67,8 +67,9 @@ type Store interface {
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
 }
 
-// Retrier sends one envelope again now. Errors: NOT_FOUND, STATE_CONFLICT
-// (nothing to retry), UNAVAILABLE.
+// Retrier sends one envelope again now (the delivery service). Errors:
+// NOT_FOUND, STATE_CONFLICT (nothing to retry, or it is being sent this
+// moment), UNAVAILABLE.
 type Retrier interface {
 	RetryNow(ctx context.Context, envelopeID string) error
 }
@@ -82,8 +83,8 @@ type Scheduler interface {
 // Deps are the admin's dependencies.
 type Deps struct {
 	Store Store
-	// Retrier is the delivery service; nil when none is wired, and then a
-	// retry answers 503 UNAVAILABLE.
+	// Retrier is the delivery service; nil when none is wired (a test),
+	// and then a retry answers 503 UNAVAILABLE.
 	Retrier Retrier
 	// Scheduler is nil when no scheduler job is configured (locally): the
 	// admin says so rather than failing.

@@ -178,12 +178,12 @@ func (h *Handlers) retry(r *http.Request) (intake.Envelope, error) {
 }
 
 func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
-	env, err := h.Store.FindEnvelope(r.Context(), id)
+	env, err := h.Store.Envelope(r.Context(), id, h.Clock.Now())
 	if err != nil {
 		return env, err
 	}
-	if env.Status != intake.DeliveryFailed && env.Status != intake.DeliveryRetryPending {
-		return env, intake.Errorf(intake.CodeStateConflict, "Only a FAILED or RETRY_PENDING delivery can be retried; this one is %s.", env.Status)
+	if !retryable(env.Status) {
+		return env, intake.Errorf(intake.CodeStateConflict, "This delivery is %s: there is nothing to retry.", env.Status)
 	}
 	if h.Retrier == nil {
 		return env, intake.Unavailable(errorString("no delivery service is wired"), 30*time.Second)
@@ -193,6 +193,13 @@ func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, e
 	}
 	return env, h.Store.RecordAdminAction(r.Context(), env.SubmissionID,
 		intake.AdminAction{At: h.Clock.Now(), Actor: actor(r), Action: intake.ActionRetry, Target: id})
+}
+
+// retryable reports whether a delivery in status s can be retried now: one
+// not sent yet, failed, or waiting for its next attempt (the delivery
+// service decides the same).
+func retryable(s intake.DeliveryStatus) bool {
+	return s == intake.DeliveryFailed || s == intake.DeliveryRetryPending || s == intake.DeliveryPending
 }
 
 type errorString string

@@ -158,9 +158,9 @@ func TestDetailContract(t *testing.T) {
 	s := sample("Ada Lovelace", "ada@example.com", at)
 	s.Conversation = "Visitor: hello\nGuide: hi"
 	s.Envelopes = []intake.Envelope{
-		{ID: "env-inbox", Destination: intake.DestinationInbox, Status: intake.DeliveryDelivered,
+		{Destination: intake.DestinationInbox, Status: intake.DeliveryDelivered,
 			Attempts: []intake.DeliveryAttempt{{At: at, Outcome: intake.DeliveryDelivered, Detail: "kept"}}},
-		{ID: "env-mail", Destination: intake.DestinationEmail, Status: intake.DeliveryRetryPending, NextAttemptAt: at.Add(time.Hour),
+		{Destination: intake.DestinationEmail, Status: intake.DeliveryRetryPending, NextAttemptAt: at.Add(time.Hour),
 			Attempts: []intake.DeliveryAttempt{{At: at, Outcome: intake.DeliveryRetryPending, Detail: "SMTP 451"}}},
 	}
 	id := f.keep(s)
@@ -201,7 +201,7 @@ func TestDetailContract(t *testing.T) {
 		}
 	}
 	mail := deliveries[1].(map[string]any)
-	if mail["envelopeId"] != "env-mail" || mail["destination"] != "email" || mail["status"] != "RETRY_PENDING" || mail["nextAttemptAt"] == nil {
+	if mail["envelopeId"] != intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed) || mail["destination"] != "email" || mail["status"] != "RETRY_PENDING" || mail["nextAttemptAt"] == nil {
 		t.Errorf("mail delivery %v", mail)
 	}
 	if deliveries[0].(map[string]any)["nextAttemptAt"] != nil {
@@ -264,33 +264,36 @@ func TestRetry(t *testing.T) {
 	at := now.Add(-time.Hour)
 	s := sample("Katherine Johnson", "kj@example.com", at)
 	s.Envelopes = []intake.Envelope{
-		{ID: "env-failed", Destination: intake.DestinationEmail, Status: intake.DeliveryFailed, LastError: "SMTP 550"},
-		{ID: "env-pending", Destination: intake.DestinationWebhook, Status: intake.DeliveryRetryPending, NextAttemptAt: now.Add(time.Hour)},
-		{ID: "env-done", Destination: intake.DestinationInbox, Status: intake.DeliveryDelivered},
+		{Destination: intake.DestinationEmail, Status: intake.DeliveryFailed, LastError: "SMTP 550"},
+		{Destination: intake.DestinationWebhook, Status: intake.DeliveryRetryPending, NextAttemptAt: now.Add(time.Hour)},
+		{Destination: intake.DestinationInbox, Status: intake.DeliveryDelivered},
 	}
 	id := f.keep(s)
-	for _, env := range []string{"env-failed", "env-pending"} {
+	failed := intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed)
+	pending := intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventConfirmed)
+	done := intake.EnvelopeID(id, intake.DestinationInbox, intake.EventConfirmed)
+	for _, env := range []string{failed, pending} {
 		if a := f.do(http.MethodPost, "/admin/api/deliveries/"+env+"/retry", ""); a.status != http.StatusAccepted {
 			t.Errorf("%s: %d %s", env, a.status, a.body)
 		}
 	}
-	if !slices.Equal(f.retrier.ids, []string{"env-failed", "env-pending"}) {
+	if !slices.Equal(f.retrier.ids, []string{failed, pending}) {
 		t.Errorf("retried %v", f.retrier.ids)
 	}
-	if a := f.do(http.MethodPost, "/admin/api/deliveries/env-done/retry", ""); a.status != http.StatusConflict || a.code(t) != "STATE_CONFLICT" {
+	if a := f.do(http.MethodPost, "/admin/api/deliveries/"+done+"/retry", ""); a.status != http.StatusConflict || a.code(t) != "STATE_CONFLICT" {
 		t.Errorf("delivered: %d %s", a.status, a.body)
 	}
 	if a := f.do(http.MethodPost, "/admin/api/deliveries/env-none/retry", ""); a.status != http.StatusNotFound {
 		t.Errorf("unknown: %d %s", a.status, a.body)
 	}
 	entry, _ := f.ledger(id)
-	if len(entry.AdminActions) != 2 || entry.AdminActions[0].Action != intake.ActionRetry || entry.AdminActions[0].Target != "env-failed" || entry.AdminActions[0].Actor != admin.LocalOwner {
+	if len(entry.AdminActions) != 2 || entry.AdminActions[0].Action != intake.ActionRetry || entry.AdminActions[0].Target != failed || entry.AdminActions[0].Actor != admin.LocalOwner {
 		t.Errorf("admin actions %+v", entry.AdminActions)
 	}
 
 	noDelivery := newFixture(t, func(d *admin.Deps) { d.Retrier = nil })
 	noDelivery.keep(s)
-	if a := noDelivery.do(http.MethodPost, "/admin/api/deliveries/env-failed/retry", ""); a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") == "" {
+	if a := noDelivery.do(http.MethodPost, "/admin/api/deliveries/"+failed+"/retry", ""); a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") == "" {
 		t.Errorf("without a delivery service: %d %s", a.status, a.body)
 	}
 }

@@ -23,7 +23,7 @@ func TestNothingPersonalInLogs(t *testing.T) {
 	canaries := intake.Fields{Name: "CanaryName7731", Company: "CanaryCompany7731", Role: "CanaryRole7731",
 		Email: "canary.mail7731@example.com", Message: "CanaryMessage7731"}
 	s := adminseed.Sample{Fields: canaries, Conversation: "CanaryConversation7731", ConfirmedAt: now.Add(-time.Hour),
-		Envelopes: []intake.Envelope{{ID: "env-c1", Destination: intake.DestinationEmail, Status: intake.DeliveryFailed}}}
+		Envelopes: []intake.Envelope{{Destination: intake.DestinationEmail, Status: intake.DeliveryFailed}}}
 	id := f.keep(s)
 	other := adminseed.Sample{Fields: canaries, ConfirmedAt: now.Add(-2 * time.Hour)}
 	other.Fields.Name = "CanaryOther7731"
@@ -42,7 +42,7 @@ func TestNothingPersonalInLogs(t *testing.T) {
 		{"GET", "/admin/subjects", ""}, {"GET", "/admin/retention", ""}, {"GET", "/admin/assets/admin.css", ""}, {"GET", "/admin/nowhere", ""},
 		{"GET", "/admin/api/introductions", ""}, {"GET", "/admin/api/introductions?cursor=CanaryCursor7731", ""},
 		{"GET", "/admin/api/introductions/" + id, ""}, {"GET", "/admin/api/introductions/no-such-id", ""},
-		{"POST", "/admin/api/deliveries/env-c1/retry", ""}, {"POST", "/admin/api/deliveries/no-such-envelope/retry", ""},
+		{"POST", "/admin/api/deliveries/" + intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed) + "/retry", ""}, {"POST", "/admin/api/deliveries/no-such-envelope/retry", ""},
 		{"GET", "/admin/api/subjects?email=" + email, ""}, {"GET", "/admin/api/subjects?email=CanaryBad7731", ""},
 		{"GET", "/admin/api/health", ""},
 		{"POST", "/admin/api/introductions/" + id + "/handled", ""}, {"POST", "/admin/api/introductions/" + id + "/handled", ""},

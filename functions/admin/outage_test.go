@@ -30,7 +30,7 @@ func (downStore) Record(context.Context, string, time.Time) (intake.Record, erro
 func (downStore) MarkHandled(context.Context, string, string, time.Time) (*intake.Introduction, error) {
 	return nil, errDown
 }
-func (downStore) FindEnvelope(context.Context, string) (intake.Envelope, error) {
+func (downStore) Envelope(context.Context, string, time.Time) (intake.Envelope, error) {
 	return intake.Envelope{}, errDown
 }
 func (downStore) RecordAdminAction(context.Context, string, intake.AdminAction) error { return errDown }

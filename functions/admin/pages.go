@@ -75,9 +75,7 @@ var funcs = template.FuncMap{
 	"chars": func(s string) string {
 		return strconv.Itoa(len([]rune(s)))
 	},
-	"retryable": func(s intake.DeliveryStatus) bool {
-		return s == intake.DeliveryFailed || s == intake.DeliveryRetryPending
-	},
+	"retryable": retryable,
 	"since": func(a, b time.Time) string {
 		if a.IsZero() || b.IsZero() {
 			return "—"

@@ -125,7 +125,7 @@ func TestHostileContentIsInertInEveryView(t *testing.T) {
 	conversation := strings.Repeat("<script>alert('c')</script> \u202E\"onmouseover=x ", 12000/48)
 	conversation += strings.Repeat("z", 12000-len([]rune(conversation)))
 	s := adminseed.Sample{Fields: hostile, Conversation: conversation, ConfirmedAt: now.Add(-time.Hour)}
-	s.Envelopes = []intake.Envelope{{ID: "env-h", Destination: intake.DestinationEmail, Status: intake.DeliveryFailed,
+	s.Envelopes = []intake.Envelope{{Destination: intake.DestinationEmail, Status: intake.DeliveryFailed,
 		Attempts: []intake.DeliveryAttempt{{At: now, Outcome: intake.DeliveryFailed, Detail: "<b>550</b>"}}}}
 	id := f.keep(s)
 	email := url.QueryEscape(hostile.Email)

@@ -226,7 +226,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	errs = append(errs, err)
 	h.DeliveryEvents, errs[5] = deliveryevents.New(deliveries, providers)
 	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Delivery: deliveries, Sweeps: sweeps, closeKeys: closeKeys, functions: map[string]http.Handler{}}
-	adminDeps := admin.Deps{Store: store, Clock: o.Clock, Logger: logger}
+	adminDeps := admin.Deps{Store: store, Retrier: deliveries, Clock: o.Clock, Logger: logger}
 	if cfg.SchedulerJob != "" {
 		svc.scheduler, err = schedulerjob.Open(ctx, cfg.SchedulerJob, cfg.FirestoreTimeout)
 		if err != nil {

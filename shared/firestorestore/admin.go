@@ -16,7 +16,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// The owner's side of the store: the admin's list, detail, handle move,
+// The owner's side of the store (the envelopes it shows are read through
+// the outbox's SubmissionEnvelopes and Envelope): the admin's list, detail, handle move,
 // data subject's access and erasure, the sweep runs it shows and the daily
 // figures of its chart. A draft is never the owner's to see: every read and
 // move here answers a draft as intake.ErrNotFound, as it does an unknown or
@@ -103,7 +104,8 @@ func (s *Store) CountWaiting(ctx context.Context) (int, error) {
 }
 
 // Record returns everything held about introduction id: the introduction,
-// its conversation, its ledger entry and its envelopes (oldest first).
+// its conversation, its ledger entry and its live envelopes (in
+// SubmissionEnvelopes' order).
 // Errors: intake.ErrNotFound for an unknown, expired or draft id;
 // UNAVAILABLE; INTERNAL when its ledger entry is missing.
 func (s *Store) Record(ctx context.Context, id string, now time.Time) (intake.Record, error) {
@@ -151,20 +153,9 @@ func (s *Store) record(ctx context.Context, id string, now time.Time, withDrafts
 		return intake.Record{}, err
 	}
 	rec.Ledger.ID = id
-	envs, err := s.client.Collection(Envelopes).Where("submissionId", "==", id).Documents(ctx).GetAll()
-	if err != nil {
+	if rec.Envelopes, err = s.SubmissionEnvelopes(ctx, id, now); err != nil {
 		return intake.Record{}, err
 	}
-	rec.Envelopes = make([]intake.Envelope, 0, len(envs))
-	for _, snap := range envs {
-		var e intake.Envelope
-		if err := snap.DataTo(&e); err != nil {
-			return intake.Record{}, err
-		}
-		e.ID = snap.Ref.ID
-		rec.Envelopes = append(rec.Envelopes, e)
-	}
-	slices.SortFunc(rec.Envelopes, func(a, b intake.Envelope) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	return rec, nil
 }
 
@@ -243,29 +234,6 @@ func withAction(actions []intake.AdminAction, a intake.AdminAction) []intake.Adm
 		actions = actions[n:]
 	}
 	return actions
-}
-
-// FindEnvelope returns envelope id. Errors: intake.ErrNotFound; UNAVAILABLE.
-func (s *Store) FindEnvelope(ctx context.Context, id string) (intake.Envelope, error) {
-	if !intake.StorableID(id) {
-		return intake.Envelope{}, intake.ErrNotFound
-	}
-	var e intake.Envelope
-	err := s.op(ctx, nil, func(ctx context.Context) error {
-		snap, err := s.client.Collection(Envelopes).Doc(id).Get(ctx)
-		if status.Code(err) == codes.NotFound {
-			return intake.ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if err := snap.DataTo(&e); err != nil {
-			return err
-		}
-		e.ID = id
-		return nil
-	})
-	return e, err
 }
 
 // RecordAdminAction appends a to the ledger entry of submission id.
@@ -362,7 +330,8 @@ func (s *Store) EraseSubject(ctx context.Context, subjectKey string, e intake.Er
 func (s *Store) erase(ctx context.Context, id string, e intake.ErasureRecord) error {
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		envelopes, err := s.client.Collection(Envelopes).Where("submissionId", "==", id).Documents(ctx).GetAll()
+		// Every envelope of it, live or not (far past its expiry now).
+		envelopes, err := s.SubmissionEnvelopes(ctx, id, time.Time{})
 		if err != nil {
 			return err
 		}
@@ -370,7 +339,7 @@ func (s *Store) erase(ctx context.Context, id string, e intake.ErasureRecord) er
 			snap, err := tx.Get(ledgerRef)
 			writes := []error{tx.Delete(ref), tx.Delete(s.transcriptRef(id))}
 			for _, env := range envelopes {
-				writes = append(writes, tx.Delete(env.Ref))
+				writes = append(writes, tx.Delete(s.envelopeRef(env.ID)))
 			}
 			switch {
 			case status.Code(err) == codes.NotFound:

@@ -16,7 +16,7 @@ func (ts *testStore) keepConfirmed(t *testing.T, id string, at time.Time) {
 	if _, err := ts.KeepDraft(ctx, draft(id, at)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), at, keepFor); err != nil {
+	if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), at, keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +97,6 @@ func TestOwnersSideUnreachable(t *testing.T) {
 		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, nil, 50, t0); return err },
 		"Record":            func() error { _, err := s.Record(ctx, "x", t0); return err },
 		"MarkHandled":       func() error { _, err := s.MarkHandled(ctx, "x", "owner", t0); return err },
-		"FindEnvelope":      func() error { _, err := s.FindEnvelope(ctx, "x"); return err },
 		"RecordAdminAction": func() error {
 			return s.RecordAdminAction(ctx, "x", intake.AdminAction{At: t0, Actor: "owner", Action: intake.ActionRetry})
 		},

@@ -58,7 +58,6 @@ var titleOf = map[int]string{
 	http.StatusConflict:              "Conflict",
 	http.StatusForbidden:             "Forbidden",
 	http.StatusNotFound:              "Not found",
-	http.StatusForbidden:             "Forbidden",
 	http.StatusMethodNotAllowed:      "Method not allowed",
 	http.StatusServiceUnavailable:    "Briefly unavailable",
 	http.StatusInternalServerError:   "Internal error",

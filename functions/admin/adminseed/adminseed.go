@@ -31,8 +31,9 @@ type Sample struct {
 	ConfirmedAt  time.Time
 	// HandledAt, when set, marks the introduction handled then.
 	HandledAt time.Time
-	// Envelopes are written beside it (their SubmissionID is set here)
-	// and mirrored in its ledger entry's handoffs.
+	// Envelopes are its confirmation's outbox (their id, submission and
+	// event are set here, as the outbox sets them) and are mirrored in its
+	// ledger entry's handoffs.
 	Envelopes []intake.Envelope
 }
 
@@ -118,31 +119,23 @@ func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Cl
 	if _, err := store.KeepDraft(ctx, k); err != nil {
 		return "", fmt.Errorf("keeping %s: %w", id, err)
 	}
-	if _, err := store.Confirm(ctx, id, tokenHash, confirmedAt, Retention); err != nil {
-		return "", fmt.Errorf("confirming %s: %w", id, err)
+	// The envelopes are the confirmation's outbox, written in its
+	// transaction and mirrored in the ledger entry, as they are when a
+	// visitor confirms; their statuses and attempts are the sample's.
+	outbox := make([]intake.Envelope, 0, len(s.Envelopes))
+	for i, e := range s.Envelopes {
+		e.Event, e.PayloadVersion = intake.EventConfirmed, intake.HandoffPayloadVersion
+		e.ID = intake.EnvelopeID(id, e.Destination, e.Event)
+		e.SubmissionID = id
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = confirmedAt.Add(time.Duration(i) * time.Millisecond)
+		}
+		e.UpdatedAt, e.ExpireAt = e.CreatedAt, confirmedAt.Add(Retention)
+		e.Provenance = intake.Provenance{Function: "confirmation", Revision: "confirmation-00017-roc", RequestID: hexOf("confirm" + id)[:32], Time: confirmedAt}
+		outbox = append(outbox, e)
 	}
-	if len(s.Envelopes) > 0 {
-		var handoffs []intake.HandoffRecord
-		for i, e := range s.Envelopes {
-			if e.ID == "" {
-				e.ID = IDFor(id + string(e.Destination))
-			}
-			e.SubmissionID = id
-			e.Event, e.PayloadVersion = intake.EventConfirmed, intake.HandoffPayloadVersion
-			if e.CreatedAt.IsZero() {
-				e.CreatedAt = confirmedAt.Add(time.Duration(i) * time.Millisecond)
-			}
-			e.UpdatedAt, e.ExpireAt = e.CreatedAt, confirmedAt.Add(Retention)
-			e.Provenance = intake.Provenance{Function: "confirmation", Revision: "confirmation-00017-roc", RequestID: hexOf("confirm" + id)[:32], Time: confirmedAt}
-			if _, err := client.Collection(firestorestore.Envelopes).Doc(e.ID).Set(ctx, e); err != nil {
-				return "", err
-			}
-			handoffs = append(handoffs, intake.HandoffRecord{EnvelopeID: e.ID, Destination: e.Destination, Event: e.Event,
-				Status: e.Status, Attempts: len(e.Attempts), NextAttemptAt: e.NextAttemptAt, LastError: e.LastError})
-		}
-		if _, err := client.Collection(firestorestore.Ledger).Doc(id).Update(ctx, []firestore.Update{{Path: "handoffs", Value: handoffs}}); err != nil {
-			return "", err
-		}
+	if _, err := store.Confirm(ctx, id, tokenHash, confirmedAt, Retention, outbox); err != nil {
+		return "", fmt.Errorf("confirming %s: %w", id, err)
 	}
 	if !s.HandledAt.IsZero() {
 		if _, err := store.MarkHandled(ctx, id, "owner@example.com", s.HandledAt); err != nil {

@@ -34,7 +34,8 @@ func Realistic(now time.Time) []Sample {
 	email := func(at time.Time, status intake.DeliveryStatus, attempts ...intake.DeliveryAttempt) intake.Envelope {
 		e := intake.Envelope{Destination: intake.DestinationEmail, Status: status, Attempts: attempts}
 		if status == intake.DeliveryRetryPending {
-			e.NextAttemptAt = at.Add(8 * time.Minute)
+			// Due a little after now, so no sweep retries it at once.
+			e.NextAttemptAt = now.UTC().Add(12 * time.Minute).Truncate(time.Minute)
 		}
 		if n := len(attempts); n > 0 && (status == intake.DeliveryFailed || status == intake.DeliveryRetryPending) {
 			e.LastError = attempts[n-1].Detail
