@@ -12,8 +12,9 @@ import (
 )
 
 // TestDailyFiguresTask: each finished UTC day is counted from the ledger
-// once (introductions confirmed, refusals by reason), today is not, and a
-// later run leaves counted days as they were.
+// once (introductions confirmed, refusals by reason, an entry that sums
+// refusals as its count), today is not, and a later run leaves counted days
+// as they were.
 func TestDailyFiguresTask(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -35,6 +36,22 @@ func TestDailyFiguresTask(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The flood layer's refusals of one source in one window: one entry
+	// standing for 5 requests.
+	aggregated := intake.LedgerEntry{ID: "refusals-yesterday", Version: intake.LedgerVersion,
+		Validation: intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}},
+		Purposes:   []intake.PurposeRecord{}, Consents: []intake.ConsentEvidence{}, RateLimits: []intake.RateDecision{},
+		Retention: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: now.Add(30 * 24 * time.Hour)},
+		Abuse:     intake.AbuseRecord{State: intake.AbuseRateLimited, Signals: []string{}},
+		Redaction: intake.RedactionRecord{Stored: []string{}, RedactedFromLogs: intake.RedactedFromLogs},
+		Refusals: &intake.RefusalCount{KeyHash: "k", Sources: 1, WindowStart: yesterday.Add(5 * time.Hour), WindowSeconds: 600, Count: 5,
+			Codes: []intake.Code{intake.CodeRateLimited}, Moves: []string{"draft"}},
+		Decision: intake.DecisionRejected, Reason: "refused 5 requests before the checks in this window",
+		Provenance: intake.Provenance{Function: "drafts", Time: yesterday.Add(5 * time.Hour)},
+		UpdatedAt:  yesterday.Add(5 * time.Hour), ExpireAt: now.Add(30 * 24 * time.Hour)}
+	if err := f.store.RecordAttempt(ctx, aggregated); err != nil {
+		t.Fatal(err)
+	}
 	task, err := admin.NewDailyFiguresTask(f.store, f.logger)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +68,7 @@ func TestDailyFiguresTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	y := kept[days[0]]
-	if y.Confirmed != 2 || y.Refused["RATE_LIMITED"] != 2 || y.Refused["HONEYPOT"] != 1 || y.Refused["POW_FAILED"] != 0 || y.Refused["CONTENT_REJECTED"] != 0 {
+	if y.Confirmed != 2 || y.Refused["RATE_LIMITED"] != 2+5 || y.Refused["HONEYPOT"] != 1 || y.Refused["POW_FAILED"] != 0 || y.Refused["CONTENT_REJECTED"] != 0 {
 		t.Errorf("yesterday %+v", y)
 	}
 	if b := kept[days[1]]; b.Confirmed != 1 || b.Refused["POW_FAILED"] != 1 {

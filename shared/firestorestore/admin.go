@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"time"
 
@@ -402,8 +403,9 @@ func (s *Store) DailyFigures(ctx context.Context, days []string) (map[string]int
 var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHoneypot, intake.AbuseContentRejected, intake.AbusePowFailed}
 
 // CountDay aggregates the ledger's figures of the UTC day starting at
-// start with Firestore COUNT queries (no entry is read): introductions
-// confirmed that day, and refused attempts by abuse state. Errors:
+// start with Firestore aggregation queries (no entry is read):
+// introductions confirmed that day, and refused requests by abuse state (an
+// entry that sums refusals counts as its count). Errors:
 // UNAVAILABLE.
 func (s *Store) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
 	start = start.UTC().Truncate(24 * time.Hour)
@@ -417,7 +419,7 @@ func (s *Store) CountDay(ctx context.Context, start time.Time) (intake.DailyFigu
 		}
 		f.Confirmed = n
 		for _, st := range RefusalStates {
-			n, err := count(ctx, ledger.Where("abuse.state", "==", string(st)).
+			n, err := countRefused(ctx, ledger.Where("abuse.state", "==", string(st)).
 				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))
 			if err != nil {
 				return err
@@ -439,6 +441,44 @@ func count(ctx context.Context, q firestore.Query) (int, error) {
 		return 0, fmt.Errorf("count: unexpected result %T", res["n"])
 	}
 	return int(v.GetIntegerValue()), nil
+}
+
+// countRefused counts the refused requests q's entries stand for: an entry
+// counts once, except one that sums the requests refused before the checks
+// (refusals.count of them). A COUNT of every entry, then SUM and AVG of
+// refusals.count, which only the summing entries have: there are SUM/AVG of
+// them. (A COUNT beside a SUM in one query counts only the documents that
+// have the summed field, at least on the emulator, so it is asked alone.)
+func countRefused(ctx context.Context, q firestore.Query) (int, error) {
+	all, err := count(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	path := firestore.FieldPath{"refusals", "count"}
+	res, err := q.NewAggregationQuery().WithSumPath(path, "sum").WithAvgPath(path, "avg").Get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	sum, avg := number(res["sum"]), number(res["avg"])
+	if avg <= 0 {
+		return all, nil
+	}
+	return all - int(math.Round(sum/avg)) + int(math.Round(sum)), nil
+}
+
+// number reads an aggregation result as a float (0 for null).
+func number(v any) float64 {
+	p, ok := v.(*pb.Value)
+	if !ok {
+		return 0
+	}
+	switch x := p.GetValueType().(type) {
+	case *pb.Value_IntegerValue:
+		return float64(x.IntegerValue)
+	case *pb.Value_DoubleValue:
+		return x.DoubleValue
+	}
+	return 0
 }
 
 // PutDailyFigures keeps one day's figures; a day already kept is left as
