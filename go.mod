@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	cloud.google.com/go/firestore v1.29.2
+	cloud.google.com/go/scheduler v1.18.1
 	cloud.google.com/go/secretmanager v1.24.0
 	github.com/GoogleCloudPlatform/functions-framework-go v1.9.2
 	github.com/altcha-org/altcha-lib-go v1.0.0
@@ -12,7 +13,9 @@ require (
 	github.com/wneessen/go-mail v0.8.1
 	golang.org/x/text v0.43.0
 	google.golang.org/api v0.315.0
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261104224025-d1e00e9f33ab
 	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -52,6 +55,4 @@ require (
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/genproto v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20261104224025-d1e00e9f33ab // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -33,7 +33,24 @@ locals {
   #       { path = "nextAttemptAt", descending = false, array_contains = false },
   #     ]
   #   }
-  composite_indexes = {}
+  composite_indexes = {
+    # The admin's list: confirmed and handled, newest confirmation first.
+    introductions_by_state_confirmed = {
+      collection = "introductions"
+      fields = [
+        { path = "state", descending = false, array_contains = false },
+        { path = "confirmedAt", descending = true, array_contains = false },
+      ]
+    }
+    # The admin's daily figures: refused attempts per day by abuse state.
+    ledger_by_abuse_time = {
+      collection = "ledger"
+      fields = [
+        { path = "abuse.state", descending = false, array_contains = false },
+        { path = "provenance.time", descending = false, array_contains = false },
+      ]
+    }
+  }
 }
 
 # A named database: the service never falls back to "(default)".

@@ -16,6 +16,7 @@ require (
 	cloud.google.com/go/firestore v1.29.2 // indirect
 	cloud.google.com/go/iam v1.14.0 // indirect
 	cloud.google.com/go/longrunning v1.3.0 // indirect
+	cloud.google.com/go/scheduler v1.18.1 // indirect
 	cloud.google.com/go/secretmanager v1.24.0 // indirect
 	github.com/GoogleCloudPlatform/functions-framework-go v1.9.2 // indirect
 	github.com/agext/levenshtein v1.2.1 // indirect

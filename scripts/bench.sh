@@ -24,6 +24,8 @@ go test -run '^$' -bench 'BenchmarkDecoyConfirmation' -benchtime 100x -count 3 .
        END { if (nr && nd) printf "decoy/real confirmation time: %.2f (real %.2f ms, decoy %.2f ms, mean of %d runs)\n", (d/nd)/(r/nr), r/nr/1e6, d/nd/1e6, nr }'
 echo "== flood layer: admitting fresh keys into a full limiter, and heap per key"
 go test -run '^$' -bench 'BenchmarkAdmitPastCapacity' -benchtime 200000x ./shared/floodlimit/ | grep -E '^Benchmark' || true
+echo "== the owner's admin: Firestore round trips per page view (60 introductions, a month of figures), list page time against the JSON list"
+go test -run '^$' -bench 'BenchmarkPages' -benchtime 20x ./functions/admin/
 echo "== proof of work and content rules, CPU only"
 go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
 echo "== webhook sender: a signed delivery to a local receiver vs a plain unsigned POST (reference)"

@@ -43,6 +43,28 @@ var routes = []route{
 	{"Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }},
 	{"DeliveryEvents", "POST /hooks/delivery/{provider}", func(h *Handlers) jsonapi.Handler { return h.DeliveryEvents.Receive }},
 	{sweepFunction, "POST /internal/sweep", func(h *Handlers) jsonapi.Handler { return h.Sweep.Run }},
+
+	// The owner's admin: its JSON, then its pages (no script, their own CSP;
+	// every POST refused from another origin).
+	{"Admin", "GET /admin/api/introductions", func(h *Handlers) jsonapi.Handler { return h.Admin.APIList }},
+	{"Admin", "GET /admin/api/introductions/{id}", func(h *Handlers) jsonapi.Handler { return h.Admin.APIDetail }},
+	{"Admin", "POST /admin/api/introductions/{id}/handled", func(h *Handlers) jsonapi.Handler { return h.Admin.APIHandled }},
+	{"Admin", "POST /admin/api/deliveries/{envelopeId}/retry", func(h *Handlers) jsonapi.Handler { return h.Admin.APIRetry }},
+	{"Admin", "GET /admin/api/subjects", func(h *Handlers) jsonapi.Handler { return h.Admin.APISubject }},
+	{"Admin", "POST /admin/api/subjects/erasure", func(h *Handlers) jsonapi.Handler { return h.Admin.APIErasure }},
+	{"Admin", "GET /admin/api/health", func(h *Handlers) jsonapi.Handler { return h.Admin.APIHealth }},
+	{"Admin", "GET /admin", func(h *Handlers) jsonapi.Handler { return h.Admin.Home }},
+	{"Admin", "GET /admin/{$}", func(h *Handlers) jsonapi.Handler { return h.Admin.List }},
+	{"Admin", "GET /admin/introductions/{id}", func(h *Handlers) jsonapi.Handler { return h.Admin.Detail }},
+	{"Admin", "POST /admin/introductions/{id}/handled", func(h *Handlers) jsonapi.Handler { return h.Admin.Handled }},
+	{"Admin", "POST /admin/deliveries/{envelopeId}/retry", func(h *Handlers) jsonapi.Handler { return h.Admin.Retry }},
+	{"Admin", "GET /admin/subjects", func(h *Handlers) jsonapi.Handler { return h.Admin.SubjectForm }},
+	{"Admin", "POST /admin/subjects", func(h *Handlers) jsonapi.Handler { return h.Admin.Subject }},
+	{"Admin", "POST /admin/subjects/export", func(h *Handlers) jsonapi.Handler { return h.Admin.Export }},
+	{"Admin", "POST /admin/subjects/erasure", func(h *Handlers) jsonapi.Handler { return h.Admin.Erasure }},
+	{"Admin", "GET /admin/retention", func(h *Handlers) jsonapi.Handler { return h.Admin.Retention }},
+	{"Admin", "GET /admin/assets/admin.css", func(h *Handlers) jsonapi.Handler { return h.Admin.Stylesheet }},
+	{"Admin", "GET /admin/assets/icon.svg", func(h *Handlers) jsonapi.Handler { return h.Admin.Icon }},
 }
 
 // sweepFunction is the entry point of the retention sweep.

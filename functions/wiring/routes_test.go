@@ -32,7 +32,7 @@ func TestRouteTable(t *testing.T) {
 	if got := served("GET", pathOf("Challenge")); got != "Challenge" {
 		t.Errorf("GET %s is served by %q, want Challenge", pathOf("Challenge"), got)
 	}
-	if len(Functions()) != 6 || len(Patterns("Confirmation")) != 3 || len(Patterns("DeliveryEvents")) != 1 || Patterns("NoSuchFunction") != nil {
+	if len(Functions()) != 7 || len(Patterns("Confirmation")) != 3 || len(Patterns("DeliveryEvents")) != 1 || Patterns("NoSuchFunction") != nil {
 		t.Errorf("Functions() = %q, Patterns(Confirmation) = %q", Functions(), Patterns("Confirmation"))
 	}
 }

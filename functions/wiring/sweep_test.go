@@ -104,3 +104,30 @@ func TestSweepEndpointExpiresADraft(t *testing.T) {
 		t.Fatalf("recorded run %+v, %v", runs, err)
 	}
 }
+
+// TestTheSweepCountsTheAdminsDailyFigures: the admin's daily-figures task
+// is one of the sweep's tasks, so a sweep counts each finished day of the
+// chart and the list page then shows them all counted; a confirmed
+// introduction is on the list.
+func TestTheSweepCountsTheAdminsDailyFigures(t *testing.T) {
+	h := newHarness(t, nil)
+	d := h.postJSON("/api/introductions", h.draftBody(nil)).json(t)
+	if r := h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": d["token"].(string)}); r.status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", r.status, r.body)
+	}
+	h.svc.Sweeps.Wait() // the first draft's background sweep, if still running
+	if r := h.do(http.MethodPost, "/internal/sweep", "", nil); r.status != http.StatusOK {
+		t.Fatalf("sweep: %d %s", r.status, r.body)
+	}
+	if n := h.count("dailyFigures"); n != 30 {
+		t.Fatalf("%d days of figures after a sweep, want the chart's 30", n)
+	}
+	page := h.do(http.MethodGet, "/admin/", "", nil)
+	if page.status != http.StatusOK || strings.Contains(string(page.body), "days counted so far") || !strings.Contains(string(page.body), `<svg class="chart"`) {
+		t.Fatalf("the list page: %d", page.status)
+	}
+	list := h.do(http.MethodGet, "/admin/api/introductions", "", nil).json(t)["introductions"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["id"] != d["id"] {
+		t.Fatalf("the admin's list: %v", list)
+	}
+}

@@ -1,9 +1,9 @@
 // Package wiring is the one place the service is wired: it builds every
 // dependency from the typed config (Firestore store, keyring, proof of work,
 // form registry, check chain, intake service, retention sweep and its
-// tasks) and each function's handler from them. Deployed functions build lazily on their first request: a failed
-// start-up answers 503 UNAVAILABLE and is retried on the next request, never
-// cached.
+// tasks) and each function's handler from them. Deployed functions build
+// lazily on their first request: a failed start-up answers 503 UNAVAILABLE
+// and is retried on the next request, never cached.
 package wiring
 
 import (
@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/challenge"
 	"github.com/ownersite/introductions/functions/confirmation"
 	"github.com/ownersite/introductions/functions/deliveryevents"
@@ -38,6 +39,7 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/mailgun"
 	"github.com/ownersite/introductions/shared/retentionsweep"
+	"github.com/ownersite/introductions/shared/schedulerjob"
 	"github.com/ownersite/introductions/shared/secretkeys"
 	"github.com/ownersite/introductions/shared/smtpmail"
 	"github.com/ownersite/introductions/shared/webhook"
@@ -61,6 +63,7 @@ type Service struct {
 
 	functions map[string]http.Handler
 	api       http.Handler
+	scheduler *schedulerjob.Reader
 }
 
 // Handlers are the built handlers of every function, which the route table
@@ -76,6 +79,7 @@ type Handlers struct {
 	Sweeps *retentionsweep.Launcher
 	// DeliveryEvents takes the email provider's signed delivery events.
 	DeliveryEvents *deliveryevents.Handlers
+	Admin          *admin.Handlers
 }
 
 // Overrides replace parts of the production wiring in tests.
@@ -187,8 +191,14 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	}
 	// Sweep tasks run after each sweep's deletions, in this order: one line
 	// each.
+	figures, err := admin.NewDailyFiguresTask(store, logger)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
 	tasks := []intake.SweepTask{
 		deliveries, // delivery-retries: the envelopes whose attempt is due
+		figures,    // the admin's chart: each finished day counted once
 	}
 	sweeper, err := retentionsweep.New(retentionsweep.Config{
 		Store: store, Registry: registry, Tasks: tasks, Clock: o.Clock, Entropy: o.Entropy, Logger: logger,
@@ -221,6 +231,17 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	errs = append(errs, err)
 	h.DeliveryEvents, errs[5] = deliveryevents.New(deliveries, providers)
 	svc := &Service{Config: cfg, Logger: logger, Store: store, Flow: flow, Delivery: deliveries, Sweeps: sweeps, closeKeys: closeKeys, functions: map[string]http.Handler{}}
+	adminDeps := admin.Deps{Store: store, Retrier: deliveries, Clock: o.Clock, Logger: logger}
+	if cfg.SchedulerJob != "" {
+		svc.scheduler, err = schedulerjob.Open(ctx, cfg.SchedulerJob, cfg.FirestoreTimeout)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("scheduler job: %w", err))
+		} else {
+			adminDeps.Scheduler = svc.scheduler
+		}
+	}
+	h.Admin, err = admin.New(adminDeps)
+	errs = append(errs, err)
 	for _, name := range append(Functions(), "") {
 		served, err := Serve(&h, name, cfg.AllowedOrigins, logger)
 		if err != nil {
@@ -234,7 +255,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		store.Close()
+		svc.Close()
 		return nil, err
 	}
 	built = true
@@ -345,12 +366,14 @@ func loadPepper(ctx context.Context, cfg config.Config, o Overrides) ([]byte, er
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
 // Mux serves every route of every function, whatever its path, and page at
-// every other path (a path under /api/ that no route has is the API's 404):
-// the dev server's one origin, the way a site's hosting rewrites /api/** to
-// the functions.
+// every other path (a path under /api/ or /admin/ that no route has is the
+// API's 404): the dev server's one origin, the way a site's hosting rewrites
+// /api/** to the functions.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.api)
+	mux.Handle("/admin", s.api)
+	mux.Handle("/admin/", s.api)
 	mux.Handle("/", page)
 	for _, rt := range routes {
 		_, path, _ := strings.Cut(rt.pattern, " ")
@@ -368,14 +391,17 @@ func handleOnce(mux *http.ServeMux, path string, h http.Handler) {
 
 // Close waits for a sweep and the deliveries in flight on this instance,
 // writes the refusal counts still in memory (within ten seconds, the grace
-// Cloud Run gives a stopping instance), then releases the store and the
-// Secret Manager client of the keys.
+// Cloud Run gives a stopping instance), then releases the store, the Secret
+// Manager client of the keys and the scheduler client.
 func (s *Service) Close() error {
 	s.Sweeps.Wait()
 	s.Delivery.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	flushErr := s.Flow.FlushRefusals(ctx, true)
+	if s.scheduler != nil {
+		s.scheduler.Close()
+	}
 	return errors.Join(flushErr, s.Store.Close(), s.closeKeys())
 }
 

@@ -56,7 +56,9 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	server := newServer(svc.Mux(sitepage.Handler()), devTimeouts)
-	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("project", cfg.Project), slog.String("database", cfg.Database))
+	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("admin", "http://"+ln.Addr().String()+"/admin/"),
+		slog.String("project", cfg.Project), slog.String("database", cfg.Database))
+	fmt.Fprintf(stderr, "\n  the form:          http://%s/\n  the owner's admin: http://%s/admin/  (loopback only, no sign-in)\n\n", ln.Addr(), ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(ln) }()
 	select {

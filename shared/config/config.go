@@ -85,6 +85,10 @@ type Config struct {
 	// default 8).
 	DeliveryRetryBase   time.Duration
 	DeliveryMaxAttempts int
+	// SchedulerJob is the full name of the Cloud Scheduler job that calls
+	// the sweep (SCHEDULER_JOB, projects/P/locations/L/jobs/J), which the
+	// admin's retention view reads; empty: not configured (local runs).
+	SchedulerJob string
 	// LogLevel is LOG_LEVEL (debug, info, warn, error; default info).
 	LogLevel slog.Level
 
@@ -177,6 +181,8 @@ var ClientAddressSources = map[string]int{
 	"firebase-hosting": 2,
 	"load-balancer":    2,
 }
+
+var schedulerJobName = regexp.MustCompile(`^projects/[^/]+/locations/[^/]+/jobs/[^/]+$`)
 
 type loader struct {
 	getenv func(string) string
@@ -277,6 +283,7 @@ func Load(getenv func(string) string) (Config, error) {
 		HashPepperSecret:      l.str("HASH_PEPPER_SECRET", ""),
 		DeliveryRetryBase:     l.duration("DELIVERY_RETRY_BASE", time.Minute, time.Second, 24*time.Hour),
 		DeliveryMaxAttempts:   int(l.integer("DELIVERY_MAX_ATTEMPTS", 8, 1, 50)),
+		SchedulerJob:          l.str("SCHEDULER_JOB", ""),
 		Revision:              l.str("K_REVISION", "local"),
 		Service:               l.str("K_SERVICE", "devserver"),
 		Retention: intake.Retention{
@@ -309,6 +316,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.HMACSecret != "" && c.HashPepperSecret == "" {
 		l.errs = append(l.errs, errors.New("HASH_PEPPER_SECRET: required when HMAC_SECRET is set, or every instance would hash with a pepper of its own"))
+	}
+	if c.SchedulerJob != "" && !schedulerJobName.MatchString(c.SchedulerJob) {
+		l.errs = append(l.errs, fmt.Errorf("SCHEDULER_JOB=%q: want projects/PROJECT/locations/LOCATION/jobs/NAME", c.SchedulerJob))
 	}
 	if c.FloodLimit < c.RateLimitIPPerHour {
 		l.errs = append(l.errs, fmt.Errorf("FLOOD_LIMIT=%d must be at least RATE_LIMIT_IP_PER_HOUR=%d: the flood layer is the looser one", c.FloodLimit, c.RateLimitIPPerHour))

@@ -20,12 +20,12 @@ func TestDefaults(t *testing.T) {
 
 func TestEveryProblemIsReportedAtOnce(t *testing.T) {
 	env := map[string]string{"PORT": "eighty", "ALLOWED_ORIGINS": "*,https://ok.example,https://x.example/path", "POW_MAX_NUMBER": "0",
-		"DRAFT_LIFETIME": "forever", "HMAC_SECRET": "my-key", "LOG_LEVEL": "loud"}
+		"DRAFT_LIFETIME": "forever", "HMAC_SECRET": "my-key", "LOG_LEVEL": "loud", "SCHEDULER_JOB": "sweep"}
 	_, err := Load(func(k string) string { return env[k] })
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"PORT", `"*"`, "/path", "POW_MAX_NUMBER", "DRAFT_LIFETIME", "HMAC_SECRET", "LOG_LEVEL"} {
+	for _, name := range []string{"PORT", `"*"`, "/path", "POW_MAX_NUMBER", "DRAFT_LIFETIME", "HMAC_SECRET", "LOG_LEVEL", "SCHEDULER_JOB"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("the error does not mention %s: %v", name, err)
 		}

@@ -97,6 +97,7 @@ func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now ti
 				{Path: "decision", Value: decision},
 				{Path: "reason", Value: reason},
 				{Path: "handoffs", Value: handoffs},
+				{Path: "confirmedAt", Value: now},
 				{Path: "consents", Value: in.Consents},
 				{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionIntroduction, DeleteAfter: in.ExpireAt}},
 				{Path: ExpireAtField, Value: in.ExpireAt},

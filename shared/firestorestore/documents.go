@@ -28,6 +28,8 @@ type introductionDoc struct {
 	TokenHash       []byte                   `firestore:"tokenHash"`
 	CreatedAt       time.Time                `firestore:"createdAt"`
 	ConfirmedAt     time.Time                `firestore:"confirmedAt,omitempty"`
+	HandledAt       time.Time                `firestore:"handledAt,omitempty"`
+	SubjectKey      string                   `firestore:"subjectKey,omitempty"`
 	ExpireAt        time.Time                `firestore:"expireAt"`
 	Revisions       int                      `firestore:"revisions"`
 }
@@ -38,7 +40,7 @@ func toIntroductionDoc(in intake.Introduction) introductionDoc {
 		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
 		Email: in.Fields.Email, Message: in.Fields.Message, Added: in.Added,
 		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
-		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
+		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, HandledAt: in.HandledAt, SubjectKey: in.SubjectKey, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
 	}
 }
 
@@ -48,7 +50,7 @@ func (d introductionDoc) introduction(id string) intake.Introduction {
 		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
 		Added:           d.Added,
 		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,
-		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
+		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, HandledAt: d.HandledAt, SubjectKey: d.SubjectKey, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
 	}
 }
 

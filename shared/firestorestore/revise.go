@@ -69,6 +69,7 @@ func (s *Store) ReviseDraft(ctx context.Context, id string, tokenHash []byte, no
 					{Path: "company", Value: in.Fields.Company},
 					{Path: "role", Value: in.Fields.Role},
 					{Path: "email", Value: in.Fields.Email},
+					{Path: "subjectKey", Value: in.SubjectKey},
 					{Path: "message", Value: in.Fields.Message},
 					{Path: "hasConversation", Value: in.HasConversation},
 					{Path: "added", Value: addedValue(in.Added)},

@@ -39,6 +39,7 @@ var pure = []string{
 	"functions/drafts",
 	"functions/forms",
 	"functions/deliveryevents",
+	"functions/admin",
 	"functions/sweep",
 }
 

@@ -40,6 +40,8 @@ const (
 	CodeNotFound              Code = "NOT_FOUND"
 	CodeStateConflict         Code = "STATE_CONFLICT"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
+	CodeCursorInvalid         Code = "CURSOR_INVALID"
+	CodeCrossOriginRefused    Code = "CROSS_ORIGIN_REFUSED"
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
 	// The delivery events entry point's refusals: nothing changes.

@@ -65,6 +65,12 @@ type Introduction struct {
 	ConfirmedAt     time.Time         `json:"confirmedAt,omitzero"`
 	// Revisions counts how often the visitor revised the draft (Edit).
 	Revisions int `json:"revisions"`
+	// HandledAt is when the owner marked it handled; zero until then.
+	HandledAt time.Time `json:"handledAt,omitzero"`
+	// SubjectKey names the data subject (contentrules.SubjectKey of the
+	// email), so that every introduction of one address is found however
+	// the visitor wrote it.
+	SubjectKey string `json:"-"`
 }
 
 // Live reports whether the introduction still exists at now: a stored

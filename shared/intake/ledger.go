@@ -202,11 +202,14 @@ type LedgerEntry struct {
 	Revisions          int               `json:"revisions" firestore:"revisions"`
 	Refusals           *RefusalCount     `json:"refusals,omitempty" firestore:"refusals,omitempty"`
 	Decoy              *DecoyRecord      `json:"decoy,omitempty" firestore:"decoy,omitempty"`
-	Decision           Decision          `json:"decision" firestore:"decision"`
-	Reason             string            `json:"reason" firestore:"reason"`
-	Provenance         Provenance        `json:"provenance" firestore:"provenance"`
-	UpdatedAt          time.Time         `json:"updatedAt" firestore:"updatedAt"`
-	ExpireAt           time.Time         `json:"expireAt" firestore:"expireAt"`
+	// ConfirmedAt is when the visitor confirmed; zero for an attempt never
+	// confirmed.
+	ConfirmedAt time.Time  `json:"confirmedAt,omitzero" firestore:"confirmedAt,omitempty"`
+	Decision    Decision   `json:"decision" firestore:"decision"`
+	Reason      string     `json:"reason" firestore:"reason"`
+	Provenance  Provenance `json:"provenance" firestore:"provenance"`
+	UpdatedAt   time.Time  `json:"updatedAt" firestore:"updatedAt"`
+	ExpireAt    time.Time  `json:"expireAt" firestore:"expireAt"`
 }
 
 // The retention classes of a ledger entry.

@@ -57,3 +57,19 @@ func (in *Introduction) WithdrawBy(tokenHash []byte, now time.Time) error {
 	in.State = next
 	return nil
 }
+
+// HandleAt applies the handle move (the owner has dealt with the
+// introduction) at now. STATE_CONFLICT when the state does not allow it: a
+// draft, or an introduction already handled; ErrNotFound when it is gone.
+func (in *Introduction) HandleAt(now time.Time) error {
+	if !in.Live(now) {
+		return ErrNotFound
+	}
+	next, err := in.State.Next(MoveHandle)
+	if err != nil {
+		return err
+	}
+	in.State = next
+	in.HandledAt = now
+	return nil
+}

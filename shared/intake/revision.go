@@ -23,6 +23,9 @@ type Revision struct {
 	// Purposes and Stored update the ledger entry (content-free).
 	Purposes []PurposeRecord
 	Stored   []string
+	// SubjectKey names the data subject of the revised email (see
+	// Introduction.SubjectKey).
+	SubjectKey string
 }
 
 // RevisableBy reports whether the holder of tokenHash may revise the
@@ -56,6 +59,7 @@ func (in *Introduction) ReviseBy(tokenHash []byte, now time.Time, r Revision) er
 	in.Added = r.Added
 	in.HasConversation = r.Conversation != ""
 	in.Consents = r.Consents
+	in.SubjectKey = r.SubjectKey
 	in.Revisions++
 	return nil
 }

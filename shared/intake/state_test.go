@@ -86,3 +86,36 @@ func TestInvalidWithoutAFieldIsInternal(t *testing.T) {
 		t.Fatalf("Invalid() = %v", err)
 	}
 }
+
+func TestHandleAt(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		state State
+		live  bool
+		code  Code
+	}{
+		{"confirmed", StateConfirmed, true, ""},
+		{"handled again", StateHandled, true, CodeStateConflict},
+		{"draft", StateDraft, true, CodeStateConflict},
+		{"expired", StateConfirmed, false, CodeNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Introduction{State: tt.state, ExpireAt: now.Add(time.Hour)}
+			if !tt.live {
+				in.ExpireAt = now
+			}
+			err := in.HandleAt(now)
+			if CodeOf(err) != tt.code {
+				t.Fatalf("HandleAt = %v, want code %q", err, tt.code)
+			}
+			if err == nil && (in.State != StateHandled || !in.HandledAt.Equal(now)) {
+				t.Fatalf("after HandleAt: %s at %v", in.State, in.HandledAt)
+			}
+			if err != nil && !in.HandledAt.IsZero() {
+				t.Fatal("a refused move set the handled time")
+			}
+		})
+	}
+}

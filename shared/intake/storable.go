@@ -57,6 +57,9 @@ func CheckStorableIntroduction(in Introduction) error {
 		if in.ConfirmedAt.IsZero() {
 			c.fail("introduction.confirmedAt", "unset on a confirmed introduction")
 		}
+		if (in.State == StateHandled) == in.HandledAt.IsZero() {
+			c.fail("introduction.handledAt", "not set exactly when handled")
+		}
 	default:
 		c.fail("introduction.state", "not a storable state")
 	}
@@ -187,6 +190,18 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 		for _, m := range r.Moves {
 			c.label("ledger.refusals.moves", m, true)
 		}
+	}
+	c.list("ledger.adminActions", len(e.AdminActions))
+	for _, a := range e.AdminActions {
+		c.time("ledger.adminActions.at", a.At)
+		c.label("ledger.adminActions.actor", a.Actor, true)
+		c.label("ledger.adminActions.action", a.Action, true)
+		c.label("ledger.adminActions.target", a.Target, false)
+	}
+	if e.Erasure != nil {
+		c.time("ledger.erasure.at", e.Erasure.At)
+		c.label("ledger.erasure.requestedBy", e.Erasure.RequestedBy, true)
+		c.text("ledger.erasure.reason", e.Erasure.Reason)
 	}
 	c.decision("ledger.decision", e.Decision)
 	c.text("ledger.reason", e.Reason)

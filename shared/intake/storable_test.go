@@ -197,20 +197,23 @@ func TestCheckStorableIntroductionStates(t *testing.T) {
 		name        string
 		state       State
 		confirmedAt time.Time
+		handledAt   time.Time
 		ok          bool
 	}{
-		{"draft", StateDraft, time.Time{}, true},
-		{"confirmed", StateConfirmed, now, true},
-		{"handled", StateHandled, now, true},
-		{"confirmed without time", StateConfirmed, time.Time{}, false},
-		{"handled without time", StateHandled, time.Time{}, false},
-		{"withdrawn", StateWithdrawn, now, false},
-		{"gone", Gone, time.Time{}, false},
+		{"draft", StateDraft, time.Time{}, time.Time{}, true},
+		{"confirmed", StateConfirmed, now, time.Time{}, true},
+		{"handled", StateHandled, now, now, true},
+		{"confirmed without time", StateConfirmed, time.Time{}, time.Time{}, false},
+		{"handled without time", StateHandled, time.Time{}, now, false},
+		{"handled without handled time", StateHandled, now, time.Time{}, false},
+		{"confirmed with a handled time", StateConfirmed, now, now, false},
+		{"withdrawn", StateWithdrawn, now, time.Time{}, false},
+		{"gone", Gone, time.Time{}, time.Time{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := validDraft().Introduction
-			in.State, in.ConfirmedAt = tt.state, tt.confirmedAt
+			in.State, in.ConfirmedAt, in.HandledAt = tt.state, tt.confirmedAt, tt.handledAt
 			err := CheckStorableIntroduction(in)
 			if (err == nil) != tt.ok {
 				t.Fatalf("CheckStorableIntroduction = %v, want ok=%v", err, tt.ok)

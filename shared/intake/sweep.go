@@ -63,7 +63,8 @@ type DailyFigures struct {
 	Day       string `json:"day" firestore:"day"` // YYYY-MM-DD, UTC
 	Confirmed int    `json:"confirmed" firestore:"confirmed"`
 	// Refused counts refused attempts by abuse state (RATE_LIMITED,
-	// HONEYPOT, CONTENT_REJECTED, POW_FAILED).
-	Refused  map[AbuseState]int `json:"refused" firestore:"refused"`
-	ExpireAt time.Time          `json:"-" firestore:"expireAt"`
+	// HONEYPOT, CONTENT_REJECTED, POW_FAILED), keyed by its name (the
+	// Firestore client stores maps with plain string keys only).
+	Refused  map[string]int `json:"refused" firestore:"refused"`
+	ExpireAt time.Time      `json:"-" firestore:"expireAt"`
 }

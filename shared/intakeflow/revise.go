@@ -84,7 +84,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		revised.Added = kept.Added
 		conversation = kept.Conversation
 		return intake.Revision{Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
-			Purposes: purposes, Stored: storedFields(revised),
+			Purposes: purposes, Stored: storedFields(revised), SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
 			Added: kept.Added}, nil
 	}
 	var in *intake.Introduction

@@ -231,6 +231,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 		Fields: kept.Fields, Added: kept.Added, HasConversation: kept.Conversation != "", Consents: consents,
 		// Firestore keeps times to the microsecond: the answer says what was kept.
 		TokenHash: intake.HashToken(token), CreatedAt: now.Truncate(time.Microsecond), ExpireAt: now.Add(s.Retention.Draft).Truncate(time.Microsecond),
+		SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
 	}
 	entry.ID, entry.SubmissionID = id, id
 	entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}

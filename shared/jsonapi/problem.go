@@ -39,6 +39,8 @@ var statusOf = map[intake.Code]int{
 	intake.CodeNotFound:              http.StatusNotFound,
 	intake.CodeStateConflict:         http.StatusConflict,
 	intake.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
+	intake.CodeCursorInvalid:         http.StatusBadRequest,
+	intake.CodeCrossOriginRefused:    http.StatusForbidden,
 	intake.CodeUnavailable:           http.StatusServiceUnavailable,
 	intake.CodeInternal:              http.StatusInternalServerError,
 	intake.CodeEventSignatureInvalid: http.StatusForbidden,
@@ -80,9 +82,10 @@ type Problem struct {
 	Errors []intake.FieldError `json:"errors,omitempty"`
 }
 
-// problemFor builds the body for err. Internal causes never reach it: only
-// the code's safe detail does.
-func problemFor(err *intake.Error) Problem {
+// ProblemFor builds the body for err, which the admin's pages show as
+// HTML too. Internal causes never reach it: only the code's safe detail
+// does.
+func ProblemFor(err *intake.Error) Problem {
 	status := statusFor(err.Code)
 	detail := err.Detail
 	if err.Code == intake.CodeInternal {
@@ -102,7 +105,7 @@ func problemFor(err *intake.Error) Problem {
 // causes are logged once here, with the code and the request id only.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := intake.AsError(err)
-	p := problemFor(e)
+	p := ProblemFor(e)
 	if e.Cause != nil && logger != nil {
 		logger.LogAttrs(r.Context(), levelFor(p.Status), "request failed",
 			slog.String("code", string(e.Code)), slog.Int("status", p.Status), slog.String("cause", e.Cause.Error()))

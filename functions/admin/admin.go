@@ -1,0 +1,298 @@
+// Package admin is the owner's side of the service: the Admin function's
+// pages under /admin/ and its JSON under /admin/api/. The owner reads
+// confirmed introductions newest first, each with its message, the
+// conversation as the visitor sent it, the consent evidence, the ledger
+// entry and every delivery; marks one handled; retries a delivery; answers
+// a data subject's access and erasure requests; and sees at a glance, as a
+// server-rendered chart, what came in and what was refused, and whether the
+// retention sweep runs.
+//
+// It is private: deployed without a public invoker, Cloud Run IAM has
+// verified the caller's identity token before a request arrives, and the
+// admin takes the token's email claim, unverified, as the actor it records
+// in the ledger ("local owner" on the dev server, which binds to loopback).
+// Every POST is refused cross-origin (net/http's CrossOriginProtection).
+// Pages are html/template with embedded templates and styles, no script,
+// and a CSP that allows nothing else. Nothing personal is logged: ids,
+// routes, codes and counts only.
+package admin
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// PageSize is how many introductions one page of the list holds.
+const PageSize = 50
+
+// RecentRuns is how many sweep runs the retention page shows.
+const RecentRuns = 10
+
+// Store is what the admin reads and writes. Every method answers intake
+// errors only: NOT_FOUND for an unknown, expired or draft id (the owner
+// never sees a draft), STATE_CONFLICT for a move the state refuses,
+// UNAVAILABLE for an outage.
+type Store interface {
+	// ListIntroductions returns a page of confirmed and handled
+	// introductions with their ledger entries, newest confirmation first,
+	// after pos, and where the next page starts (nil at the end).
+	ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error)
+	// CountWaiting counts the confirmed introductions not yet handled.
+	CountWaiting(ctx context.Context) (int, error)
+	// Record returns everything held about one confirmed introduction.
+	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
+	// MarkHandled applies the handle move and records actor in the ledger.
+	MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error)
+	// Envelope returns one live envelope of the handoff outbox.
+	Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error)
+	// RecordAdminAction appends a to the ledger entry of submission id.
+	RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error
+	// SubjectRecords returns every live record (drafts included) of one
+	// data subject.
+	SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error)
+	// EraseSubject erases every introduction of one data subject, leaving
+	// content-free tombstones, and says how many it erased.
+	EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error)
+	// LastRuns returns the n most recent sweep runs, newest first.
+	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
+	// DailyFigures returns the kept figures of the given days by day.
+	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
+}
+
+// Retrier sends one envelope again now (the delivery service). Errors:
+// NOT_FOUND, STATE_CONFLICT (nothing to retry, or it is being sent this
+// moment), UNAVAILABLE.
+type Retrier interface {
+	RetryNow(ctx context.Context, envelopeID string) error
+}
+
+// Scheduler reads the Cloud Scheduler job that calls the sweep. Errors:
+// any; the admin shows the job as unreadable and logs the cause.
+type Scheduler interface {
+	Status(ctx context.Context) (intake.SchedulerStatus, error)
+}
+
+// Deps are the admin's dependencies.
+type Deps struct {
+	Store Store
+	// Retrier is the delivery service; nil when none is wired (a test),
+	// and then a retry answers 503 UNAVAILABLE.
+	Retrier Retrier
+	// Scheduler is nil when no scheduler job is configured (locally): the
+	// admin says so rather than failing.
+	Scheduler Scheduler
+	Clock     intake.Clock
+	Logger    *slog.Logger
+}
+
+// Handlers are the admin's route handlers; its routes are rows of the
+// route table in functions/wiring. Each one sets the admin's own headers
+// over the API edge's (the pages' CSP, no CORS allowance) and refuses an
+// unsafe method from another origin before doing anything.
+type Handlers struct {
+	Deps
+	cop *http.CrossOriginProtection
+}
+
+// New returns the admin's handlers. It refuses a missing store, clock or
+// logger.
+func New(d Deps) (*Handlers, error) {
+	var errs []error
+	if d.Store == nil {
+		errs = append(errs, errors.New("admin: nil Store"))
+	}
+	if d.Clock == nil {
+		errs = append(errs, errors.New("admin: nil Clock"))
+	}
+	if d.Logger == nil {
+		errs = append(errs, errors.New("admin: nil Logger"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &Handlers{Deps: d, cop: http.NewCrossOriginProtection()}, nil
+}
+
+// PageCSP is the admin's Content-Security-Policy: its own stylesheet and
+// icon and nothing else, no framing, forms only to itself.
+const PageCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// guard sets the headers every admin answer carries and refuses an unsafe
+// method from another origin (net/http's CrossOriginProtection decides:
+// Sec-Fetch-Site, else Origin against Host; a request with neither passes).
+func (h *Handlers) guard(w http.ResponseWriter, r *http.Request) error {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", PageCSP)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Del("Access-Control-Allow-Origin")
+	hd.Del("Access-Control-Expose-Headers")
+	if err := h.cop.Check(r); err != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: cross-origin request refused", slog.String("method", r.Method), slog.String("path", r.URL.Path))
+		return intake.Errorf(intake.CodeCrossOriginRefused, "This action is accepted from the admin's own pages only.")
+	}
+	return nil
+}
+
+// guarded wraps a route handler with guard.
+func (h *Handlers) guarded(next func(w http.ResponseWriter, r *http.Request) error) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := h.guard(w, r); err != nil {
+			return err
+		}
+		return next(w, r)
+	}
+}
+
+// The route handlers. API handlers answer JSON and return their refusal
+// (problem+json); page handlers answer HTML, refusals included.
+
+// APIList answers the list: {introductions, next}.
+func (h *Handlers) APIList(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiList)(w, r)
+}
+
+// APIDetail answers one introduction's detail.
+func (h *Handlers) APIDetail(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiDetail)(w, r)
+}
+
+// APIHandled applies the handle move.
+func (h *Handlers) APIHandled(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiHandled)(w, r)
+}
+
+// APIRetry sends a failed or retry-pending delivery again now.
+func (h *Handlers) APIRetry(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiRetry)(w, r)
+}
+
+// APISubject answers everything held about ?email=.
+func (h *Handlers) APISubject(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiSubject)(w, r)
+}
+
+// APIErasure erases everything held about {"email"}.
+func (h *Handlers) APIErasure(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiErasure)(w, r)
+}
+
+// APIHealth answers the retention health.
+func (h *Handlers) APIHealth(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiHealth)(w, r)
+}
+
+// List is the list page.
+func (h *Handlers) List(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageList)(w, r)
+}
+
+// Detail is an introduction's page.
+func (h *Handlers) Detail(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageDetail)(w, r)
+}
+
+// Handled is the detail page's "Mark handled".
+func (h *Handlers) Handled(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageHandled)(w, r)
+}
+
+// Retry is the detail page's "Retry now".
+func (h *Handlers) Retry(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageRetry)(w, r)
+}
+
+// SubjectForm is the data subject page's search form.
+func (h *Handlers) SubjectForm(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageSubjectForm)(w, r)
+}
+
+// Subject shows what is held about the posted address.
+func (h *Handlers) Subject(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageSubject)(w, r)
+}
+
+// Export downloads what is held about the posted address as JSON.
+func (h *Handlers) Export(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageExport)(w, r)
+}
+
+// Erasure asks for confirmation, then erases the posted address.
+func (h *Handlers) Erasure(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageErasure)(w, r)
+}
+
+// Retention is the retention page.
+func (h *Handlers) Retention(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageRetention)(w, r)
+}
+
+// Stylesheet serves the pages' one stylesheet.
+func (h *Handlers) Stylesheet(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(serveCSS)(w, r)
+}
+
+// Icon serves the pages' icon.
+func (h *Handlers) Icon(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(serveIcon)(w, r)
+}
+
+// Home sends /admin to the list.
+func (h *Handlers) Home(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(func(w http.ResponseWriter, r *http.Request) error {
+		http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
+		return nil
+	})(w, r)
+}
+
+// LocalOwner is the actor recorded when a request carries no identity
+// token: the dev server's owner.
+const LocalOwner = "local owner"
+
+// actor names who made the request, for the ledger: the email claim of the
+// identity token Cloud Run IAM verified before the request arrived (its
+// signature removed, so it is read, not verified, here), LocalOwner
+// without a token, and "unidentified caller" for a token without an email.
+// It is never logged.
+func actor(r *http.Request) string {
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		return LocalOwner
+	}
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	parts := strings.Split(token, ".")
+	if !ok || len(parts) < 2 {
+		return "unidentified caller"
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return "unidentified caller"
+	}
+	var claims struct {
+		Email string `json:"email"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Email == "" || len(claims.Email) > intake.MaxStoredLabel {
+		return "unidentified caller"
+	}
+	return claims.Email
+}
+
+// logAction logs an admin action without content: the action, ids, codes.
+func (h *Handlers) logAction(r *http.Request, action string, err error, attrs ...slog.Attr) {
+	attrs = append(attrs, slog.String("action", action), slog.String("code", string(intake.CodeOf(err))))
+	level := slog.LevelInfo
+	if c := intake.CodeOf(err); c == intake.CodeUnavailable || c == intake.CodeInternal {
+		level = slog.LevelError
+	}
+	h.Logger.LogAttrs(r.Context(), level, "admin action", attrs...)
+}

@@ -1,0 +1,182 @@
+// Package adminseed writes sample records into a Firestore database through
+// the real store, for the admin's tests, its browser test and its
+// screenshots: confirmed introductions (kept as drafts, then confirmed, and
+// some marked handled), their envelopes, refused attempts and sweep runs.
+package adminseed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/firestore"
+
+	"github.com/ownersite/introductions/shared/contentrules"
+	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Sample is one introduction to keep and confirm.
+type Sample struct {
+	// ID is the introduction's id; "" derives one from the name and
+	// confirmation time.
+	ID           string
+	Fields       intake.Fields
+	Conversation string
+	ConfirmedAt  time.Time
+	// HandledAt, when set, marks the introduction handled then.
+	HandledAt time.Time
+	// Envelopes are its confirmation's outbox (their id, submission and
+	// event are set here, as the outbox sets them) and are mirrored in its
+	// ledger entry's handoffs.
+	Envelopes []intake.Envelope
+}
+
+// registry is the service's own form registry, loaded once.
+var registry = sync.OnceValues(formregistry.Load)
+
+// Retention is how long a seeded introduction is kept after confirmation.
+const Retention = 180 * 24 * time.Hour
+
+// IDFor derives a stable id of the service's shape (22 base64url
+// characters) from a seed string.
+func IDFor(seed string) string {
+	sum := sha256.Sum256([]byte(seed))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+func hexOf(seed string) string {
+	sum := sha256.Sum256([]byte(seed))
+	return hex.EncodeToString(sum[:])
+}
+
+// Keep writes s through the store as a visitor's draft would be kept
+// (introduction, transcript, spent challenge, ledger entry), confirms it,
+// marks it handled if asked, and writes its envelopes. It returns the id.
+func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Client, s Sample) (string, error) {
+	id := s.ID
+	if id == "" {
+		id = IDFor(s.Fields.Name + s.ConfirmedAt.String())
+	}
+	confirmedAt := s.ConfirmedAt.UTC().Truncate(time.Microsecond)
+	created := confirmedAt.Add(-4 * time.Minute)
+	token := []byte("token of " + id)
+	tokenHash := intake.HashToken(string(token))
+	registry, err := registry()
+	if err != nil {
+		return "", err
+	}
+	form, ok := registry.Latest("introduction")
+	if !ok {
+		return "", fmt.Errorf("the form registry has no introduction form")
+	}
+	// As the intake keeps it: every purpose of the version, and consent
+	// evidence for a consent purpose the visitor granted (attaching the
+	// conversation, when there is one).
+	withdrawal := "/api/introductions/" + id + "/withdrawal"
+	consents := []intake.ConsentEvidence{}
+	purposes := []intake.PurposeRecord{}
+	for _, p := range form.Purposes {
+		granted := p.Consent == nil || s.Conversation != ""
+		purposes = append(purposes, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: granted})
+		if p.Consent != nil && granted {
+			consents = append(consents, intake.ConsentEvidence{Purpose: p.ID, Basis: p.Basis, TextVersion: p.Consent.TextVersion,
+				TextSHA256: p.Consent.SHA256, Control: p.Consent.Control, ActivelyChecked: true, GivenAt: created, WithdrawalPath: withdrawal})
+		}
+	}
+	in := intake.Introduction{
+		ID: id, State: intake.StateDraft, FormID: form.FormID, FormVersion: form.Version,
+		Fields: s.Fields, HasConversation: s.Conversation != "", Consents: consents, TokenHash: tokenHash,
+		CreatedAt: created, ExpireAt: created.Add(30 * time.Minute), SubjectKey: contentrules.SubjectKey(s.Fields.Email),
+	}
+	entry := intake.LedgerEntry{
+		ID: id, Version: intake.LedgerVersion, FormID: in.FormID, FormVersion: in.FormVersion, SubmissionID: id,
+		Validation: intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}},
+		Purposes:   purposes,
+		Consents:   consents, WithdrawalPath: withdrawal,
+		Retention: intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt},
+		RateLimits: []intake.RateDecision{
+			{Layer: "flood", KeyHash: hexOf("flood" + id)[:32], WindowSeconds: 600, Count: 2, Limit: 60, Decision: intake.RateAllow},
+			{Layer: "ip", KeyHash: hexOf("ip" + id), WindowSeconds: 3600, Count: 1, Limit: 10, Decision: intake.RateAllow},
+			{Layer: "email", KeyHash: hexOf("email" + id), WindowSeconds: 3600, Count: 1, Limit: 5, Decision: intake.RateAllow},
+		},
+		Abuse:     intake.AbuseRecord{State: intake.AbuseClean, Signals: []string{}},
+		Redaction: intake.RedactionRecord{Stored: []string{"name", "company", "role", "email", "message", "conversation"}, RedactedFromLogs: intake.RedactedFromLogs},
+		Decision:  intake.DecisionAwaitingConfirmation, Reason: "draft kept; it is sent on only when the visitor confirms it",
+		Provenance: intake.Provenance{Function: "drafts", Revision: "drafts-00042-kit", RequestID: hexOf("request" + id)[:32], Time: created},
+		UpdatedAt:  created, ExpireAt: in.ExpireAt,
+	}
+	k := intake.DraftKeeping{Introduction: in, Ledger: entry, Now: created,
+		Challenge: intake.SpentChallenge{Key: "seed-challenge-" + id, ExpireAt: created.Add(10 * time.Minute)}}
+	if s.Conversation != "" {
+		k.Transcript = &intake.Transcript{IntroductionID: id, Text: s.Conversation, ExpireAt: in.ExpireAt}
+	}
+	if _, err := store.KeepDraft(ctx, k); err != nil {
+		return "", fmt.Errorf("keeping %s: %w", id, err)
+	}
+	// The envelopes are the confirmation's outbox, written in its
+	// transaction and mirrored in the ledger entry, as they are when a
+	// visitor confirms; their statuses and attempts are the sample's.
+	outbox := make([]intake.Envelope, 0, len(s.Envelopes))
+	for i, e := range s.Envelopes {
+		e.Event, e.PayloadVersion = intake.EventConfirmed, intake.HandoffPayloadVersion
+		e.ID = intake.EnvelopeID(id, e.Destination, e.Event)
+		e.SubmissionID = id
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = confirmedAt.Add(time.Duration(i) * time.Millisecond)
+		}
+		e.UpdatedAt, e.ExpireAt = e.CreatedAt, confirmedAt.Add(Retention)
+		e.Provenance = intake.Provenance{Function: "confirmation", Revision: "confirmation-00017-roc", RequestID: hexOf("confirm" + id)[:32], Time: confirmedAt}
+		outbox = append(outbox, e)
+	}
+	if _, err := store.Confirm(ctx, id, tokenHash, confirmedAt, Retention, outbox); err != nil {
+		return "", fmt.Errorf("confirming %s: %w", id, err)
+	}
+	if !s.HandledAt.IsZero() {
+		if _, err := store.MarkHandled(ctx, id, "owner@example.com", s.HandledAt); err != nil {
+			return "", fmt.Errorf("handling %s: %w", id, err)
+		}
+	}
+	return id, nil
+}
+
+// Refused records one refused attempt at t with the given abuse state, as
+// the intake does: content-free.
+func Refused(ctx context.Context, store *firestorestore.Store, seed string, state intake.AbuseState, t time.Time) error {
+	code := map[intake.AbuseState]intake.Code{
+		intake.AbuseRateLimited: intake.CodeRateLimited, intake.AbuseHoneypot: "",
+		intake.AbuseContentRejected: intake.CodeMessageTooManyLinks, intake.AbusePowFailed: intake.CodePowInvalid,
+	}[state]
+	codes := []intake.Code{}
+	if code != "" {
+		codes = append(codes, code)
+	}
+	return store.RecordAttempt(ctx, intake.LedgerEntry{
+		ID: IDFor("refused" + seed), Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "1",
+		Validation: intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes},
+		Purposes:   []intake.PurposeRecord{}, Consents: []intake.ConsentEvidence{}, RateLimits: []intake.RateDecision{},
+		Retention: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: t.Add(30 * 24 * time.Hour)},
+		Abuse:     intake.AbuseRecord{State: state, Signals: []string{}},
+		Redaction: intake.RedactionRecord{Stored: []string{}, RedactedFromLogs: intake.RedactedFromLogs},
+		Decision:  intake.DecisionRejected, Reason: "refused: " + string(state),
+		Provenance: intake.Provenance{Function: "drafts", Revision: "drafts-00042-kit", RequestID: hexOf("req" + seed)[:32], Time: t},
+		UpdatedAt:  t, ExpireAt: t.Add(30 * 24 * time.Hour),
+	})
+}
+
+// SweepRun writes one sweep run record.
+func SweepRun(ctx context.Context, client *firestore.Client, r intake.SweepRun) error {
+	if r.ID == "" {
+		r.ID = IDFor("sweep" + r.StartedAt.String())
+	}
+	if r.ExpireAt.IsZero() {
+		r.ExpireAt = r.StartedAt.Add(90 * 24 * time.Hour)
+	}
+	_, err := client.Collection(firestorestore.SweepRuns).Doc(r.ID).Set(ctx, r)
+	return err
+}

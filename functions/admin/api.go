@@ -1,0 +1,355 @@
+package admin
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/contentrules"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
+)
+
+// listItem is one row of GET /admin/api/introductions.
+type listItem struct {
+	ID          string          `json:"id"`
+	State       intake.State    `json:"state"`
+	Name        string          `json:"name"`
+	Company     string          `json:"company"`
+	Email       string          `json:"email"`
+	ConfirmedAt time.Time       `json:"confirmedAt"`
+	HandledAt   *time.Time      `json:"handledAt"`
+	Decision    intake.Decision `json:"decision"`
+}
+
+type listAnswer struct {
+	Introductions []listItem `json:"introductions"`
+	Next          string     `json:"next"`
+}
+
+// detail is GET /admin/api/introductions/{id}, and one introduction of a
+// data subject's export.
+type detail struct {
+	ID           string                   `json:"id"`
+	State        intake.State             `json:"state"`
+	FormID       string                   `json:"formId"`
+	FormVersion  string                   `json:"formVersion"`
+	Introduction intake.Fields            `json:"introduction"`
+	Conversation string                   `json:"conversation"`
+	Consents     []intake.ConsentEvidence `json:"consents"`
+	Ledger       intake.LedgerEntry       `json:"ledger"`
+	Deliveries   []delivery               `json:"deliveries"`
+}
+
+type delivery struct {
+	EnvelopeID    string                   `json:"envelopeId"`
+	Destination   intake.Destination       `json:"destination"`
+	Status        intake.DeliveryStatus    `json:"status"`
+	Attempts      []intake.DeliveryAttempt `json:"attempts"`
+	NextAttemptAt *time.Time               `json:"nextAttemptAt"`
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func detailOf(rec intake.Record) detail {
+	in := rec.Introduction
+	d := detail{
+		ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		Introduction: in.Fields, Conversation: rec.Conversation, Consents: in.Consents,
+		Ledger: rec.Ledger, Deliveries: make([]delivery, 0, len(rec.Envelopes)),
+	}
+	if d.Consents == nil {
+		d.Consents = []intake.ConsentEvidence{}
+	}
+	for _, e := range rec.Envelopes {
+		attempts := e.Attempts
+		if attempts == nil {
+			attempts = []intake.DeliveryAttempt{}
+		}
+		d.Deliveries = append(d.Deliveries, delivery{EnvelopeID: e.ID, Destination: e.Destination, Status: e.Status,
+			Attempts: attempts, NextAttemptAt: timeOrNil(e.NextAttemptAt)})
+	}
+	return d
+}
+
+// encodeCursor makes a list position opaque to clients.
+func encodeCursor(p *intake.ListPosition) string {
+	if p == nil {
+		return ""
+	}
+	b, _ := json.Marshal(struct {
+		T time.Time `json:"t"`
+		I string    `json:"i"`
+	}{p.ConfirmedAt.UTC(), p.ID})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeCursor reads a cursor encodeCursor made: nil for "", CURSOR_INVALID
+// for anything else it did not make.
+func decodeCursor(s string) (*intake.ListPosition, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bad := intake.Errorf(intake.CodeCursorInvalid, "The cursor is not one this list gave out; start again without it.")
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(raw) > 512 {
+		return nil, bad
+	}
+	var c struct {
+		T time.Time `json:"t"`
+		I string    `json:"i"`
+	}
+	if json.Unmarshal(raw, &c) != nil || c.T.IsZero() || !intake.StorableID(c.I) {
+		return nil, bad
+	}
+	return &intake.ListPosition{ConfirmedAt: c.T, ID: c.I}, nil
+}
+
+func (h *Handlers) list(r *http.Request) ([]intake.Record, string, error) {
+	after, err := decodeCursor(r.URL.Query().Get("cursor"))
+	if err != nil {
+		return nil, "", err
+	}
+	recs, next, err := h.Store.ListIntroductions(r.Context(), after, PageSize, h.Clock.Now())
+	return recs, encodeCursor(next), err
+}
+
+func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {
+	recs, next, err := h.list(r)
+	if err != nil {
+		return err
+	}
+	out := listAnswer{Introductions: make([]listItem, 0, len(recs)), Next: next}
+	for _, rec := range recs {
+		in := rec.Introduction
+		out.Introductions = append(out.Introductions, listItem{ID: in.ID, State: in.State, Name: in.Fields.Name,
+			Company: in.Fields.Company, Email: in.Fields.Email, ConfirmedAt: in.ConfirmedAt,
+			HandledAt: timeOrNil(in.HandledAt), Decision: rec.Ledger.Decision})
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handlers) apiDetail(w http.ResponseWriter, r *http.Request) error {
+	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, detailOf(rec))
+	return nil
+}
+
+// handle applies the handle move for the request's actor.
+func (h *Handlers) handle(r *http.Request) (*intake.Introduction, error) {
+	id := r.PathValue("id")
+	in, err := h.Store.MarkHandled(r.Context(), id, actor(r), h.Clock.Now())
+	h.logAction(r, intake.ActionHandled, err, slog.String("introductionId", id))
+	return in, err
+}
+
+func (h *Handlers) apiHandled(w http.ResponseWriter, r *http.Request) error {
+	in, err := h.handle(r)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		ID        string       `json:"id"`
+		State     intake.State `json:"state"`
+		HandledAt time.Time    `json:"handledAt"`
+	}{in.ID, in.State, in.HandledAt})
+	return nil
+}
+
+// retry sends an envelope again now, if its status allows it, and records
+// the action in its submission's ledger entry. It returns the envelope.
+func (h *Handlers) retry(r *http.Request) (intake.Envelope, error) {
+	id := r.PathValue("envelopeId")
+	env, err := h.retryEnvelope(r, id)
+	h.logAction(r, intake.ActionRetry, err, slog.String("envelopeId", id), slog.String("introductionId", env.SubmissionID))
+	return env, err
+}
+
+func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
+	env, err := h.Store.Envelope(r.Context(), id, h.Clock.Now())
+	if err != nil {
+		return env, err
+	}
+	if !retryable(env.Status) {
+		return env, intake.Errorf(intake.CodeStateConflict, "This delivery is %s: there is nothing to retry.", env.Status)
+	}
+	if h.Retrier == nil {
+		return env, intake.Unavailable(errorString("no delivery service is wired"), 30*time.Second)
+	}
+	if err := h.Retrier.RetryNow(r.Context(), id); err != nil {
+		return env, err
+	}
+	return env, h.Store.RecordAdminAction(r.Context(), env.SubmissionID,
+		intake.AdminAction{At: h.Clock.Now(), Actor: actor(r), Action: intake.ActionRetry, Target: id})
+}
+
+// retryable reports whether a delivery in status s can be retried now: one
+// not sent yet, failed, or waiting for its next attempt (the delivery
+// service decides the same).
+func retryable(s intake.DeliveryStatus) bool {
+	return s == intake.DeliveryFailed || s == intake.DeliveryRetryPending || s == intake.DeliveryPending
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func (h *Handlers) apiRetry(w http.ResponseWriter, r *http.Request) error {
+	env, err := h.retry(r)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusAccepted, struct {
+		EnvelopeID string `json:"envelopeId"`
+	}{env.ID})
+	return nil
+}
+
+// checkEmail refuses what cannot be an address as EMAIL_INVALID.
+func checkEmail(email string) error {
+	email = strings.TrimSpace(email)
+	if email == "" || len(email) > intake.MaxStoredEmail || !strings.Contains(email, "@") {
+		return intake.Invalid(intake.FieldError{Field: "email", Code: intake.CodeEmailInvalid, Detail: "Give the data subject's email address."})
+	}
+	return nil
+}
+
+// subject returns every record held about email.
+func (h *Handlers) subject(r *http.Request, email string) ([]intake.Record, error) {
+	if err := checkEmail(email); err != nil {
+		return nil, err
+	}
+	recs, err := h.Store.SubjectRecords(r.Context(), contentrules.SubjectKey(email), h.Clock.Now())
+	h.logAction(r, "subject-access", err, slog.Int("introductions", len(recs)))
+	return recs, err
+}
+
+type subjectAnswer struct {
+	Email         string   `json:"email"`
+	Introductions []detail `json:"introductions"`
+}
+
+func subjectOf(email string, recs []intake.Record) subjectAnswer {
+	out := subjectAnswer{Email: email, Introductions: make([]detail, 0, len(recs))}
+	for _, rec := range recs {
+		out.Introductions = append(out.Introductions, detailOf(rec))
+	}
+	return out
+}
+
+func (h *Handlers) apiSubject(w http.ResponseWriter, r *http.Request) error {
+	email := r.URL.Query().Get("email")
+	recs, err := h.subject(r, email)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, subjectOf(email, recs))
+	return nil
+}
+
+// erase erases everything held about email on the request's actor's
+// behalf.
+func (h *Handlers) erase(r *http.Request, email string) (int, error) {
+	if err := checkEmail(email); err != nil {
+		return 0, err
+	}
+	n, err := h.Store.EraseSubject(r.Context(), contentrules.SubjectKey(email), intake.ErasureRecord{
+		At: h.Clock.Now(), RequestedBy: actor(r), Reason: "the data subject's erasure request"})
+	h.logAction(r, intake.ActionErased, err, slog.Int("erased", n))
+	return n, err
+}
+
+func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Email string `json:"email"`
+	}
+	if err := jsonapi.ReadJSON(w, r, &req); err != nil {
+		return err
+	}
+	n, err := h.erase(r, req.Email)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		Erased int `json:"erased"`
+	}{n})
+	return nil
+}
+
+// health is the retention health: the last sweep runs and the scheduler.
+type health struct {
+	Runs      []intake.SweepRun
+	Scheduler schedulerView
+}
+
+type schedulerView struct {
+	Configured  bool
+	Readable    bool
+	Job         string
+	Schedule    string
+	TimeZone    string
+	State       string
+	LastAttempt time.Time
+	LastStatus  string
+}
+
+func (h *Handlers) health(r *http.Request, runs int) (health, error) {
+	out := health{}
+	var err error
+	if out.Runs, err = h.Store.LastRuns(r.Context(), runs); err != nil {
+		return out, err
+	}
+	if h.Scheduler == nil {
+		return out, nil
+	}
+	out.Scheduler.Configured = true
+	st, err := h.Scheduler.Status(r.Context())
+	if err != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: the scheduler job could not be read", slog.String("cause", err.Error()))
+		return out, nil
+	}
+	out.Scheduler = schedulerView{Configured: true, Readable: true, Job: st.Job, Schedule: st.Schedule, TimeZone: st.TimeZone,
+		State: st.State, LastAttempt: st.LastAttempt, LastStatus: st.LastStatus}
+	return out, nil
+}
+
+func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
+	hl, err := h.health(r, 1)
+	if err != nil {
+		return err
+	}
+	type sched struct {
+		Configured  bool       `json:"configured"`
+		Schedule    string     `json:"schedule"`
+		LastAttempt *time.Time `json:"lastAttempt"`
+		LastStatus  string     `json:"lastStatus"`
+	}
+	var out struct {
+		Sweep struct {
+			LastRun *intake.SweepRun `json:"lastRun"`
+		} `json:"sweep"`
+		Scheduler sched `json:"scheduler"`
+	}
+	if len(hl.Runs) > 0 {
+		out.Sweep.LastRun = &hl.Runs[0]
+	}
+	s := hl.Scheduler
+	out.Scheduler = sched{Configured: s.Configured, Schedule: s.Schedule, LastAttempt: timeOrNil(s.LastAttempt), LastStatus: s.LastStatus}
+	if s.Configured && !s.Readable {
+		out.Scheduler.LastStatus = "UNREADABLE"
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -1,0 +1,362 @@
+package admin
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets/admin.css
+var css []byte
+
+//go:embed assets/icon.svg
+var icon []byte
+
+func serveCSS(w http.ResponseWriter, r *http.Request) error {
+	return serveAsset(w, "text/css; charset=utf-8", css)
+}
+
+func serveIcon(w http.ResponseWriter, r *http.Request) error {
+	return serveAsset(w, "image/svg+xml", icon)
+}
+
+func serveAsset(w http.ResponseWriter, contentType string, body []byte) error {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+	return nil
+}
+
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+	},
+	"whenShort": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	"label": func(s any) string {
+		return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ")
+	},
+	"short": func(s string) string {
+		if len(s) > 12 {
+			return s[:12] + "…"
+		}
+		return s
+	},
+	"seconds": func(n int64) string {
+		if n%3600 == 0 {
+			return strconv.FormatInt(n/3600, 10) + " h"
+		}
+		if n%60 == 0 {
+			return strconv.FormatInt(n/60, 10) + " min"
+		}
+		return strconv.FormatInt(n, 10) + " s"
+	},
+	"px":   func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"plus": func(a, b int) int { return a + b },
+	"chars": func(s string) string {
+		return strconv.Itoa(len([]rune(s)))
+	},
+	"retryable": retryable,
+	"since": func(a, b time.Time) string {
+		if a.IsZero() || b.IsZero() {
+			return "—"
+		}
+		return b.Sub(a).Round(time.Millisecond).String()
+	},
+	"classes": func(m map[string]int) []classCount {
+		out := make([]classCount, 0, len(m))
+		for k, v := range m {
+			out = append(out, classCount{k, v})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
+		return out
+	},
+}
+
+type classCount struct {
+	Class string
+	N     int
+}
+
+// pages holds one template set per page, each with the shared layout.
+var pages = func() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem"} {
+		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+	return out
+}()
+
+// page is what every page template gets: its title, which part of the
+// navigation it is, a notice or problem to show, and the page's own data.
+type page struct {
+	Title   string
+	Nav     string
+	Notice  string
+	Problem string
+	Data    any
+}
+
+// render writes a page, or a plain 500 if the template fails (it never
+// writes half a page).
+func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	var buf bytes.Buffer
+	if err := pages[name].Execute(&buf, p); err != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelError, "admin: rendering a page failed", slog.String("page", name), slog.String("cause", err.Error()))
+		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// problemPage answers err as a page: its status, its safe detail.
+func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error) {
+	e := intake.AsError(err)
+	p := jsonapi.ProblemFor(e)
+	if e.Cause != nil {
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: request failed", slog.String("code", string(e.Code)), slog.String("cause", e.Cause.Error()))
+	}
+	if p.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	title := p.Title
+	if e.Code == intake.CodeNotFound {
+		title = "No such introduction"
+	}
+	h.render(w, r, p.Status, "problem", page{Title: title, Problem: p.Detail, Data: p})
+}
+
+// listData is the list page.
+type listData struct {
+	Waiting   int
+	Rows      []intake.Record
+	Next      string
+	FirstPage bool
+	Chart     chart
+	LastRun   *intake.SweepRun
+}
+
+func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
+	recs, next, err := h.list(r)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == ""}
+	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	days := chartDays(h.Clock.Now())
+	kept, err := h.Store.DailyFigures(r.Context(), days)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	d.Chart = buildChart(days, kept)
+	runs, err := h.Store.LastRuns(r.Context(), 1)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	if len(runs) > 0 {
+		d.LastRun = &runs[0]
+	}
+	h.render(w, r, http.StatusOK, "list", page{Title: "Introductions", Nav: "list", Data: d})
+	return nil
+}
+
+// detailData is the detail page.
+type detailData struct {
+	Record intake.Record
+	// Messages say what the ledger's admin actions mean.
+	CanHandle bool
+}
+
+var notices = map[string]string{
+	"handled": "Marked handled.",
+	"retried": "The delivery is being attempted again now.",
+}
+
+func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
+	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
+	return nil
+}
+
+func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {
+	in := rec.Introduction
+	title := in.Fields.Name
+	if in.Fields.Company != "" {
+		title += " — " + in.Fields.Company
+	}
+	_, canHandle := in.State.Next(intake.MoveHandle)
+	h.render(w, r, status, "detail", page{Title: title, Nav: "list", Notice: notice, Problem: problem,
+		Data: detailData{Record: rec, CanHandle: canHandle == nil}})
+}
+
+// afterAction shows the detail page again after a POST: a redirect on
+// success (so a reload does not repeat it), the page with the refusal
+// otherwise.
+func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) {
+	if err == nil {
+		http.Redirect(w, r, "/admin/introductions/"+url.PathEscape(id)+"?done="+done, http.StatusSeeOther)
+		return
+	}
+	e := intake.AsError(err)
+	if e.Code != intake.CodeStateConflict && e.Code != intake.CodeUnavailable {
+		h.problemPage(w, r, err)
+		return
+	}
+	rec, rerr := h.Store.Record(r.Context(), id, h.Clock.Now())
+	if rerr != nil {
+		h.problemPage(w, r, err)
+		return
+	}
+	h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
+}
+
+func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
+	_, err := h.handle(r)
+	h.afterAction(w, r, r.PathValue("id"), "handled", err)
+	return nil
+}
+
+func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
+	env, err := h.retry(r)
+	if env.SubmissionID == "" {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	h.afterAction(w, r, env.SubmissionID, "retried", err)
+	return nil
+}
+
+// subjectData is the data subject's page.
+type subjectData struct {
+	Email    string
+	Searched bool
+	Records  []intake.Record
+	Erased   int
+	Done     bool
+}
+
+func (h *Handlers) pageSubjectForm(w http.ResponseWriter, r *http.Request) error {
+	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
+	return nil
+}
+
+// formEmail reads the email field of a posted form.
+func formEmail(w http.ResponseWriter, r *http.Request) string {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	return strings.TrimSpace(r.PostFormValue("email"))
+}
+
+func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
+	email := formEmail(w, r)
+	recs, err := h.subject(r, email)
+	if err != nil {
+		e := intake.AsError(err)
+		msg := e.Detail
+		if len(e.Fields) > 0 {
+			msg = e.Fields[0].Detail
+		}
+		if e.Code == intake.CodeEmailInvalid {
+			h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: msg, Data: subjectData{Email: email}})
+			return nil
+		}
+		h.problemPage(w, r, err)
+		return nil
+	}
+	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
+		Data: subjectData{Email: email, Searched: true, Records: recs}})
+	return nil
+}
+
+// pageExport answers the data subject's export as a JSON download.
+func (h *Handlers) pageExport(w http.ResponseWriter, r *http.Request) error {
+	email := formEmail(w, r)
+	recs, err := h.subject(r, email)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	body, err := json.MarshalIndent(subjectOf(email, recs), "", "  ")
+	if err != nil {
+		h.problemPage(w, r, intake.Internal(err))
+		return nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="data-subject-export-`+h.Clock.Now().UTC().Format("2006-01-02")+`.json"`)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+	return nil
+}
+
+// pageErasure asks for confirmation first (the form without confirm=yes),
+// then erases.
+func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
+	email := formEmail(w, r)
+	if r.PostFormValue("confirm") != "yes" {
+		recs, err := h.subject(r, email)
+		if err != nil {
+			h.problemPage(w, r, err)
+			return nil
+		}
+		h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
+			Data: subjectData{Email: email, Searched: true, Records: recs}})
+		return nil
+	}
+	n, err := h.erase(r, email)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
+		Notice: fmt.Sprintf("Erased %d %s. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
+		Data:   subjectData{Email: email, Erased: n, Done: true}})
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
+	hl, err := h.health(r, RecentRuns)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
+	return nil
+}

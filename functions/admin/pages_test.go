@@ -1,0 +1,187 @@
+package admin_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/functions/admin"
+	"github.com/ownersite/introductions/functions/admin/adminseed"
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./functions/admin -run %s -update to accept):\n%s", name, t.Name(), firstDiff(string(want), string(got)))
+	}
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d\nwant: %s\ngot:  %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// TestPagesGolden renders the list (with its chart and figures) and the
+// detail of a realistic month and compares them with the golden files.
+func TestPagesGolden(t *testing.T) {
+	f := newFixture(t)
+	ids, err := adminseed.SeedRealistic(context.Background(), f.store, f.client, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figures, err := admin.NewDailyFiguresTask(f.store, f.logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := figures.Run(context.Background(), now); err != nil {
+		t.Fatal(err)
+	}
+	list := f.do(http.MethodGet, "/admin/", "")
+	if list.status != http.StatusOK || list.header.Get("Content-Security-Policy") != admin.PageCSP || list.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("list: %d %v", list.status, list.header)
+	}
+	golden(t, "list.golden.html", list.body)
+	detail := f.do(http.MethodGet, "/admin/introductions/"+ids[0], "")
+	if detail.status != http.StatusOK {
+		t.Fatalf("detail: %d", detail.status)
+	}
+	golden(t, "detail.golden.html", detail.body)
+	for _, want := range []string{
+		"<details class=\"conversation\">", "The conversation as the visitor sent it", "Consent evidence", "Legal basis",
+		"Retry now", "Mark handled", "Ledger entry", "Rate decisions", "Provenance", "Abuse state",
+	} {
+		if !strings.Contains(string(detail.body), want) {
+			t.Errorf("the detail page lacks %q", want)
+		}
+	}
+	if strings.Contains(string(detail.body), "<details class=\"conversation\" open") {
+		t.Error("the conversation is not folded")
+	}
+	for _, want := range []string{"<svg class=\"chart\"", "The figures as a table", "refused: proof of work", "Ada Lovelace", "Older introductions"} {
+		if want == "Older introductions" {
+			if strings.Contains(string(list.body), want) {
+				t.Error("a single page offers older introductions")
+			}
+			continue
+		}
+		if !strings.Contains(string(list.body), want) {
+			t.Errorf("the list page lacks %q", want)
+		}
+	}
+	retention := f.do(http.MethodGet, "/admin/retention", "")
+	if !strings.Contains(string(retention.body), "failed") || !strings.Contains(string(retention.body), "spentChallenges 9") {
+		t.Errorf("the retention page does not show the runs:\n%s", retention.body)
+	}
+}
+
+// hostile is content written to break out of every context it lands in.
+var hostile = intake.Fields{
+	Name:    `<script>alert("name")</script>`,
+	Company: `"onmouseover=alert(1) x="`,
+	Role:    "\u202Eesrever ni tnemnorivne",
+	Email:   `"><img src=x onerror=alert(1)>@example.com`,
+	Message: "</div><script>alert('message')</script>\n\"onmouseover=alert(2)\n\u202Egnp.exe",
+}
+
+// TestHostileContentIsInertInEveryView puts markup, attribute breakers, an
+// RTL override and a 12,000-character conversation through every view and
+// checks that each is shown as text.
+func TestHostileContentIsInertInEveryView(t *testing.T) {
+	f := newFixture(t)
+	conversation := strings.Repeat("<script>alert('c')</script> \u202E\"onmouseover=x ", 12000/48)
+	conversation += strings.Repeat("z", 12000-len([]rune(conversation)))
+	s := adminseed.Sample{Fields: hostile, Conversation: conversation, ConfirmedAt: now.Add(-time.Hour)}
+	s.Envelopes = []intake.Envelope{{Destination: intake.DestinationEmail, Status: intake.DeliveryFailed,
+		Attempts: []intake.DeliveryAttempt{{At: now, Outcome: intake.DeliveryFailed, Detail: "<b>550</b>"}}}}
+	id := f.keep(s)
+	email := url.QueryEscape(hostile.Email)
+
+	pages := map[string]answer{
+		"list":          f.do(http.MethodGet, "/admin/", ""),
+		"detail":        f.do(http.MethodGet, "/admin/introductions/"+id, ""),
+		"subject":       f.form("/admin/subjects", "email="+email),
+		"erasure asked": f.form("/admin/subjects/erasure", "email="+email),
+	}
+	for name, p := range pages {
+		body := string(p.body)
+		if p.status != http.StatusOK {
+			t.Fatalf("%s: %d", name, p.status)
+		}
+		for _, raw := range []string{"<script>alert", `"onmouseover=alert`, "<img src=x", "</div><script>", "<b>550"} {
+			if strings.Contains(body, raw) {
+				t.Errorf("%s holds %q unescaped", name, raw)
+			}
+		}
+		if !strings.Contains(body, "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;") {
+			t.Errorf("%s does not show the name as text", name)
+		}
+		if strings.Contains(body, "\u202E") && !strings.Contains(body, "<bdi>\u202E") && !strings.Contains(body, "dir=\"auto\">") {
+			t.Errorf("%s shows an RTL override outside an isolate", name)
+		}
+		if strings.Contains(body, "<script") {
+			t.Errorf("%s holds a script element", name)
+		}
+	}
+	detail := string(pages["detail"].body)
+	if !strings.Contains(detail, "<bdi>\u202Eesrever ni tnemnorivne</bdi>") || !strings.Contains(detail, `<div class="message" dir="auto">`) {
+		t.Error("the detail does not isolate right-to-left text")
+	}
+	if strings.Count(detail, "&lt;script&gt;alert(&#39;c&#39;)&lt;/script&gt;") != 12000/48 || !strings.Contains(detail, "12000 characters") {
+		t.Error("the detail does not show the whole 12,000-character conversation as text")
+	}
+	if strings.Contains(detail, `href="mailto:&#34;&gt;&lt;img`) == false && !strings.Contains(detail, `href="mailto:%22%3e%3cimg`) {
+		t.Errorf("the reply link does not escape the address")
+	}
+
+	for name, path := range map[string]string{
+		"list json":    "/admin/api/introductions",
+		"detail json":  "/admin/api/introductions/" + id,
+		"subject json": "/admin/api/subjects?email=" + email,
+	} {
+		a := f.do(http.MethodGet, path, "")
+		if a.status != http.StatusOK || a.header.Get("Content-Type") != "application/json" || a.header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: %d %v", name, a.status, a.header)
+		}
+		if !strings.Contains(string(a.body), `<script>alert(\"name\")</script>`) {
+			t.Errorf("%s does not carry the name exactly", name)
+		}
+	}
+	d := f.do(http.MethodGet, "/admin/api/introductions/"+id, "").json(t)
+	if d["conversation"] != conversation || d["introduction"].(map[string]any)["message"] != hostile.Message {
+		t.Error("the JSON does not carry the content exactly")
+	}
+}

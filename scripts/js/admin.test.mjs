@@ -1,0 +1,176 @@
+// The owner's admin in headless Chromium against the real dev server
+// (scripts/devserver on the Firestore emulator, a project of its own filled
+// by scripts/adminseed with a realistic month): the owner's walk from the
+// list to an introduction (conversation folded, consent shown), marking it
+// handled and seeing HANDLED in the list; axe-core finds no violation on
+// the list and the detail; no CSP violation, no request to another origin,
+// no script. UPDATE_SCREENSHOTS=1 writes the README's screenshots to
+// functions/admin/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, devServer, buildGo, missing, repo } from './harness.mjs';
+
+const absent = missing();
+const skip = absent.length ? `missing ${absent.join(', ')}` : false;
+const shotDir = process.env.UPDATE_SCREENSHOTS
+  ? join(repo, 'functions/admin/screenshots')
+  : mkdtempSync(join(tmpdir(), 'introductions-admin-shots-'));
+const axeSource = skip ? '' : readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let server, browser, ids;
+
+// seed fills the project with scripts/adminseed and returns the ids it
+// kept, newest first.
+async function seed(project) {
+  const bin = await buildGo('scripts/adminseed');
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, [], {
+      cwd: repo,
+      env: { ...process.env, FIRESTORE_EMULATOR_HOST: process.env.FIRESTORE_EMULATOR_HOST || '127.0.0.1:8681', FIRESTORE_PROJECT: project, LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`adminseed exited ${code}: ${err}`))));
+  });
+}
+
+before(async () => {
+  if (skip) return;
+  mkdirSync(shotDir, { recursive: true });
+  const project = `introductions-admin-${process.pid}-${Date.now().toString(36)}`;
+  ids = await seed(project);
+  [server, browser] = await Promise.all([devServer({}, { project }), launch({ viewport: { width: 1200, height: 900 } })]);
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+// open loads an admin page in a fresh page and records CSP violations,
+// requests, page errors and console errors.
+async function open(path, viewport) {
+  const page = await browser.context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const seen = { requests: [], errors: [] };
+  page.on('request', (r) => seen.requests.push(r.url()));
+  page.on('pageerror', (e) => seen.errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') seen.errors.push(m.text());
+  });
+  const res = await page.goto(server.origin + path);
+  return { page, res, seen };
+}
+
+// axe injects axe-core (through the debugging protocol, which the page's
+// CSP does not govern) and returns its violations.
+async function axe(page) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+}
+
+async function clean(page, seen) {
+  assert.deepEqual(await page.evaluate(() => window.__violations), [], 'CSP violations');
+  assert.deepEqual(seen.errors, [], 'page errors');
+  assert.deepEqual(seen.requests.filter((u) => !u.startsWith(server.origin)), [], 'requests to another origin');
+  assert.equal(await page.locator('script').count(), 0, 'the admin needs no script');
+}
+
+test("the owner's walk: list, detail, mark handled, list shows HANDLED", { skip }, async () => {
+  const { page, res, seen } = await open('/admin/');
+  assert.equal(res.status(), 200);
+  assert.equal(res.headers()['content-security-policy'], "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'");
+  assert.equal(res.headers()['cache-control'], 'no-store');
+  await page.getByRole('heading', { name: 'Introductions', level: 1 }).waitFor();
+  assert.match(await page.locator('.glance .sum').innerText(), /\d+ confirmed and \d+ refused from/);
+  assert.equal(await page.locator('svg.chart rect').count() > 30, true, 'the chart has bars');
+  const waitingBefore = Number((await page.locator('.waiting').innerText()).match(/(\d+) introductions? waits?/)[1]);
+  const ada = page.getByRole('row', { name: /Ada Lovelace/ });
+  assert.match(await ada.innerText(), /CONFIRMED/i);
+  assert.deepEqual(await axe(page), [], 'axe on the list');
+  await page.screenshot({ path: join(shotDir, 'list.png'), fullPage: true });
+  await clean(page, seen);
+
+  await page.getByRole('link', { name: 'Ada Lovelace' }).click();
+  await page.waitForURL(`**/admin/introductions/${ids[0]}`);
+  await page.getByRole('heading', { name: 'Ada Lovelace', level: 1 }).waitFor();
+  assert.match(await page.locator('.message').innerText(), /I lead hiring for our platform team/);
+  const conversation = page.locator('details.conversation');
+  assert.equal(await conversation.getAttribute('open'), null, 'the conversation is folded');
+  assert.match(await conversation.locator('summary').innerText(), /The conversation as the visitor sent it/);
+  assert.equal(await page.locator('.transcript').isVisible(), false, 'the folded transcript is hidden');
+  const consent = page.locator('section[aria-labelledby="consent-h"]');
+  for (const text of ['Purpose', 'Legal basis', 'Consent text', 'SHA-256', 'Given', 'Withdrawal']) {
+    assert.match(await consent.innerText(), new RegExp(text));
+  }
+  assert.match(await page.locator('section[aria-labelledby="deliveries-h"]').innerText(), /Retry now/);
+  assert.deepEqual(await axe(page), [], 'axe on the detail');
+  await page.screenshot({ path: join(shotDir, 'detail.png'), fullPage: true });
+  await conversation.locator('summary').click();
+  assert.equal(await page.locator('.transcript').isVisible(), true, 'the conversation unfolds');
+  assert.match(await page.locator('.transcript').innerText(), /Visitor: Hi! I found the site/);
+  assert.deepEqual(await axe(page), [], 'axe on the detail with the conversation open');
+
+  await page.getByRole('button', { name: 'Mark handled' }).click();
+  await page.waitForURL(/done=handled/);
+  assert.equal(await page.getByRole('status').innerText(), 'Marked handled.');
+  assert.match(await page.locator('.intro-head .state').innerText(), /HANDLED/i);
+  assert.equal(await page.getByRole('button', { name: 'Mark handled' }).count(), 0, 'no second handle');
+  await clean(page, seen);
+
+  await page.getByRole('link', { name: 'All introductions' }).click();
+  await page.getByRole('heading', { name: 'Introductions', level: 1 }).waitFor();
+  assert.match(await page.getByRole('row', { name: /Ada Lovelace/ }).innerText(), /HANDLED/i);
+  assert.match(await page.locator('.waiting').innerText(), new RegExp(`^${waitingBefore - 1} introductions? waits? for you`));
+  await page.close();
+});
+
+test('a refused move says why', { skip }, async () => {
+  // Two tabs on one introduction: the second, stale, still offers the move.
+  const a = await open(`/admin/introductions/${ids[5]}`);
+  const b = await open(`/admin/introductions/${ids[5]}`);
+  await a.page.getByRole('button', { name: 'Mark handled' }).click();
+  await a.page.waitForURL(/done=handled/);
+  const [res] = await Promise.all([b.page.waitForNavigation(), b.page.getByRole('button', { name: 'Mark handled' }).click()]);
+  assert.equal(res.status(), 409);
+  assert.equal(await b.page.getByRole('alert').innerText(), 'An introduction in state HANDLED cannot handle.');
+  assert.match(await b.page.locator('.intro-head .state').innerText(), /HANDLED/i);
+  await a.page.close();
+  await b.page.close();
+});
+
+test('the data subject page, the retention page and a phone', { skip }, async () => {
+  const { page, seen } = await open('/admin/subjects', { width: 390, height: 800 });
+  await page.getByLabel('Email address').fill('GRACE@compilerworks.example');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await page.getByRole('heading', { name: /1 introduction held about/ }).waitFor();
+  await page.getByRole('button', { name: 'Erase everything…' }).click();
+  await page.getByRole('heading', { name: 'This cannot be undone' }).waitFor();
+  assert.match(await page.locator('main').innerText(), /Grace Hopper/);
+  assert.deepEqual(await axe(page), [], 'axe on the erasure step');
+  await page.getByRole('button', { name: 'Erase everything' }).click();
+  assert.match(await page.getByRole('status').innerText(), /Erased 1 introduction/);
+  await clean(page, seen);
+  await page.goto(`${server.origin}/admin/retention`);
+  assert.match(await page.locator('main').innerText(), /The scheduler is not configured/);
+  assert.match(await page.locator('main').innerText(), /failed/i);
+  assert.deepEqual(await axe(page), [], 'axe on the retention page');
+  await page.goto(`${server.origin}/admin/introductions/${ids[0]}`);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scrolling on a phone');
+  await page.screenshot({ path: join(shotDir, 'detail-phone.png'), fullPage: true });
+  await page.close();
+});

@@ -1,0 +1,495 @@
+package firestorestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"time"
+
+	"cloud.google.com/go/firestore"
+	pb "cloud.google.com/go/firestore/apiv1/firestorepb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// The owner's side of the store (the envelopes it shows are read through
+// the outbox's SubmissionEnvelopes and Envelope): the admin's list, detail, handle move,
+// data subject's access and erasure, the sweep runs it shows and the daily
+// figures of its chart. A draft is never the owner's to see: every read and
+// move here answers a draft as intake.ErrNotFound, as it does an unknown or
+// expired id.
+
+// figuresKeptFor is how long one day's figures are kept.
+const figuresKeptFor = 400 * 24 * time.Hour
+
+// ListIntroductions returns up to limit confirmed or handled introductions,
+// newest confirmation first (ties by id, descending), each with its ledger
+// entry (no conversation, no envelopes), starting after pos (nil: from the
+// newest), and the position the next page starts after (nil when this page
+// is the last). A page holds fewer than limit when some of its
+// introductions have expired since. Errors: UNAVAILABLE; INTERNAL when a
+// ledger entry is missing.
+func (s *Store) ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
+	if limit <= 0 {
+		return nil, nil, intake.Internal(errors.New("ListIntroductions: limit must be positive"))
+	}
+	q := s.client.Collection(Introductions).
+		Where("state", "in", []string{string(intake.StateConfirmed), string(intake.StateHandled)}).
+		OrderBy("confirmedAt", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
+	if after != nil {
+		q = q.StartAfter(after.ConfirmedAt.UTC(), after.ID)
+	}
+	q = q.Limit(limit + 1)
+	var out []intake.Record
+	var next *intake.ListPosition
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		out, next = []intake.Record{}, nil
+		snaps, err := q.Documents(ctx).GetAll()
+		if err != nil {
+			return err
+		}
+		if len(snaps) > limit {
+			snaps = snaps[:limit]
+			last := snaps[limit-1]
+			var d introductionDoc
+			if err := last.DataTo(&d); err != nil {
+				return err
+			}
+			next = &intake.ListPosition{ConfirmedAt: d.ConfirmedAt, ID: last.Ref.ID}
+		}
+		var refs []*firestore.DocumentRef
+		for _, snap := range snaps {
+			if !live(snap, now) {
+				continue
+			}
+			var d introductionDoc
+			if err := snap.DataTo(&d); err != nil {
+				return err
+			}
+			out = append(out, intake.Record{Introduction: d.introduction(snap.Ref.ID)})
+			refs = append(refs, s.ledgerRef(snap.Ref.ID))
+		}
+		if len(refs) == 0 {
+			return nil
+		}
+		entries, err := s.client.GetAll(ctx, refs)
+		if err != nil {
+			return err
+		}
+		for i, snap := range entries {
+			if out[i].Ledger, err = ledgerOf(snap); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, next, err
+}
+
+// CountWaiting counts the confirmed introductions not yet handled, with one
+// Firestore COUNT query (expired ones the sweep has not deleted yet
+// included). Errors: UNAVAILABLE.
+func (s *Store) CountWaiting(ctx context.Context) (int, error) {
+	var n int
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		var err error
+		n, err = count(ctx, s.client.Collection(Introductions).Where("state", "==", string(intake.StateConfirmed)))
+		return err
+	})
+	return n, err
+}
+
+// Record returns everything held about introduction id: the introduction,
+// its conversation, its ledger entry and its live envelopes (in
+// SubmissionEnvelopes' order).
+// Errors: intake.ErrNotFound for an unknown, expired or draft id;
+// UNAVAILABLE; INTERNAL when its ledger entry is missing.
+func (s *Store) Record(ctx context.Context, id string, now time.Time) (intake.Record, error) {
+	if !intake.StorableID(id) {
+		return intake.Record{}, intake.ErrNotFound
+	}
+	var rec intake.Record
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		var err error
+		rec, err = s.record(ctx, id, now, false)
+		return err
+	})
+	return rec, err
+}
+
+// record reads one introduction's record; drafts count as absent unless
+// withDrafts (a data subject's export holds their drafts too).
+func (s *Store) record(ctx context.Context, id string, now time.Time, withDrafts bool) (intake.Record, error) {
+	snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{s.introductionRef(id), s.transcriptRef(id), s.ledgerRef(id)})
+	if err != nil {
+		return intake.Record{}, err
+	}
+	if !live(snaps[0], now) {
+		return intake.Record{}, intake.ErrNotFound
+	}
+	var d introductionDoc
+	if err := snaps[0].DataTo(&d); err != nil {
+		return intake.Record{}, err
+	}
+	rec := intake.Record{Introduction: d.introduction(id)}
+	if rec.Introduction.State == intake.StateDraft && !withDrafts {
+		return intake.Record{}, intake.ErrNotFound
+	}
+	if snaps[1].Exists() {
+		var t transcriptDoc
+		if err := snaps[1].DataTo(&t); err != nil {
+			return intake.Record{}, err
+		}
+		rec.Conversation = t.Text
+	}
+	if !snaps[2].Exists() {
+		return intake.Record{}, intake.Internal(fmt.Errorf("introduction %s has no ledger entry", id))
+	}
+	if err := snaps[2].DataTo(&rec.Ledger); err != nil {
+		return intake.Record{}, err
+	}
+	rec.Ledger.ID = id
+	if rec.Envelopes, err = s.SubmissionEnvelopes(ctx, id, now); err != nil {
+		return intake.Record{}, err
+	}
+	return rec, nil
+}
+
+// MarkHandled applies the handle move to introduction id at now and records
+// who did it in its ledger entry, in one transaction. Errors:
+// intake.ErrNotFound (unknown, expired or draft); STATE_CONFLICT when the
+// introduction is already handled; UNAVAILABLE.
+func (s *Store) MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error) {
+	if !intake.StorableID(id) {
+		return nil, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
+	var result *intake.Introduction
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
+			if err != nil {
+				return err
+			}
+			if !live(snaps[0], now) {
+				return intake.ErrNotFound
+			}
+			var d introductionDoc
+			if err := snaps[0].DataTo(&d); err != nil {
+				return err
+			}
+			in := d.introduction(id)
+			if in.State == intake.StateDraft {
+				return intake.ErrNotFound
+			}
+			if err := in.HandleAt(now); err != nil {
+				return err
+			}
+			if err := intake.CheckStorableIntroduction(in); err != nil {
+				return err
+			}
+			entry, err := ledgerOf(snaps[1])
+			if err != nil {
+				return err
+			}
+			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: intake.ActionHandled})
+			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+				return err
+			}
+			result = &in
+			return errors.Join(
+				tx.Update(ref, []firestore.Update{{Path: "state", Value: in.State}, {Path: "handledAt", Value: in.HandledAt}}),
+				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
+			)
+		})
+	})
+	if err == nil {
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkHandled", slog.String("introductionId", id))
+	}
+	return result, err
+}
+
+// ledgerOf decodes a ledger entry snapshot; a missing entry is INTERNAL.
+func ledgerOf(snap *firestore.DocumentSnapshot) (intake.LedgerEntry, error) {
+	var e intake.LedgerEntry
+	if !snap.Exists() {
+		return e, intake.Internal(fmt.Errorf("ledger entry %s is missing", snap.Ref.ID))
+	}
+	if err := snap.DataTo(&e); err != nil {
+		return e, err
+	}
+	e.ID = snap.Ref.ID
+	return e, nil
+}
+
+// withAction appends a to actions, keeping the newest intake.MaxStoredList.
+func withAction(actions []intake.AdminAction, a intake.AdminAction) []intake.AdminAction {
+	actions = append(slices.Clone(actions), a)
+	if n := len(actions) - intake.MaxStoredList; n > 0 {
+		actions = actions[n:]
+	}
+	return actions
+}
+
+// RecordAdminAction appends a to the ledger entry of submission id.
+// Errors: intake.ErrNotFound when there is no such entry; UNAVAILABLE.
+func (s *Store) RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error {
+	if !intake.StorableID(id) {
+		return intake.ErrNotFound
+	}
+	a.At = a.At.UTC().Truncate(time.Microsecond)
+	ref := s.ledgerRef(id)
+	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			snap, err := tx.Get(ref)
+			if status.Code(err) == codes.NotFound {
+				return intake.ErrNotFound
+			}
+			if err != nil {
+				return err
+			}
+			entry, err := ledgerOf(snap)
+			if err != nil {
+				return err
+			}
+			entry.AdminActions = withAction(entry.AdminActions, a)
+			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+				return err
+			}
+			return tx.Update(ref, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: a.At}})
+		})
+	})
+}
+
+// SubjectRecords returns the record of every live introduction (drafts
+// included) whose subject key is subjectKey, newest first. Errors:
+// UNAVAILABLE.
+func (s *Store) SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error) {
+	out := []intake.Record{}
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		out = []intake.Record{}
+		snaps, err := s.client.Collection(Introductions).Where("subjectKey", "==", subjectKey).Documents(ctx).GetAll()
+		if err != nil {
+			return err
+		}
+		for _, snap := range snaps {
+			rec, err := s.record(ctx, snap.Ref.ID, now, true)
+			if intake.CodeOf(err) == intake.CodeNotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, rec)
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b intake.Record) int { return b.Introduction.CreatedAt.Compare(a.Introduction.CreatedAt) })
+	return out, err
+}
+
+// EraseSubject erases every introduction whose subject key is subjectKey,
+// expired or not: the introduction, its transcript and its envelopes are
+// deleted, and its ledger entry keeps a content-free tombstone (e, an
+// admin action, the reason) in the same transaction. It returns how many
+// introductions it erased. A failure part-way leaves each introduction
+// either erased or untouched; erasing again finishes the job. Errors:
+// UNAVAILABLE.
+func (s *Store) EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error) {
+	e.At = e.At.UTC().Truncate(time.Microsecond)
+	var ids []string
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		refs, err := s.client.Collection(Introductions).Where("subjectKey", "==", subjectKey).Documents(ctx).GetAll()
+		ids = ids[:0]
+		for _, r := range refs {
+			ids = append(ids, r.Ref.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	erased := 0
+	for _, id := range ids {
+		if err := s.erase(ctx, id, e); err != nil {
+			return erased, err
+		}
+		erased++
+	}
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSubject", slog.Int("erased", erased))
+	return erased, nil
+}
+
+// erase deletes one introduction, its transcript and envelopes, and leaves
+// the tombstone in its ledger entry.
+func (s *Store) erase(ctx context.Context, id string, e intake.ErasureRecord) error {
+	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
+	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		// Every envelope of it, live or not (far past its expiry now).
+		envelopes, err := s.SubmissionEnvelopes(ctx, id, time.Time{})
+		if err != nil {
+			return err
+		}
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			snap, err := tx.Get(ledgerRef)
+			writes := []error{tx.Delete(ref), tx.Delete(s.transcriptRef(id))}
+			for _, env := range envelopes {
+				writes = append(writes, tx.Delete(s.envelopeRef(env.ID)))
+			}
+			switch {
+			case status.Code(err) == codes.NotFound:
+				// No ledger entry to mark: the content goes all the same.
+			case err != nil:
+				return err
+			default:
+				entry, err := ledgerOf(snap)
+				if err != nil {
+					return err
+				}
+				entry.Erasure = &e
+				entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: e.At, Actor: e.RequestedBy, Action: intake.ActionErased})
+				entry.Reason = intake.ReasonErased
+				if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+					return err
+				}
+				writes = append(writes, tx.Update(ledgerRef, []firestore.Update{
+					{Path: "erasure", Value: entry.Erasure},
+					{Path: "adminActions", Value: entry.AdminActions},
+					{Path: "reason", Value: entry.Reason},
+					{Path: "updatedAt", Value: e.At},
+				}))
+			}
+			return errors.Join(writes...)
+		})
+	})
+}
+
+// DailyFigures returns the figures kept for each of days (YYYY-MM-DD), in
+// the order asked; a day not aggregated yet is absent from the map.
+// Errors: UNAVAILABLE.
+func (s *Store) DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error) {
+	out := map[string]intake.DailyFigures{}
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		refs := make([]*firestore.DocumentRef, len(days))
+		for i, d := range days {
+			refs[i] = s.client.Collection(DailyFigures).Doc(d)
+		}
+		snaps, err := s.client.GetAll(ctx, refs)
+		if err != nil {
+			return err
+		}
+		for _, snap := range snaps {
+			if !snap.Exists() {
+				continue
+			}
+			var f intake.DailyFigures
+			if err := snap.DataTo(&f); err != nil {
+				return err
+			}
+			out[snap.Ref.ID] = f
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RefusalStates are the abuse states the daily figures count refusals by.
+var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHoneypot, intake.AbuseContentRejected, intake.AbusePowFailed}
+
+// CountDay aggregates the ledger's figures of the UTC day starting at
+// start with Firestore aggregation queries (no entry is read):
+// introductions confirmed that day, and refused requests by abuse state (an
+// entry that sums refusals counts as its count). Errors:
+// UNAVAILABLE.
+func (s *Store) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
+	start = start.UTC().Truncate(24 * time.Hour)
+	end := start.Add(24 * time.Hour)
+	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, ExpireAt: end.Add(figuresKeptFor)}
+	ledger := s.client.Collection(Ledger)
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		n, err := count(ctx, ledger.Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end))
+		if err != nil {
+			return err
+		}
+		f.Confirmed = n
+		for _, st := range RefusalStates {
+			n, err := countRefused(ctx, ledger.Where("abuse.state", "==", string(st)).
+				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))
+			if err != nil {
+				return err
+			}
+			f.Refused[string(st)] = n
+		}
+		return nil
+	})
+	return f, err
+}
+
+func count(ctx context.Context, q firestore.Query) (int, error) {
+	res, err := q.NewAggregationQuery().WithCount("n").Get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := res["n"].(*pb.Value)
+	if !ok {
+		return 0, fmt.Errorf("count: unexpected result %T", res["n"])
+	}
+	return int(v.GetIntegerValue()), nil
+}
+
+// countRefused counts the refused requests q's entries stand for: an entry
+// counts once, except one that sums the requests refused before the checks
+// (refusals.count of them). A COUNT of every entry, then SUM and AVG of
+// refusals.count, which only the summing entries have: there are SUM/AVG of
+// them. (A COUNT beside a SUM in one query counts only the documents that
+// have the summed field, at least on the emulator, so it is asked alone.)
+func countRefused(ctx context.Context, q firestore.Query) (int, error) {
+	all, err := count(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	path := firestore.FieldPath{"refusals", "count"}
+	res, err := q.NewAggregationQuery().WithSumPath(path, "sum").WithAvgPath(path, "avg").Get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	sum, avg := number(res["sum"]), number(res["avg"])
+	if avg <= 0 {
+		return all, nil
+	}
+	return all - int(math.Round(sum/avg)) + int(math.Round(sum)), nil
+}
+
+// number reads an aggregation result as a float (0 for null).
+func number(v any) float64 {
+	p, ok := v.(*pb.Value)
+	if !ok {
+		return 0
+	}
+	switch x := p.GetValueType().(type) {
+	case *pb.Value_IntegerValue:
+		return float64(x.IntegerValue)
+	case *pb.Value_DoubleValue:
+		return x.DoubleValue
+	}
+	return 0
+}
+
+// PutDailyFigures keeps one day's figures; a day already kept is left as
+// it is (aggregated once). Errors: UNAVAILABLE.
+func (s *Store) PutDailyFigures(ctx context.Context, f intake.DailyFigures) error {
+	ref := s.client.Collection(DailyFigures).Doc(f.Day)
+	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		_, err := ref.Create(ctx, f)
+		if status.Code(err) == codes.AlreadyExists {
+			return nil
+		}
+		return err
+	})
+}
