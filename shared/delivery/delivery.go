@@ -381,6 +381,11 @@ func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryR
 		return r, false
 	}
 	d.Payload = payload
+	if left := e.LeaseUntil.Sub(s.d.Clock.Now()); left < s.d.SendTimeout {
+		// A send that could outlast the lease could meet a second one
+		// from another instance that leased the envelope after it.
+		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: DetailLeaseTooShort}, false
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.d.SendTimeout)
 	defer cancel()
 	return sender.Send(ctx, d), true
@@ -448,6 +453,11 @@ func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	}
 	return labels
 }
+
+// DetailLeaseTooShort is the recorded reason an attempt sent nothing:
+// reading and rendering the content left less of the lease than one send
+// may take.
+const DetailLeaseTooShort = "too little of the lease was left for one send; nothing sent"
 
 // DetailContentGone is the recorded reason an envelope was not sent.
 const DetailContentGone = "the introduction was withdrawn or erased before it was sent; nothing sent"

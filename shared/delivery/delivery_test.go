@@ -400,3 +400,46 @@ func TestNewRefusesMissingDependencies(t *testing.T) {
 		}
 	}
 }
+
+// slowRender is a sender whose rendering takes most of the lease (the
+// clock moves on while it renders).
+type slowRender struct {
+	*sender
+	clock *testsupport.Clock
+	takes time.Duration
+}
+
+func (s slowRender) Payload(d intake.Delivery) ([]byte, error) {
+	s.clock.Advance(s.takes)
+	return s.sender.Payload(d)
+}
+
+// An attempt whose lease has less time left than one send may take sends
+// nothing: another instance may lease the envelope once the lease lapses,
+// and the two sends must never overlap.
+func TestNoSendOutlastsTheLease(t *testing.T) {
+	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{result(intake.DeliveryDelivered, "200 OK")}}
+	w := newWorld(t)
+	slow := slowRender{sender: hook, clock: w.clock, takes: delivery.DefaultLease - delivery.DefaultSendTimeout + time.Second}
+	w.svc = w.service(slog.New(slog.NewJSONHandler(w.logs, nil)), slow)
+	t.Cleanup(w.svc.Wait)
+	w.dispatch(w.confirmed("intro1"))
+	if n := len(hook.calls()); n != 0 {
+		t.Fatalf("%d sends with less than SendTimeout of the lease left, want none", n)
+	}
+	e := w.envelope(envID("intro1", intake.DestinationWebhook))
+	if e.Status != intake.DeliveryRetryPending || e.LastError != delivery.DetailLeaseTooShort || !e.LeaseUntil.IsZero() {
+		t.Fatalf("envelope = %s %q lease %v, want RETRY_PENDING for the short lease, lease released", e.Status, e.LastError, e.LeaseUntil)
+	}
+
+	// With time enough, the retry sends it.
+	slow.takes = 0
+	w.svc = w.service(slog.New(slog.NewJSONHandler(w.logs, nil)), slow)
+	w.clock.Advance(time.Hour)
+	if _, err := w.svc.Run(context.Background(), w.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(hook.calls()); n != 1 {
+		t.Fatalf("%d sends on the retry, want 1", n)
+	}
+}
