@@ -56,53 +56,53 @@ func (s *Store) readDecoy(ctx context.Context, ref *firestore.DocumentRef) (inta
 
 // ConfirmDecoy implements intake.Store.
 func (s *Store) ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, keepFor time.Duration) (intake.DecoyRecord, error) {
-	if !intake.StorableID(id) {
-		return intake.DecoyRecord{}, intake.ErrNotFound
-	}
 	now = now.UTC().Truncate(time.Microsecond)
-	ref := s.ledgerRef(id)
 	var result intake.DecoyRecord
-	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		for range maxRaces {
-			e, snap, err := s.readDecoy(ctx, ref)
-			if err != nil {
-				return err
-			}
-			d, there := decoyState(e, now)
-			if !there || !tokenMatches {
-				return intake.ErrNotFound
-			}
-			result = d
-			if !d.ConfirmedAt.IsZero() {
-				return nil // a repeat answers the first confirmation
-			}
-			result.ConfirmedAt = now
-			keptUntil := now.Add(keepFor)
-			_, err = ref.Update(ctx, []firestore.Update{
-				{Path: "decoy.confirmedAt", Value: now},
-				{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: keptUntil}},
-				{Path: ExpireAtField, Value: keptUntil},
-				{Path: "updatedAt", Value: now},
-			}, firestore.LastUpdateTime(snap.UpdateTime))
-			if status.Code(err) == codes.FailedPrecondition {
-				continue // another confirmation won: read its answer
-			}
-			if err == nil {
-				s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.confirmDecoy", slog.String("ledgerId", id))
-			}
-			return err
+	wrote := false
+	err := s.updateDecoy(ctx, id, tokenMatches, now, "confirm decoy", func(d intake.DecoyRecord) ([]firestore.Update, error) {
+		result, wrote = d, false
+		if !d.ConfirmedAt.IsZero() {
+			return nil, nil // a repeat answers the first confirmation
 		}
-		return intake.Unavailable(fmt.Errorf("confirm decoy: lost %d races in a row", maxRaces), RetryAfter)
+		result.ConfirmedAt, wrote = now, true
+		keptUntil := now.Add(keepFor)
+		return []firestore.Update{
+			{Path: "decoy.confirmedAt", Value: now},
+			{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: keptUntil}},
+			{Path: ExpireAtField, Value: keptUntil},
+			{Path: "updatedAt", Value: now},
+		}, nil
 	})
+	if err == nil && wrote {
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.confirmDecoy", slog.String("ledgerId", id))
+	}
 	return result, err
 }
 
 // WithdrawDecoy implements intake.Store.
 func (s *Store) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error {
+	now = now.UTC().Truncate(time.Microsecond)
+	return s.updateDecoy(ctx, id, tokenMatches, now, "withdraw decoy", func(d intake.DecoyRecord) ([]firestore.Update, error) {
+		if d.ConfirmedAt.IsZero() {
+			_, err := intake.StateDraft.Next(intake.MoveWithdraw) // the very refusal a real draft gets
+			return nil, err
+		}
+		return []firestore.Update{
+			{Path: "decoy.withdrawnAt", Value: now},
+			{Path: "updatedAt", Value: now},
+		}, nil
+	})
+}
+
+// updateDecoy reads the live decoy ledger entry id and writes what move
+// returns for it (nothing when move returns no update), unless another
+// write changed the entry since the read: then it reads again, at most
+// maxRaces times. A decoy that is gone, or a token that does not match,
+// is intake.ErrNotFound, as for a real draft.
+func (s *Store) updateDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, what string, move func(intake.DecoyRecord) ([]firestore.Update, error)) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
 	}
-	now = now.UTC().Truncate(time.Microsecond)
 	ref := s.ledgerRef(id)
 	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		for range maxRaces {
@@ -114,20 +114,17 @@ func (s *Store) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool,
 			if !there || !tokenMatches {
 				return intake.ErrNotFound
 			}
-			if d.ConfirmedAt.IsZero() {
-				_, err := intake.StateDraft.Next(intake.MoveWithdraw) // the very refusal a real draft gets
+			updates, err := move(d)
+			if err != nil || len(updates) == 0 {
 				return err
 			}
-			_, err = ref.Update(ctx, []firestore.Update{
-				{Path: "decoy.withdrawnAt", Value: now},
-				{Path: "updatedAt", Value: now},
-			}, firestore.LastUpdateTime(snap.UpdateTime))
+			_, err = ref.Update(ctx, updates, firestore.LastUpdateTime(snap.UpdateTime))
 			if status.Code(err) == codes.FailedPrecondition {
-				continue
+				continue // another write won: read its outcome
 			}
 			return err
 		}
-		return intake.Unavailable(fmt.Errorf("withdraw decoy: lost %d races in a row", maxRaces), RetryAfter)
+		return intake.Unavailable(fmt.Errorf("%s: lost %d races in a row", what, maxRaces), RetryAfter)
 	})
 }
 
