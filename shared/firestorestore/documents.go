@@ -1,13 +1,16 @@
 package firestorestore
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
+	"google.golang.org/api/iterator"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -147,6 +150,28 @@ func live(snap *firestore.DocumentSnapshot, now time.Time) bool {
 	}
 	t, ok := v.(time.Time)
 	return ok && now.Before(t)
+}
+
+// eachLive calls visit with each document of q that is live at now, in
+// q's order, and stops at the first error, the query's or visit's.
+func eachLive(ctx context.Context, q firestore.Query, now time.Time, visit func(*firestore.DocumentSnapshot) error) error {
+	it := q.Documents(ctx)
+	defer it.Stop()
+	for {
+		snap, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !live(snap, now) {
+			continue
+		}
+		if err := visit(snap); err != nil {
+			return err
+		}
+	}
 }
 
 // lockKey is the in-process lock key of a document.

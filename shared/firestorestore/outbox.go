@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
-	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -146,25 +145,15 @@ func (s *Store) SubmissionEnvelopes(ctx context.Context, submissionID string, no
 		return out, nil
 	}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		it := s.client.Collection(Envelopes).Where("submissionId", "==", submissionID).Documents(ctx)
-		defer it.Stop()
-		for {
-			snap, err := it.Next()
-			if errors.Is(err, iterator.Done) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if !live(snap, now) {
-				continue
-			}
+		q := s.client.Collection(Envelopes).Where("submissionId", "==", submissionID)
+		return eachLive(ctx, q, now, func(snap *firestore.DocumentSnapshot) error {
 			e, err := readEnvelope(snap)
 			if err != nil {
 				return err
 			}
 			out = append(out, e)
-		}
+			return nil
+		})
 	})
 	slices.SortFunc(out, func(a, b intake.Envelope) int {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -185,20 +174,11 @@ var destinationOrder = map[intake.Destination]int{intake.DestinationInbox: 0, in
 func (s *Store) DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		it := s.client.Collection(Envelopes).Where(dueAtField, "<=", now).OrderBy(dueAtField, firestore.Asc).Limit(limit).Documents(ctx)
-		defer it.Stop()
-		for {
-			snap, err := it.Next()
-			if errors.Is(err, iterator.Done) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if live(snap, now) {
-				ids = append(ids, snap.Ref.ID)
-			}
-		}
+		q := s.client.Collection(Envelopes).Where(dueAtField, "<=", now).OrderBy(dueAtField, firestore.Asc).Limit(limit)
+		return eachLive(ctx, q, now, func(snap *firestore.DocumentSnapshot) error {
+			ids = append(ids, snap.Ref.ID)
+			return nil
+		})
 	})
 	return ids, err
 }

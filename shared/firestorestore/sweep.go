@@ -2,14 +2,12 @@ package firestorestore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"time"
 
 	"cloud.google.com/go/firestore"
-	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -236,31 +234,19 @@ func (s *Store) commitSweep(ctx context.Context, groups []sweepGroup, cutoff tim
 func (s *Store) ConsentRecords(ctx context.Context, now time.Time, visit func(retentionsweep.ConsentRecord) error) error {
 	var visitErr error
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		it := s.client.Collection(Introductions).Select("state", "formId", "formVersion", "consents", ExpireAtField).Documents(ctx)
-		defer it.Stop()
-		for {
-			snap, err := it.Next()
-			if err != nil {
-				if errors.Is(err, iterator.Done) {
-					return nil
-				}
-				return err
-			}
-			if !live(snap, now) {
-				continue
-			}
+		q := s.client.Collection(Introductions).Select("state", "formId", "formVersion", "consents", ExpireAtField)
+		return eachLive(ctx, q, now, func(snap *firestore.DocumentSnapshot) error {
 			var d introductionDoc
 			if err := snap.DataTo(&d); err != nil {
 				return err
 			}
 			if len(d.Consents) == 0 {
-				continue
+				return nil
 			}
 			rec := retentionsweep.ConsentRecord{ID: snap.Ref.ID, FormID: d.FormID, FormVersion: d.FormVersion, State: d.State, Consents: d.Consents}
-			if visitErr = visit(rec); visitErr != nil {
-				return visitErr
-			}
-		}
+			visitErr = visit(rec)
+			return visitErr
+		})
 	})
 	if visitErr != nil {
 		return visitErr
