@@ -1,19 +1,17 @@
 package wiring_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/api/iterator"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // refusalEntries returns the aggregated refusal entries of the ledger.
@@ -158,19 +156,7 @@ func (h *harness) quietDay(instances ...*harness) {
 // the ledger's JSON Schema (intake.LedgerSchema).
 func (h *harness) ledgerMatchesSchema() {
 	h.t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(intake.LedgerSchema))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("ledger.schema.json", doc); err != nil {
-		h.t.Fatal(err)
-	}
-	schema, err := c.Compile("ledger.schema.json")
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	schema := testsupport.LedgerSchema(h.t, "")
 	it := h.db.Collection("ledger").Documents(context.Background())
 	defer it.Stop()
 	for {
@@ -186,13 +172,6 @@ func (h *harness) ledgerMatchesSchema() {
 			h.t.Fatal(err)
 		}
 		e.ID = d.Ref.ID
-		raw, _ := json.Marshal(e)
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if err := schema.Validate(inst); err != nil {
-			h.t.Errorf("ledger entry %s does not match the schema: %v\n%s", d.Ref.ID, err, raw)
-		}
+		testsupport.MatchesSchema(h.t, schema, "ledger entry "+d.Ref.ID, e)
 	}
 }

@@ -14,12 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/mailgun"
 	"github.com/ownersite/introductions/shared/mailpittest"
+	"github.com/ownersite/introductions/shared/testsupport"
 	"github.com/ownersite/introductions/shared/webhook"
 )
 
@@ -152,28 +151,6 @@ func (h *harness) sweepDeliveries() int {
 	return r.DeliveriesAttempted
 }
 
-func validateLedger(t *testing.T, e intake.LedgerEntry) {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(intake.LedgerSchema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("ledger.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("ledger.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(e)
-	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err := s.Validate(inst); err != nil {
-		t.Errorf("ledger entry does not match its schema: %v\n%s", err, raw)
-	}
-}
-
 // TestWorkedCase is the handoff's worked case end to end, on the emulator,
 // a real mailpit, a local webhook receiver and signed Mailgun events: the
 // form's version 2 with its optional purpose; a draft retried after a
@@ -287,7 +264,7 @@ func TestWorkedCase(t *testing.T) {
 		l.Consents[0].Purpose != "future-roles" || l.Consents[0].ConfirmedAt.IsZero() || l.IdempotencyKeyHash == "" {
 		t.Fatalf("the ledger entry does not hold the evidence: %+v", l)
 	}
-	validateLedger(t, l)
+	testsupport.MatchesSchema(t, testsupport.LedgerSchema(t, ""), "ledger entry", l)
 
 	// Replayed and tampered events change nothing.
 	before := h.docs("envelopes")

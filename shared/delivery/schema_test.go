@@ -10,51 +10,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
-
-// schemas compiles the ledger's JSON Schema (intake.LedgerSchema) and its
-// envelope definition, with formats asserted.
-func schemas(t *testing.T) (ledger, envelope *jsonschema.Schema) {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(intake.LedgerSchema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("ledger.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	if ledger, err = c.Compile("ledger.schema.json"); err != nil {
-		t.Fatal(err)
-	}
-	if envelope, err = c.Compile("ledger.schema.json#/$defs/envelope"); err != nil {
-		t.Fatal(err)
-	}
-	return ledger, envelope
-}
-
-func validate(t *testing.T, s *jsonschema.Schema, what string, v any) {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(inst); err != nil {
-		t.Errorf("%s does not match the ledger schema: %v\n%s", what, err, raw)
-	}
-}
 
 // TestLedgerSchemaHoldsRealEntries validates entries and envelopes read back
 // from the emulator in each state the handoff leaves them: refused,
 // confirmed with deliveries pending, retrying, complete, failed, withdrawn
 // after handoff with its notice.
 func TestLedgerSchemaHoldsRealEntries(t *testing.T) {
-	ledger, envelope := schemas(t)
+	ledger, envelope := testsupport.LedgerSchema(t, ""), testsupport.LedgerSchema(t, "#/$defs/envelope")
 	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 OK")}}
 	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{
 		{Status: intake.DeliveryRetryPending, Detail: "429 Too Many Requests", RetryAfter: time.Hour},
@@ -76,14 +40,14 @@ func TestLedgerSchemaHoldsRealEntries(t *testing.T) {
 	if err := w.store.RecordAttempt(ctx, refused); err != nil {
 		t.Fatal(err)
 	}
-	validate(t, ledger, "a refused attempt's entry", w.ledger("refused1"))
+	testsupport.MatchesSchema(t, ledger, "a refused attempt's entry", w.ledger("refused1"))
 
 	ids := w.confirmed("s1")
-	validate(t, ledger, "a confirmed entry before any send", w.ledger("s1"))
+	testsupport.MatchesSchema(t, ledger, "a confirmed entry before any send", w.ledger("s1"))
 	w.dispatch(ids)
-	validate(t, ledger, "an entry with a retry scheduled", w.ledger("s1"))
+	testsupport.MatchesSchema(t, ledger, "an entry with a retry scheduled", w.ledger("s1"))
 	for _, id := range ids {
-		validate(t, envelope, "envelope "+id, w.envelope(id))
+		testsupport.MatchesSchema(t, envelope, "envelope "+id, w.envelope(id))
 	}
 	w.clock.Advance(time.Hour)
 	if _, err := w.svc.Run(ctx, w.clock.Now()); err != nil {
@@ -95,11 +59,11 @@ func TestLedgerSchemaHoldsRealEntries(t *testing.T) {
 	if e := w.ledger("s1"); e.Decision != intake.DecisionHandoffComplete {
 		t.Fatalf("decision %s", e.Decision)
 	}
-	validate(t, ledger, "a complete entry", w.ledger("s1"))
+	testsupport.MatchesSchema(t, ledger, "a complete entry", w.ledger("s1"))
 	w.withdraw("s1")
 	w.dispatch([]string{intake.EnvelopeID("s1", intake.DestinationWebhook, intake.EventWithdrawn)})
-	validate(t, ledger, "a withdrawn entry", w.ledger("s1"))
-	validate(t, envelope, "a withdrawn notice", w.envelope(intake.EnvelopeID("s1", intake.DestinationWebhook, intake.EventWithdrawn)))
+	testsupport.MatchesSchema(t, ledger, "a withdrawn entry", w.ledger("s1"))
+	testsupport.MatchesSchema(t, envelope, "a withdrawn notice", w.envelope(intake.EnvelopeID("s1", intake.DestinationWebhook, intake.EventWithdrawn)))
 
 	// The schema refuses what it must: the visitor's words where a code
 	// belongs, an unknown decision, a missing group.
