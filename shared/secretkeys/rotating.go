@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -143,7 +144,7 @@ func (r *Rotating) lookup(version string) (key []byte, ok, fetch bool) {
 		return k, true, false
 	}
 	n, err := strconv.ParseUint(version, 10, 64)
-	newest, _ := strconv.ParseUint(r.newestLocked(), 10, 64)
+	_, newest := newestVersion(r.ring.Versions())
 	if err != nil || strconv.FormatUint(n, 10) != version || n <= newest || n > newest+FetchAhead {
 		return nil, false, false
 	}
@@ -155,15 +156,16 @@ func (r *Rotating) lookup(version string) (key []byte, ok, fetch bool) {
 	return nil, false, true
 }
 
-// newestLocked returns the highest version number held, as text.
-func (r *Rotating) newestLocked() string {
+// newestVersion returns the highest numbered of versions and its number
+// ("" and 0 when none is a number).
+func newestVersion(versions []string) (string, uint64) {
 	newest, best := "", uint64(0)
-	for _, v := range r.ring.Versions() {
+	for _, v := range versions {
 		if n, err := strconv.ParseUint(v, 10, 64); err == nil && n >= best {
 			newest, best = v, n
 		}
 	}
-	return newest
+	return newest, best
 }
 
 // addLocked replaces the ring by one that also holds version (current: the
@@ -179,12 +181,7 @@ func (r *Rotating) addLocked(version string, key []byte) error {
 		delete(keys, fetched[0])
 		fetched = fetched[1:]
 	}
-	newest, best := "", uint64(0)
-	for v := range keys {
-		if n, err := strconv.ParseUint(v, 10, 64); err == nil && n >= best {
-			newest, best = v, n
-		}
-	}
+	newest, _ := newestVersion(slices.Collect(maps.Keys(keys)))
 	ring, err := keyring.New(keys, newest)
 	if err != nil {
 		return fmt.Errorf("secretkeys: %w", err)
