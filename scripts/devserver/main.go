@@ -41,7 +41,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if getenv("FIRESTORE_EMULATOR_HOST") == "" {
+	if cfg.FirestoreEmulatorHost == "" {
 		logger.Warn("FIRESTORE_EMULATOR_HOST is unset: using real Firestore with your default credentials")
 	}
 	svc, err := wiring.Build(ctx, cfg, logger, wiring.Overrides{})

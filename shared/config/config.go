@@ -29,6 +29,11 @@ type Config struct {
 	// "introductions-local"; FIRESTORE_DATABASE, default "introductions").
 	Project  string
 	Database string
+	// FirestoreEmulatorHost is the Firestore emulator's address
+	// (FIRESTORE_EMULATOR_HOST; empty for real Firestore). The Firestore
+	// client reads the variable itself; the dev server warns when it is
+	// empty.
+	FirestoreEmulatorHost string
 	// FirestoreTimeout bounds every store operation (FIRESTORE_TIMEOUT,
 	// default 8s), so an outage answers 503 rather than hanging.
 	FirestoreTimeout time.Duration
@@ -270,6 +275,7 @@ func Load(getenv func(string) string) (Config, error) {
 		Port:                  int(l.integer("PORT", 8080, 1, 65535)),
 		Project:               l.str("FIRESTORE_PROJECT", l.str("GOOGLE_CLOUD_PROJECT", "introductions-local")),
 		Database:              l.str("FIRESTORE_DATABASE", "introductions"),
+		FirestoreEmulatorHost: l.str("FIRESTORE_EMULATOR_HOST", ""),
 		FirestoreTimeout:      l.duration("FIRESTORE_TIMEOUT", 8*time.Second, 100*time.Millisecond, time.Minute),
 		AllowedOrigins:        l.origins("ALLOWED_ORIGINS"),
 		PowMaxNumber:          l.integer("POW_MAX_NUMBER", 100_000, 1, 100_000_000),

@@ -114,7 +114,7 @@ func TestHalfConfiguredDestinationsNameWhatIsMissing(t *testing.T) {
 
 func TestVariablesListsEveryVariableLoadReads(t *testing.T) {
 	vars := Variables()
-	for _, name := range []string{"PORT", "FIRESTORE_PROJECT", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_DATABASE", "ALLOWED_ORIGINS", "HMAC_SECRET", "LOG_LEVEL", "K_REVISION"} {
+	for _, name := range []string{"PORT", "FIRESTORE_PROJECT", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_DATABASE", "FIRESTORE_EMULATOR_HOST", "ALLOWED_ORIGINS", "HMAC_SECRET", "LOG_LEVEL", "K_REVISION"} {
 		if !slices.Contains(vars, name) {
 			t.Errorf("Variables() lacks %s: %v", name, vars)
 		}
@@ -199,6 +199,20 @@ func TestClientAddressSettings(t *testing.T) {
 	for _, env := range []map[string]string{{"CLIENT_ADDRESS": "x-forwarded-for"}, {"XFF_TRUSTED_POSITION": "1"}} {
 		if _, err := Load(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "CLIENT_ADDRESS") {
 			t.Errorf("Load(%v) = %v, want an error naming CLIENT_ADDRESS", env, err)
+		}
+	}
+}
+
+func TestFirestoreEmulatorHost(t *testing.T) {
+	for _, host := range []string{"", "127.0.0.1:8681"} {
+		c, err := Load(func(name string) string {
+			if name == "FIRESTORE_EMULATOR_HOST" {
+				return host
+			}
+			return ""
+		})
+		if err != nil || c.FirestoreEmulatorHost != host {
+			t.Errorf("FIRESTORE_EMULATOR_HOST=%q: FirestoreEmulatorHost %q, %v", host, c.FirestoreEmulatorHost, err)
 		}
 	}
 }
