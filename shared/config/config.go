@@ -361,7 +361,8 @@ func (l *loader) boolean(name string) bool {
 }
 
 // absoluteURL reads an http(s) URL with a host, refusing plain http when
-// httpsOnly.
+// httpsOnly. Its errors never quote the URL: a webhook's often carries a
+// secret in its path or query, and start-up errors are logged.
 func (l *loader) absoluteURL(name string, httpsOnly bool) string {
 	v := l.str(name, "")
 	if v == "" {
@@ -370,11 +371,11 @@ func (l *loader) absoluteURL(name string, httpsOnly bool) string {
 	u, err := url.Parse(v)
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
-		l.errs = append(l.errs, fmt.Errorf("%s=%q: want an absolute URL like https://example.com/path", name, v))
+		l.errs = append(l.errs, fmt.Errorf("%s: want an absolute URL like https://example.com/path", name))
 	case u.User != nil || u.Fragment != "":
 		l.errs = append(l.errs, fmt.Errorf("%s: no user:password@ and no #fragment in the URL", name))
 	case httpsOnly && u.Scheme != "https":
-		l.errs = append(l.errs, fmt.Errorf("%s=%q: want https (plain http only with WEBHOOK_ALLOW_PRIVATE=true, for local receivers)", name, v))
+		l.errs = append(l.errs, fmt.Errorf("%s: want https (plain http only with WEBHOOK_ALLOW_PRIVATE=true, for local receivers)", name))
 	default:
 		return v
 	}
@@ -474,7 +475,7 @@ func (l *loader) smtp() SMTP {
 	if from := l.str("NOTIFY_EMAIL_FROM", ""); from != "" {
 		a, err := mail.ParseAddress(from)
 		if err != nil {
-			l.errs = append(l.errs, fmt.Errorf("NOTIFY_EMAIL_FROM=%q: want one address like Introductions <intake@example.com>", from))
+			l.errs = append(l.errs, errors.New("NOTIFY_EMAIL_FROM: want one address like Introductions <intake@example.com>"))
 			ok = false
 		} else {
 			s.From = a.String()
@@ -483,7 +484,7 @@ func (l *loader) smtp() SMTP {
 	if to := l.str("NOTIFY_EMAIL_TO", ""); to != "" {
 		list, err := mail.ParseAddressList(to)
 		if err != nil {
-			l.errs = append(l.errs, fmt.Errorf("NOTIFY_EMAIL_TO=%q: want addresses like owner@example.com, comma-separated", to))
+			l.errs = append(l.errs, errors.New("NOTIFY_EMAIL_TO: want addresses like owner@example.com, comma-separated"))
 			ok = false
 		}
 		for _, a := range list {

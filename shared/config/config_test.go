@@ -216,3 +216,30 @@ func TestFirestoreEmulatorHost(t *testing.T) {
 		}
 	}
 }
+
+// A refused URL or address is named, never quoted: start-up errors are
+// logged, a webhook URL often carries a secret and an address is personal
+// data.
+func TestErrorsQuoteNoURLOrAddress(t *testing.T) {
+	env := map[string]string{
+		"WEBHOOK_URL": "ftp://hooks.example.com/canary-webhook-path", "WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+		"ADMIN_URL": "http://admin.example.com/canary-admin-path",
+		"SMTP_HOST": "smtp.example.com", "NOTIFY_EMAIL_FROM": "canary-from@@example.com", "NOTIFY_EMAIL_TO": "canary-to@@example.com",
+	}
+	_, err := Load(func(name string) string { return env[name] })
+	if err == nil {
+		t.Fatal("the malformed settings were accepted")
+	}
+	for _, name := range []string{"WEBHOOK_URL", "NOTIFY_EMAIL_FROM", "NOTIFY_EMAIL_TO"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the error does not name %s: %v", name, err)
+		}
+	}
+	if strings.Contains(err.Error(), "canary") {
+		t.Errorf("the error quotes a value: %v", err)
+	}
+	env["WEBHOOK_URL"] = "http://hooks.example.com/canary-webhook-path"
+	if _, err := Load(func(name string) string { return env[name] }); err == nil || !strings.Contains(err.Error(), "want https") || strings.Contains(err.Error(), "canary") {
+		t.Errorf("plain http webhook: %v", err)
+	}
+}
