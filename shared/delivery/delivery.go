@@ -44,6 +44,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -325,8 +327,9 @@ func (s *Service) Deliver(ctx context.Context, envelopeID string) (bool, error) 
 }
 
 // attempt leases the envelope, sends it, and writes the result with the
-// ledger's mirror. A failed status write leaves the lease to lapse: the
-// same envelope is sent again later.
+// ledger's mirror; an acceptance never overwrites a provider's event
+// applied during the send. A failed status write leaves the lease to
+// lapse: the same envelope is sent again later.
 func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
 	e, ok, err := s.d.Store.LeaseEnvelope(ctx, id, s.d.Clock.Now(), s.d.Lease)
 	if err != nil || !ok {
@@ -336,7 +339,15 @@ func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
 	result, sent := s.send(ctx, e)
 	now := s.d.Clock.Now()
 	stored, err := s.d.Store.UpdateEnvelope(ctx, id, now, func(st *intake.Envelope, entry *intake.LedgerEntry) error {
-		s.applyResult(st, result, now)
+		if result.Status == intake.DeliveryAccepted && providerSpokeSince(*st, len(e.Attempts)) {
+			// The provider's event about this very send was applied
+			// before its acceptance was written: the event says more,
+			// so its status stays and the send is recorded beside it.
+			st.LeaseUntil = time.Time{}
+			st.Attempts = append(st.Attempts, intake.DeliveryAttempt{At: now, Outcome: result.Status, Detail: result.Detail})
+		} else {
+			s.applyResult(st, result, now)
+		}
 		s.mirror(st, entry)
 		return nil
 	})
@@ -348,6 +359,14 @@ func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
 	log.LogAttrs(ctx, slog.LevelInfo, "delivery: attempted", slog.Bool("sent", sent), slog.String("status", string(stored.Status)),
 		slog.Int("attempts", stored.SendAttempts()), slog.String("detail", result.Detail))
 	return true, nil
+}
+
+// providerSpokeSince reports whether a provider's event was recorded on e
+// after its first n attempts.
+func providerSpokeSince(e intake.Envelope, n int) bool {
+	return n < len(e.Attempts) && slices.ContainsFunc(e.Attempts[n:], func(a intake.DeliveryAttempt) bool {
+		return strings.HasPrefix(a.Detail, intake.ProviderEventPrefix)
+	})
 }
 
 // send renders what the envelope carries and hands it to its sender; it

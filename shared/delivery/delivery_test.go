@@ -443,3 +443,35 @@ func TestNoSendOutlastsTheLease(t *testing.T) {
 		t.Fatalf("%d sends on the retry, want 1", n)
 	}
 }
+
+// A provider's receipt can be applied while the send it is about still
+// holds its lease (the status write after SMTP's 250 is slower than the
+// provider): the acceptance written after it must not take the receipt
+// back.
+func TestAReceiptBeforeTheAcceptanceIsWrittenStays(t *testing.T) {
+	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 2.0.0 queued")},
+		started: make(chan struct{}), release: make(chan struct{})}
+	w := newWorld(t, mail)
+	ids := w.confirmed("intro1")
+	w.svc.Dispatch(ids)
+	<-mail.started
+	ev := intake.ProviderEvent{Provider: "mailgun", Token: "tok-early", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
+	if _, err := w.svc.ApplyEvent(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	mail.release <- struct{}{}
+	w.svc.Wait()
+
+	e := w.envelope(envID("intro1", intake.DestinationEmail))
+	if e.Status != intake.DeliveryDelivered || e.SendAttempts() != 1 || !e.LeaseUntil.IsZero() {
+		t.Fatalf("envelope after an early receipt = %s, %d sends, lease %v; want DELIVERED, 1 send, no lease", e.Status, e.SendAttempts(), e.LeaseUntil)
+	}
+	if l := w.ledger("intro1"); l.Decision != intake.DecisionHandoffComplete {
+		t.Fatalf("decision = %s %q, want HANDOFF_COMPLETE", l.Decision, l.Reason)
+	}
+	// Nothing is due: the receipt closed it.
+	w.clock.Advance(time.Hour)
+	if r, err := w.svc.Run(context.Background(), w.clock.Now()); err != nil || r.DeliveriesAttempted != 0 || len(mail.calls()) != 1 {
+		t.Fatalf("sweep after the receipt: %+v %v, %d sends", r, err, len(mail.calls()))
+	}
+}
