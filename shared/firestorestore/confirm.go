@@ -267,8 +267,10 @@ func (s *Store) conditionally(ctx context.Context, move string, ref *firestore.D
 }
 
 // RecordAttempt creates ledger/{e.ID}, the entry of an attempt that kept
-// nothing. Errors: INTERNAL when e fails intake.CheckStorableLedgerEntry or
-// the id is taken; UNAVAILABLE.
+// nothing. An entry already there under e.ID (the same write retried after
+// its answer was lost) is left as it is, and is no error: ids are random,
+// so no other entry has it. Errors: INTERNAL when e fails
+// intake.CheckStorableLedgerEntry; UNAVAILABLE.
 func (s *Store) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
 	if err := intake.CheckStorableLedgerEntry(e); err != nil {
 		return err
@@ -276,6 +278,9 @@ func (s *Store) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
 	ref := s.ledgerRef(e.ID)
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		_, err := ref.Create(ctx, e)
+		if status.Code(err) == codes.AlreadyExists {
+			return nil
+		}
 		return err
 	})
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.RecordAttempt", slog.String("ledgerId", e.ID),

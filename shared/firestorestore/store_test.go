@@ -351,7 +351,6 @@ func TestRecordAttempt(t *testing.T) {
 		name   string
 		mutate func(e *intake.LedgerEntry)
 	}{
-		{"id taken", func(e *intake.LedgerEntry) {}},
 		{"no expiry", func(e *intake.LedgerEntry) { e.ID, e.ExpireAt = "attempt-2", time.Time{} }},
 		{"no id", func(e *intake.LedgerEntry) { e.ID = "" }},
 	}
@@ -363,6 +362,17 @@ func TestRecordAttempt(t *testing.T) {
 				t.Fatalf("RecordAttempt = %v, want INTERNAL", err)
 			}
 		})
+	}
+	// The same id again (a write retried after its answer was lost) is no
+	// error and leaves the entry there as it was.
+	again := e
+	again.Reason = "a second write"
+	if err := ts.RecordAttempt(ctx, again); err != nil {
+		t.Fatalf("RecordAttempt of a taken id = %v, want nil", err)
+	}
+	snap, err = ts.client.Collection(Ledger).Doc("attempt-1").Get(ctx)
+	if err != nil || snap.DataTo(&got) != nil || got.Reason != e.Reason {
+		t.Fatalf("the entry after a second write: %q, %v", got.Reason, err)
 	}
 	if n := ts.count(t, Ledger); n != 1 {
 		t.Fatalf("%d ledger entries, want 1", n)

@@ -118,7 +118,7 @@ type Store interface {
 	WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error
 
 	// RecordAttempt creates the ledger entry of an attempt that kept
-	// nothing. Errors: UNAVAILABLE.
+	// nothing; writing the same id again is no error. Errors: UNAVAILABLE.
 	RecordAttempt(ctx context.Context, e LedgerEntry) error
 }
 

@@ -34,6 +34,8 @@ type untouchableStore struct {
 	entries []intake.LedgerEntry
 	// keep, when set, is called instead of failing.
 	keep func(intake.DraftKeeping) (intake.KeepOutcome, error)
+	// record, when set, answers RecordAttempt after the entry is taken.
+	record func(intake.LedgerEntry) error
 }
 
 func (s *untouchableStore) KeepDraft(_ context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
@@ -71,6 +73,9 @@ func (s *untouchableStore) RecordAttempt(_ context.Context, e intake.LedgerEntry
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.entries = append(s.entries, e)
+	if s.record != nil {
+		return s.record(e)
+	}
 	return nil
 }
 

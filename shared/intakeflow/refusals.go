@@ -47,6 +47,10 @@ type windowTally struct {
 }
 
 type sourceTally struct {
+	// id is the ledger entry the tally is written as, chosen at its first
+	// write: a write retried after a lost answer writes the same entry
+	// again, never a second one.
+	id      string
 	sources int
 	count   int
 	codes   []intake.Code
@@ -187,13 +191,16 @@ func (s *Service) putBack(start time.Time, key string, t *sourceTally) {
 }
 
 func (s *Service) writeRefusal(ctx context.Context, start time.Time, key string, t *sourceTally) error {
-	id, err := s.newID()
-	if err != nil {
-		return intake.Internal(err)
+	if t.id == "" {
+		id, err := s.newID()
+		if err != nil {
+			return intake.Internal(err)
+		}
+		t.id = id
 	}
 	window := s.Flood.Window()
 	entry := s.newEntry("", start)
-	entry.ID = id
+	entry.ID = t.id
 	entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
 	entry.Abuse = intake.AbuseRecord{State: intake.AbuseClean, Signals: slices.Clone(t.signals)}
 	if slices.Contains(t.codes, intake.CodeRateLimited) {
@@ -212,7 +219,7 @@ func (s *Service) writeRefusal(ctx context.Context, start time.Time, key string,
 	if err := s.Store.RecordAttempt(ctx, entry); err != nil {
 		return err
 	}
-	s.Logger.InfoContext(ctx, "refusals recorded", slog.String("ledgerId", id), slog.Int("count", t.count), slog.Int("sources", t.sources))
+	s.Logger.InfoContext(ctx, "refusals recorded", slog.String("ledgerId", t.id), slog.Int("count", t.count), slog.Int("sources", t.sources))
 	return nil
 }
 

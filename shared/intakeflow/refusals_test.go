@@ -1,0 +1,42 @@
+package intakeflow_test
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/intakeflow"
+)
+
+// A tally whose write is kept but whose answer is lost is written again
+// under the same ledger id on the next flush, so the store keeps it once.
+func TestARetriedRefusalTallyKeepsItsLedgerID(t *testing.T) {
+	f := newFixture(t)
+	lost := true
+	f.store.record = func(intake.LedgerEntry) error {
+		if lost {
+			lost = false
+			return intake.Unavailable(errors.New("the commit's answer was lost"), time.Second)
+		}
+		return nil
+	}
+	ctx := context.Background()
+	req := intakeflow.DraftRequest{Submission: submission(""), Client: netip.MustParseAddr("192.0.2.7"), IdempotencyKey: "short"}
+	if _, err := f.svc.Draft(ctx, req); intake.CodeOf(err) != intake.CodeIdempotencyKeyInvalid {
+		t.Fatalf("draft = %v, want IDEMPOTENCY_KEY_INVALID", err)
+	}
+	if err := f.svc.FlushRefusals(ctx, true); intake.CodeOf(err) != intake.CodeUnavailable {
+		t.Fatalf("first flush = %v, want UNAVAILABLE", err)
+	}
+	if err := f.svc.FlushRefusals(ctx, true); err != nil {
+		t.Fatalf("second flush = %v", err)
+	}
+	f.store.mu.Lock()
+	defer f.store.mu.Unlock()
+	if len(f.store.entries) != 2 || f.store.entries[0].ID != f.store.entries[1].ID || f.store.entries[1].Refusals == nil || f.store.entries[1].Refusals.Count != 1 {
+		t.Fatalf("the two writes of one tally: %+v", f.store.entries)
+	}
+}
