@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,27 +22,10 @@ import (
 // of one draft, one revision of it (the visitor's Edit) and one
 // confirmation. The target is at most 3 each.
 func BenchmarkDraftAndConfirm(b *testing.B) {
-	host := emulatortest.Host(b)
-	project := emulatortest.Project(b)
-	emulatortest.Reset(b, host, project)
-	vars := map[string]string{"FIRESTORE_PROJECT": project, "POW_MAX_NUMBER": "1000", "RATE_LIMIT_IP_PER_HOUR": "10000",
-		"RATE_LIMIT_EMAIL_PER_HOUR": "10000", "FLOOD_LIMIT": "1000000"}
-	cfg, err := config.Load(func(k string) string { return vars[k] })
-	if err != nil {
-		b.Fatal(err)
-	}
 	counter := &emulatortest.RPCCounter{}
 	// The background sweeps (the first draft of the day starts one) would
 	// add their queries to whichever request they overlap: counted apart.
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError),
-		wiring.Overrides{StoreOptions: counter.ClientOptions(host), SweepRunner: idleSweep{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
-	srv := httptest.NewServer(svc.Mux(http.NotFoundHandler()))
-	defer srv.Close()
-	h := &harness{t: &testing.T{}, svc: svc, srv: srv}
+	h := benchHarness(b, nil, wiring.Overrides{StoreOptions: counter.ClientOptions(emulatortest.Host(b)), SweepRunner: idleSweep{}})
 	var draftRPCs, reviseRPCs, confirmRPCs int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -86,23 +70,7 @@ func (idleSweep) Run(context.Context, intake.SweepTrigger) (intake.SweepRun, err
 // first and repeated, so `make bench` can print their ratio: a decoy must
 // answer within the noise of a real confirmation's store round trips.
 func BenchmarkDecoyConfirmation(b *testing.B) {
-	host := emulatortest.Host(b)
-	project := emulatortest.Project(b)
-	emulatortest.Reset(b, host, project)
-	vars := map[string]string{"FIRESTORE_PROJECT": project, "POW_MAX_NUMBER": "1000", "RATE_LIMIT_IP_PER_HOUR": "10000",
-		"RATE_LIMIT_EMAIL_PER_HOUR": "10000", "FLOOD_LIMIT": "1000000"}
-	cfg, err := config.Load(func(k string) string { return vars[k] })
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), wiring.Overrides{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
-	srv := httptest.NewServer(svc.Mux(http.NotFoundHandler()))
-	defer srv.Close()
-	h := &harness{t: &testing.T{}, svc: svc, srv: srv}
+	h := benchHarness(b, nil, wiring.Overrides{})
 	for _, kind := range []struct{ name, honeypot string }{{"real", ""}, {"decoy", "https://spam.example/"}} {
 		b.Run(kind.name, func(b *testing.B) {
 			drafts := make([]map[string]any, b.N)
@@ -125,4 +93,29 @@ func BenchmarkDecoyConfirmation(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchHarness serves the wired service on a reset emulator, with limits
+// no benchmark reaches and extra settings on top; it is closed when b
+// ends.
+func benchHarness(b *testing.B, extra map[string]string, o wiring.Overrides) *harness {
+	b.Helper()
+	host := emulatortest.Host(b)
+	project := emulatortest.Project(b)
+	emulatortest.Reset(b, host, project)
+	vars := map[string]string{"FIRESTORE_PROJECT": project, "POW_MAX_NUMBER": "1000", "RATE_LIMIT_IP_PER_HOUR": "10000",
+		"RATE_LIMIT_EMAIL_PER_HOUR": "10000", "FLOOD_LIMIT": "1000000"}
+	maps.Copy(vars, extra)
+	cfg, err := config.Load(func(k string) string { return vars[k] })
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { svc.Close() })
+	srv := httptest.NewServer(svc.Mux(http.NotFoundHandler()))
+	b.Cleanup(srv.Close)
+	return &harness{t: &testing.T{}, svc: svc, srv: srv}
 }

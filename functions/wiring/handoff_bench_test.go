@@ -2,21 +2,15 @@ package wiring_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ownersite/introductions/functions/wiring"
-	"github.com/ownersite/introductions/shared/cloudlog"
-	"github.com/ownersite/introductions/shared/config"
-	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -28,9 +22,6 @@ import (
 // Run it with -benchtime 1x: each iteration is the 50 rounds.
 func BenchmarkConfirmationToWebhook(b *testing.B) {
 	const rounds = 50
-	host := emulatortest.Host(b)
-	project := emulatortest.Project(b)
-	emulatortest.Reset(b, host, project)
 
 	var mu sync.Mutex
 	arrived := map[string]chan time.Time{}
@@ -46,21 +37,8 @@ func BenchmarkConfirmationToWebhook(b *testing.B) {
 	}))
 	defer receiver.Close()
 
-	vars := map[string]string{"FIRESTORE_PROJECT": project, "POW_MAX_NUMBER": "1000", "RATE_LIMIT_IP_PER_HOUR": "10000",
-		"RATE_LIMIT_EMAIL_PER_HOUR": "10000", "FLOOD_LIMIT": "1000000",
-		"WEBHOOK_URL": receiver.URL + "/hooks/introductions", "WEBHOOK_SECRET": testWebhookSecret, "WEBHOOK_ALLOW_PRIVATE": "true"}
-	cfg, err := config.Load(func(k string) string { return vars[k] })
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), wiring.Overrides{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
-	srv := httptest.NewServer(svc.Mux(http.NotFoundHandler()))
-	defer srv.Close()
-	h := &harness{t: &testing.T{}, svc: svc, srv: srv}
+	h := benchHarness(b, map[string]string{
+		"WEBHOOK_URL": receiver.URL + "/hooks/introductions", "WEBHOOK_SECRET": testWebhookSecret, "WEBHOOK_ALLOW_PRIVATE": "true"}, wiring.Overrides{})
 
 	median := func(ds []time.Duration) time.Duration {
 		slices.Sort(ds)
@@ -85,7 +63,7 @@ func BenchmarkConfirmationToWebhook(b *testing.B) {
 			case <-time.After(30 * time.Second):
 				b.Fatal("the webhook never arrived")
 			}
-			svc.Delivery.Wait()
+			h.svc.Delivery.Wait()
 
 			start = time.Now()
 			resp, err := http.Post(receiver.URL+"/bare", "application/json", bytes.NewReader([]byte(`{}`)))
