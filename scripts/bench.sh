@@ -19,8 +19,10 @@ go test -run '^$' -bench 'BenchmarkSweepP3' -benchtime 1x -timeout 20m ./shared/
 echo "== Firestore round trips per confirmation with the outbox (inbox, email, webhook envelopes in the same commit; target: at most 3)"
 go test -run '^$' -bench 'BenchmarkConfirm' -benchtime 50x ./shared/firestorestore/ | grep -E '^(Benchmark|ok)'
 echo "== a honeypot decoy's confirmation against a real one's (first and repeat; ratio near 1 = indistinguishable)"
-go test -run '^$' -bench 'BenchmarkDecoyConfirmation' -benchtime 100x -count 3 ./functions/wiring/ | tee /dev/stderr |
-  awk '/DecoyConfirmation\/real/ {r += $3; nr++} /DecoyConfirmation\/decoy/ {d += $3; nd++}
+# (No tee to /dev/stderr: with the output sent to a file it would reopen and truncate that file.)
+decoy=$(go test -run '^$' -bench 'BenchmarkDecoyConfirmation' -benchtime 100x -count 3 ./functions/wiring/)
+echo "$decoy"
+echo "$decoy" | awk '/DecoyConfirmation\/real/ {r += $3; nr++} /DecoyConfirmation\/decoy/ {d += $3; nd++}
        END { if (nr && nd) printf "decoy/real confirmation time: %.2f (real %.2f ms, decoy %.2f ms, mean of %d runs)\n", (d/nd)/(r/nr), r/nr/1e6, d/nd/1e6, nr }'
 echo "== flood layer: admitting fresh keys into a full limiter, and heap per key"
 go test -run '^$' -bench 'BenchmarkAdmitPastCapacity' -benchtime 200000x ./shared/floodlimit/ | grep -E '^Benchmark' || true
