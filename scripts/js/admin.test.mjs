@@ -9,17 +9,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch, devServer, buildGo, missing, repo } from './harness.mjs';
+import { launch, devServer, buildGo, skipReason, screenshotDir, repo } from './harness.mjs';
 
-const absent = missing();
-const skip = absent.length ? `missing ${absent.join(', ')}` : false;
-const shotDir = process.env.UPDATE_SCREENSHOTS
-  ? join(repo, 'functions/admin/screenshots')
-  : mkdtempSync(join(tmpdir(), 'introductions-admin-shots-'));
+const skip = skipReason();
+const shotDir = screenshotDir('functions/admin/screenshots');
 const axeSource = skip ? '' : readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let server, browser, ids;

@@ -27,6 +27,21 @@ export function missing() {
   return out;
 }
 
+/** skipReason is node:test's skip option: false, or what is missing. */
+export function skipReason() {
+  const absent = missing();
+  return absent.length ? `missing ${absent.join(', ')}` : false;
+}
+
+/**
+ * screenshotDir is where a test writes its screenshots: the repository's
+ * folder (relative to the root) under UPDATE_SCREENSHOTS=1, a temporary one
+ * otherwise.
+ */
+export function screenshotDir(folder) {
+  return process.env.UPDATE_SCREENSHOTS ? join(repo, folder) : mkdtempSync(join(tmpdir(), 'introductions-shots-'));
+}
+
 /** launch starts headless Chromium with a fresh profile; close() removes it. */
 export async function launch(options = {}) {
   const { chromium } = await import('playwright-core');

@@ -9,17 +9,13 @@
 // dark.png to shared/sitepage/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, devServer, staticServer, missing, repo } from './harness.mjs';
+import { launch, devServer, staticServer, skipReason, screenshotDir, repo } from './harness.mjs';
 import { checkState, checked } from './a11y.mjs';
 
-const absent = missing();
-const skip = absent.length ? `missing ${absent.join(', ')}` : false;
-const shotDir = process.env.UPDATE_SCREENSHOTS
-  ? join(repo, 'shared/sitepage/screenshots')
-  : mkdtempSync(join(tmpdir(), 'introductions-shots-'));
+const skip = skipReason();
+const shotDir = screenshotDir('shared/sitepage/screenshots');
 
 let server, browser;
 

@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import { launch, staticServer, powbench, benchPage, benchModule, missing, repo } from './harness.mjs';
+import { launch, staticServer, powbench, benchPage, benchModule, skipReason, repo } from './harness.mjs';
 
-const absent = missing();
-const skip = absent.length ? `missing ${absent.join(', ')}` : false;
+const skip = skipReason();
 
 let browser, server, page;
 
