@@ -1,10 +1,10 @@
 // Package introductions registers every Cloud Run function of the service
 // with the Functions Framework. The Go functions buildpack builds only the
 // root package of the uploaded source, so each function deploys the whole
-// module with --source=. --entry-point=<Name>. init does nothing but
-// register: each function builds its dependencies on its first request (see
-// functions/wiring, whose route table names every function), and a failed
-// start-up is retried, never cached.
+// module with --source=. --entry-point=<Name>, and every function's process
+// runs this init. It does nothing but register: a function builds only its
+// own parts, on its first request (wiring.Lazy), and a failed start-up is
+// retried with a backoff, never cached.
 package introductions
 
 import (
@@ -15,9 +15,6 @@ import (
 	"github.com/ownersite/introductions/functions/wiring"
 )
 
-// deployed is the lazily built service of this instance.
-var deployed = wiring.NewLazy(os.Getenv)
-
 // EntryPoints maps each entry point name, one per function of the route
 // table, to the handler it serves.
 var EntryPoints = entryPoints()
@@ -25,7 +22,7 @@ var EntryPoints = entryPoints()
 func entryPoints() map[string]http.HandlerFunc {
 	m := map[string]http.HandlerFunc{}
 	for _, name := range wiring.Functions() {
-		m[name] = deployed.Function(name)
+		m[name] = wiring.NewLazy(name, os.Getenv).ServeHTTP
 	}
 	return m
 }

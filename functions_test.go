@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,12 +54,7 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 			if _, ok := EntryPoints[name]; !ok {
 				t.Fatalf("%s is not an entry point", name)
 			}
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
-			ln.Close()
+			port := freePort(t)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "INTRODUCTIONS_SERVE_FUNCTION=1", "FUNCTION_TARGET="+name, "PORT="+port,
 				"FIRESTORE_EMULATOR_HOST=127.0.0.1:1", "FIRESTORE_PROJECT=registration-test", "HMAC_SECRET=")
@@ -69,6 +65,7 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 			defer func() { cmd.Process.Kill(); cmd.Wait() }()
 			for _, p := range ps {
 				var resp *http.Response
+				var err error
 				for i := 0; i < 100; i++ {
 					req, _ := http.NewRequest(p.method, "http://127.0.0.1:"+port+p.path, nil)
 					if resp, err = http.DefaultClient.Do(req); err == nil {
@@ -87,4 +84,70 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPublicFunctionsOpenNoDatabase runs Challenge and Forms as the
+// buildpack runs them, with FIRESTORE_EMULATOR_HOST pointing at a listener
+// of the test's: each answers its route, and neither connects to the
+// listener, while answering or in the two seconds after (when a
+// background sweep would start).
+func TestPublicFunctionsOpenNoDatabase(t *testing.T) {
+	for name, path := range map[string]string{"Challenge": "/api/introductions/challenge", "Forms": "/api/forms/introduction"} {
+		t.Run(name, func(t *testing.T) {
+			database, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer database.Close()
+			var connections atomic.Int32
+			go func() {
+				for {
+					c, err := database.Accept()
+					if err != nil {
+						return
+					}
+					connections.Add(1)
+					c.Close()
+				}
+			}()
+			port := freePort(t)
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "INTRODUCTIONS_SERVE_FUNCTION=1", "FUNCTION_TARGET="+name, "PORT="+port,
+				"FIRESTORE_EMULATOR_HOST="+database.Addr().String(), "FIRESTORE_PROJECT=no-database-test", "HMAC_SECRET=")
+			cmd.Stderr = io.Discard
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cmd.Process.Kill(); cmd.Wait() }()
+			var resp *http.Response
+			for range 100 {
+				if resp, err = http.Get("http://127.0.0.1:" + port + path); err == nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatalf("the function did not start: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s: %d", path, resp.StatusCode)
+			}
+			time.Sleep(2 * time.Second)
+			if n := connections.Load(); n != 0 {
+				t.Fatalf("%s connected to the database %d times", name, n)
+			}
+		})
+	}
+}
+
+// freePort returns a loopback port nobody listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }

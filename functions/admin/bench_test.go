@@ -36,25 +36,25 @@ func BenchmarkPages(b *testing.B) {
 	}
 	defer client.Close()
 	logger := slog.New(slog.DiscardHandler)
-	store, err := firestorestore.New(client, firestorestore.Config{Database: emulatortest.Database, OpTimeout: 20 * time.Second}, logger)
+	db, err := firestorestore.New(client, firestorestore.Config{Database: emulatortest.Database, OpTimeout: 20 * time.Second}, logger)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ids, err := adminseed.SeedRealistic(ctx, store, client, now)
+	ids, err := adminseed.SeedRealistic(ctx, db, client, now)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < 51; i++ {
 		s := sample(fmt.Sprint("Person ", i), fmt.Sprintf("p%d@example.com", i), now.Add(-time.Duration(i)*time.Hour))
-		if _, err := adminseed.Keep(ctx, store, client, s); err != nil {
+		if _, err := adminseed.Keep(ctx, db, client, s); err != nil {
 			b.Fatal(err)
 		}
 	}
-	figures, _ := admin.NewDailyFiguresTask(store, logger)
+	figures, _ := admin.NewDailyFiguresTask(db.Owner(), logger)
 	if _, err := figures.Run(ctx, now); err != nil {
 		b.Fatal(err)
 	}
-	h, err := admin.New(admin.Deps{Store: store, Clock: fixedClock{now}, Logger: logger})
+	h, err := admin.New(admin.Deps{Store: db.Owner(), Clock: fixedClock{now}, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}

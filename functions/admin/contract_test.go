@@ -59,7 +59,7 @@ func TestListPagesAcross120Introductions(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if _, err := adminseed.Keep(context.Background(), f.store, f.client, s); err != nil {
+			if _, err := adminseed.Keep(context.Background(), f.db, f.client, s); err != nil {
 				errs <- err
 			}
 		}()
@@ -143,7 +143,7 @@ func keepDraftOnly(t *testing.T, f *fixture, s adminseed.Sample) {
 		Retention:  intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt},
 		Abuse:      intake.AbuseRecord{State: intake.AbuseClean}, Decision: intake.DecisionAwaitingConfirmation,
 		UpdatedAt: in.CreatedAt, ExpireAt: in.ExpireAt}
-	_, err := f.store.KeepDraft(context.Background(), intake.DraftKeeping{Introduction: in, Ledger: entry, Now: in.CreatedAt,
+	_, err := f.db.Intake(nil).KeepDraft(context.Background(), intake.DraftKeeping{Introduction: in, Ledger: entry, Now: in.CreatedAt,
 		Challenge: intake.SpentChallenge{Key: "c-" + s.ID, ExpireAt: now.Add(time.Hour)}})
 	if err != nil {
 		t.Fatal(err)
@@ -419,7 +419,7 @@ func TestFormActions(t *testing.T) {
 	if page := f.do(http.MethodGet, "/admin/introductions/nope", ""); page.status != http.StatusNotFound || !strings.Contains(string(page.body), "No such introduction") {
 		t.Errorf("unknown page: %d", page.status)
 	}
-	if _, err := f.store.Record(context.Background(), id, now); err != nil {
+	if _, err := f.db.Owner().Record(context.Background(), id, now); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -32,7 +32,7 @@ func TestDailyFiguresTask(t *testing.T) {
 		{intake.AbuseContentRejected, today.Add(time.Minute)}, {intake.AbuseClean, yesterday.Add(time.Hour)},
 	}
 	for i, r := range refusals {
-		if err := adminseed.Refused(ctx, f.store, fmt.Sprint(i), r.state, r.at); err != nil {
+		if err := adminseed.Refused(ctx, f.db, fmt.Sprint(i), r.state, r.at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,10 +49,10 @@ func TestDailyFiguresTask(t *testing.T) {
 		Decision: intake.DecisionRejected, Reason: "refused 5 requests before the checks in this window",
 		Provenance: intake.Provenance{Function: "drafts", Time: yesterday.Add(5 * time.Hour)},
 		UpdatedAt:  yesterday.Add(5 * time.Hour), ExpireAt: now.Add(30 * 24 * time.Hour)}
-	if err := f.store.RecordAttempt(ctx, aggregated); err != nil {
+	if err := f.db.Intake(nil).RecordAttempt(ctx, aggregated); err != nil {
 		t.Fatal(err)
 	}
-	task, err := admin.NewDailyFiguresTask(f.store, f.logger)
+	task, err := admin.NewDailyFiguresTask(f.db.Owner(), f.logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestDailyFiguresTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	days := []string{yesterday.Format(time.DateOnly), before.Format(time.DateOnly), today.Format(time.DateOnly), today.AddDate(0, 0, -admin.ChartDays).Format(time.DateOnly), today.AddDate(0, 0, -admin.ChartDays-1).Format(time.DateOnly)}
-	kept, err := f.store.DailyFigures(ctx, days)
+	kept, err := f.db.Owner().DailyFigures(ctx, days)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +84,13 @@ func TestDailyFiguresTask(t *testing.T) {
 		t.Error("a day before the chart's window was counted")
 	}
 	// Counted once: a late ledger entry for yesterday does not change it.
-	if err := adminseed.Refused(ctx, f.store, "late", intake.AbuseHoneypot, yesterday.Add(3*time.Hour)); err != nil {
+	if err := adminseed.Refused(ctx, f.db, "late", intake.AbuseHoneypot, yesterday.Add(3*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := task.Run(ctx, now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := f.store.DailyFigures(ctx, days[:1])
+	again, _ := f.db.Owner().DailyFigures(ctx, days[:1])
 	if again[days[0]].Refused["HONEYPOT"] != 1 {
 		t.Errorf("yesterday was counted again: %+v", again[days[0]])
 	}
@@ -98,7 +98,7 @@ func TestDailyFiguresTask(t *testing.T) {
 	if _, err := task.Run(ctx, now.Add(24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	next, _ := f.store.DailyFigures(ctx, days[2:3])
+	next, _ := f.db.Owner().DailyFigures(ctx, days[2:3])
 	if d := next[days[2]]; d.Confirmed != 1 || d.Refused["CONTENT_REJECTED"] != 1 {
 		t.Errorf("today, counted tomorrow: %+v", d)
 	}

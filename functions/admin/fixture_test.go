@@ -77,7 +77,7 @@ func (s fixedScheduler) Status(context.Context) (intake.SchedulerStatus, error) 
 type fixture struct {
 	t       *testing.T
 	client  *firestore.Client
-	store   *firestorestore.Store
+	db      *firestorestore.DB
 	handler *admin.Handlers
 	server  *httptest.Server
 	logs    *syncBuffer
@@ -92,12 +92,12 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 	client, _ := emulatortest.Client(t)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	store, err := firestorestore.New(client, firestorestore.Config{Database: emulatortest.Database, OpTimeout: 20 * time.Second}, logger)
+	db, err := firestorestore.New(client, firestorestore.Config{Database: emulatortest.Database, OpTimeout: 20 * time.Second}, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, client: client, store: store, logs: logs, retrier: &recordingRetrier{}, logger: logger}
-	deps := admin.Deps{Store: store, Retrier: f.retrier, Clock: fixedClock{now}, Logger: logger}
+	f := &fixture{t: t, client: client, db: db, logs: logs, retrier: &recordingRetrier{}, logger: logger}
+	deps := admin.Deps{Store: db.Owner(), Retrier: f.retrier, Clock: fixedClock{now}, Logger: logger}
 	for _, o := range opts {
 		o(&deps)
 	}
@@ -117,7 +117,7 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 // keep writes a sample through the real store.
 func (f *fixture) keep(s adminseed.Sample) string {
 	f.t.Helper()
-	id, err := adminseed.Keep(context.Background(), f.store, f.client, s)
+	id, err := adminseed.Keep(context.Background(), f.db, f.client, s)
 	if err != nil {
 		f.t.Fatal(err)
 	}

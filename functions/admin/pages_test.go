@@ -59,11 +59,11 @@ func firstDiff(a, b string) string {
 // detail of a realistic month and compares them with the golden files.
 func TestPagesGolden(t *testing.T) {
 	f := newFixture(t)
-	ids, err := adminseed.SeedRealistic(context.Background(), f.store, f.client, now)
+	ids, err := adminseed.SeedRealistic(context.Background(), f.db, f.client, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	figures, err := admin.NewDailyFiguresTask(f.store, f.logger)
+	figures, err := admin.NewDailyFiguresTask(f.db.Owner(), f.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func TestSubjectExportAndErasure(t *testing.T) {
 	if ask.status != http.StatusOK || !strings.Contains(string(ask.body), "This cannot be undone") || !strings.Contains(string(ask.body), `name="confirm" value="yes"`) {
 		t.Fatalf("confirmation step: %d", ask.status)
 	}
-	if _, err := f.store.Record(context.Background(), adaIDs[0], now); err != nil {
+	if _, err := f.db.Owner().Record(context.Background(), adaIDs[0], now); err != nil {
 		t.Fatal("asking erased something")
 	}
 
@@ -132,7 +132,7 @@ func TestSubjectExportAndErasure(t *testing.T) {
 		t.Error("the subject still has introductions")
 	}
 	for _, id := range []string{bobID, otherID} {
-		rec, err := f.store.Record(context.Background(), id, now)
+		rec, err := f.db.Owner().Record(context.Background(), id, now)
 		if err != nil {
 			t.Fatalf("someone else's introduction went: %v", err)
 		}

@@ -1,8 +1,15 @@
 package wiring
 
 import (
+	"context"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/emulatortest"
+	"github.com/ownersite/introductions/shared/intake"
 )
 
 func TestEveryFunctionHasOneAccessRow(t *testing.T) {
@@ -12,5 +19,61 @@ func TestEveryFunctionHasOneAccessRow(t *testing.T) {
 	}
 	if !slices.Equal(names, Functions()) {
 		t.Errorf("access rows name %v; the route table's functions are %v", names, Functions())
+	}
+}
+
+// TestEachFunctionBuildsWithinItsAccess builds every function alone, with
+// every destination and provider configured: each builds (its row names
+// enough), holds a Firestore connection exactly when its row says so, and
+// holds the handoff's senders only where its row names their secrets.
+func TestEachFunctionBuildsWithinItsAccess(t *testing.T) {
+	_, project := emulatortest.Client(t)
+	env := map[string]string{
+		"FIRESTORE_PROJECT": project, "FIRESTORE_DATABASE": emulatortest.Database, "LOG_LEVEL": "error",
+		"SMTP_HOST": "127.0.0.1", "SMTP_PORT": "1", "SMTP_TLS": "none", "NOTIFY_EMAIL_FROM": "Introductions <intake@example.com>", "NOTIFY_EMAIL_TO": "owner@example.com",
+		"WEBHOOK_URL": "http://127.0.0.1:1/hook", "WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_SECRET": "whsec_" + strings.Repeat("A", 32),
+		"MAILGUN_WEBHOOK_SIGNING_KEY": strings.Repeat("k", 32),
+	}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range Accesses() {
+		t.Run(a.Function, func(t *testing.T) {
+			svc, err := BuildFunction(context.Background(), cfg, slog.New(slog.DiscardHandler), Overrides{}, a.Function)
+			if err != nil {
+				t.Fatalf("%s does not build within its access %+v: %v", a.Function, a, err)
+			}
+			defer svc.Close()
+			if (svc.DB != nil) != a.Firestore {
+				t.Errorf("holds Firestore: %v; its row says %v", svc.DB != nil, a.Firestore)
+			}
+			if (svc.Sweeps != nil) != a.Firestore {
+				t.Errorf("sweeps: %v; want them exactly where it holds the store", svc.Sweeps != nil)
+			}
+			sends := svc.Delivery != nil && slices.Contains(svc.Delivery.Destinations(), intake.DestinationWebhook)
+			if want := slices.Contains(a.Secrets, SecretWebhook); sends != want {
+				t.Errorf("holds the handoff's senders: %v; its row names their secrets: %v", sends, want)
+			}
+			if svc.Function(a.Function) == nil {
+				t.Errorf("serves no handler")
+			}
+		})
+	}
+}
+
+// TestPartsRefuseWhatTheRowDoesNotName: asking for a secret or the
+// database outside the instance's access is an error naming both.
+func TestPartsRefuseWhatTheRowDoesNotName(t *testing.T) {
+	p := &parts{ctx: context.Background(), logger: slog.New(slog.DiscardHandler), access: Access{Function: "Forms"}}
+	for name, ask := range map[string]func() error{
+		SecretHMAC:       func() error { _, err := p.hmacKeys(); return err },
+		SecretPepper:     func() error { _, err := p.hashPepper(); return err },
+		SecretMailgunKey: func() error { _, err := p.eventProviders(); return err },
+		"Firestore":      func() error { _, err := p.database(); return err },
+	} {
+		if err := ask(); err == nil || !strings.Contains(err.Error(), "Forms may not") || !strings.Contains(err.Error(), name) {
+			t.Errorf("asking for %s: %v, want a refusal naming Forms and %s", name, err, name)
+		}
 	}
 }

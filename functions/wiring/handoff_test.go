@@ -120,7 +120,7 @@ func (h *harness) postEvent(body []byte) response {
 // envelope reads one envelope as the admin would.
 func (h *harness) envelope(id string) intake.Envelope {
 	h.t.Helper()
-	e, err := h.svc.Store.Envelope(context.Background(), id, h.clock.Now())
+	e, err := h.svc.DB.Outbox().Envelope(context.Background(), id, h.clock.Now())
 	if err != nil {
 		h.t.Fatalf("envelope %s: %v", id, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/retentionsweep"
@@ -29,7 +30,7 @@ type route struct {
 // function's "POST /api/introductions/{id}/revision" row returns
 // h.Confirmation.Revise). To add a new function (Sweep, Admin,
 // DeliveryEvents…), also give Handlers a field for its package's handlers
-// and build it in Build; the root package registers every function named
+// and a builder in functions.go, and a row in Accesses; the root package registers every function named
 // here as an entry point by itself, and the function's tests serve its rows
 // with Serve. Every row is served behind the JSON API edge (jsonapi.NewRoutes);
 // a handler that answers something other than JSON, such as an admin page,
@@ -109,18 +110,23 @@ func Patterns(function string) []string {
 }
 
 // Serve returns the handler of function: its rows of the route table,
-// answered by h, behind the JSON API edge (see jsonapi.NewRoutes); every
-// function's rows when function is "". Only the handlers of the rows served
-// are used. It returns an error for a function the table does not name.
+// answered by h, behind the JSON API edge (see jsonapi.NewRoutes). Only the
+// handlers of the rows served are used. It returns an error for a function
+// the table does not name.
 func Serve(h *Handlers, function string, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
+	return serve(h, []string{function}, allowedOrigins, logger)
+}
+
+// serve returns the handler of the rows of every function in names.
+func serve(h *Handlers, names []string, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
 	var rows []jsonapi.Route
 	for _, rt := range routes {
-		if function == "" || rt.function == function {
+		if slices.Contains(names, rt.function) {
 			rows = append(rows, jsonapi.Route{Pattern: rt.pattern, Handle: rt.handler(h)})
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("wiring.Serve: the route table has no function %q", function)
+		return nil, fmt.Errorf("wiring.Serve: the route table has no function among %q", names)
 	}
 	return jsonapi.NewRoutes(rows, allowedOrigins, logger)
 }

@@ -50,7 +50,7 @@ func TestMuxServesEveryRowsPath(t *testing.T) {
 		route{"Probe", "GET /internal/probe", func(*Handlers) jsonapi.Handler {
 			return func(w http.ResponseWriter, r *http.Request) error { w.WriteHeader(http.StatusOK); return nil }
 		}})
-	api := testsupport.Must(Serve(&Handlers{}, "", nil, slog.New(slog.DiscardHandler)))(t)
+	api := testsupport.Must(Serve(&Handlers{}, "Probe", nil, slog.New(slog.DiscardHandler)))(t)
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	mux := (&Service{api: api}).Mux(page)
 	for _, tc := range []struct {

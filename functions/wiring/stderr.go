@@ -1,6 +1,9 @@
 package wiring
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // stderr is where deployed functions log: Cloud Run collects it.
-var stderr = os.Stderr
+var stderr io.Writer = os.Stderr

@@ -99,7 +99,7 @@ func TestSweepEndpointExpiresADraft(t *testing.T) {
 	if strings.Contains(h.logs.String(), "canary-sweep-message") || !strings.Contains(h.logs.String(), "sweep finished") {
 		t.Fatal("the sweep's logs carry the draft's words, or it logged no run")
 	}
-	runs, err := h.svc.Store.LastRuns(context.Background(), 1)
+	runs, err := h.svc.DB.Owner().LastRuns(context.Background(), 1)
 	if err != nil || len(runs) != 1 || runs[0].Trigger != intake.SweepByScheduler || runs[0].Error != "" || runs[0].Deleted["drafts"] != 1 {
 		t.Fatalf("recorded run %+v, %v", runs, err)
 	}

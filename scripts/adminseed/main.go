@@ -45,17 +45,17 @@ func run(ctx context.Context, getenv func(string) string) error {
 		return err
 	}
 	defer client.Close()
-	store, err := firestorestore.New(client, firestorestore.Config{Project: cfg.Project, Database: cfg.Database, OpTimeout: cfg.FirestoreTimeout}, logger)
+	db, err := firestorestore.New(client, firestorestore.Config{Project: cfg.Project, Database: cfg.Database, OpTimeout: cfg.FirestoreTimeout}, logger)
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	ids, err := adminseed.SeedRealistic(ctx, store, client, now)
+	ids, err := adminseed.SeedRealistic(ctx, db, client, now)
 	if err != nil {
 		return err
 	}
 	// The daily figures, counted as the sweep counts them.
-	figures, err := admin.NewDailyFiguresTask(store, logger)
+	figures, err := admin.NewDailyFiguresTask(db.Owner(), logger)
 	if err != nil {
 		return err
 	}

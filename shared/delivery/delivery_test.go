@@ -269,7 +269,7 @@ func TestCrashAfterSendResendsTheSameEnvelope(t *testing.T) {
 	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{result(intake.DeliveryDelivered, "200 OK")}}
 	w := newWorld(t, hook)
 	ids := w.confirmed("intro6")
-	crashing := &failingStatusWrite{Store: w.store, fail: true}
+	crashing := &failingStatusWrite{Store: w.db.Outbox(), fail: true}
 	logger := slog.New(slog.NewJSONHandler(w.logs, nil))
 	newInstance := func(s delivery.Store) *delivery.Service {
 		svc, err := delivery.New(delivery.Deps{Store: s, Senders: []intake.Sender{hook}, Forms: testsupport.Forms(t), Clock: w.clock, Logger: logger})
@@ -286,7 +286,7 @@ func TestCrashAfterSendResendsTheSameEnvelope(t *testing.T) {
 	if e := w.envelope(id); e.Status != intake.DeliveryPending || !e.LeaseUntil.After(w.clock.Now()) {
 		t.Fatalf("after the crash: %+v", e)
 	}
-	other := newInstance(w.store)
+	other := newInstance(w.db.Outbox())
 	if r, err := other.Run(ctx, w.clock.Now()); err != nil || r.DeliveriesAttempted != 0 {
 		t.Fatalf("a sweep during the lease: %+v %v (want nothing attempted)", r, err)
 	}
@@ -359,7 +359,7 @@ func TestWithdrawalBeforeAndAfterHandoff(t *testing.T) {
 		t.Fatalf("ledger after withdrawal: %s %q %+v", l.Decision, l.Reason, l.Withdrawal)
 	}
 	notice := intake.EnvelopeID("intro8", intake.DestinationWebhook, intake.EventWithdrawn)
-	if _, err := w.store.Envelope(ctx, intake.EnvelopeID("intro8", intake.DestinationEmail, intake.EventWithdrawn), w.clock.Now()); !errors.Is(err, intake.ErrNotFound) {
+	if _, err := w.db.Outbox().Envelope(ctx, intake.EnvelopeID("intro8", intake.DestinationEmail, intake.EventWithdrawn), w.clock.Now()); !errors.Is(err, intake.ErrNotFound) {
 		t.Fatalf("a mail cannot be called back: no email notice, got %v", err)
 	}
 	if r, err := w.svc.Run(ctx, w.clock.Now()); err != nil || r.DeliveriesAttempted != 2 {

@@ -81,7 +81,7 @@ func result(st intake.DeliveryStatus, detail string) intake.DeliveryResult {
 type world struct {
 	t      *testing.T
 	client *firestore.Client
-	store  *firestorestore.Store
+	db     *firestorestore.DB
 	clock  *testsupport.Clock
 	logs   *testsupport.Logs
 	svc    *delivery.Service
@@ -93,7 +93,7 @@ func newWorld(t *testing.T, senders ...intake.Sender) *world {
 	w := &world{t: t, client: client, clock: testsupport.NewClock(t0), logs: &testsupport.Logs{}}
 	logger := slog.New(slog.NewJSONHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var err error
-	w.store, err = firestorestore.New(client, firestorestore.Config{Database: emulatortest.Database, OpTimeout: 30 * time.Second}, logger)
+	w.db, err = firestorestore.New(client, firestorestore.Config{Database: emulatortest.Database, OpTimeout: 30 * time.Second}, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func newWorld(t *testing.T, senders ...intake.Sender) *world {
 func (w *world) service(logger *slog.Logger, senders ...intake.Sender) *delivery.Service {
 	w.t.Helper()
 	svc, err := delivery.New(delivery.Deps{
-		Store: w.store, Senders: senders, Forms: testsupport.Forms(w.t), Clock: w.clock,
+		Store: w.db.Outbox(), Senders: senders, Forms: testsupport.Forms(w.t), Clock: w.clock,
 		Jitter: func() float64 { return 0.5 }, Logger: logger, Function: "confirmation", Revision: "test",
 		Config: delivery.Config{RetryBase: time.Minute, MaxAttempts: 4, AdminURL: func(id string) string { return "https://admin.example/admin/introductions/" + id }},
 	})
@@ -163,11 +163,11 @@ func (w *world) confirmed(id string) []string {
 			UpdatedAt:  now, ExpireAt: exp,
 		},
 	}
-	if _, err := w.store.KeepDraft(ctx, k); err != nil {
+	if _, err := w.db.Intake(nil).KeepDraft(ctx, k); err != nil {
 		w.t.Fatal(err)
 	}
 	outbox := w.svc.Outbox(id, intake.EventConfirmed, intake.Provenance{RequestID: "req-confirm-" + id, Time: now})
-	if _, err := w.store.Confirm(ctx, id, intake.HashToken(token), now, keepFor, outbox); err != nil {
+	if _, err := w.db.Intake(nil).Confirm(ctx, id, intake.HashToken(token), now, keepFor, outbox); err != nil {
 		w.t.Fatal(err)
 	}
 	ids := make([]string, len(outbox))
@@ -180,14 +180,14 @@ func (w *world) confirmed(id string) []string {
 func (w *world) withdraw(id string) {
 	w.t.Helper()
 	notices := w.svc.Outbox(id, intake.EventWithdrawn, intake.Provenance{RequestID: "req-withdraw-" + id, Time: w.clock.Now()})
-	if err := w.store.Withdraw(context.Background(), id, intake.HashToken("token-"+id), w.clock.Now(), notices); err != nil {
+	if err := w.db.Intake(nil).Withdraw(context.Background(), id, intake.HashToken("token-"+id), w.clock.Now(), notices); err != nil {
 		w.t.Fatal(err)
 	}
 }
 
 func (w *world) envelope(id string) intake.Envelope {
 	w.t.Helper()
-	e, err := w.store.Envelope(context.Background(), id, w.clock.Now())
+	e, err := w.db.Outbox().Envelope(context.Background(), id, w.clock.Now())
 	if err != nil {
 		w.t.Fatalf("envelope %s: %v", id, err)
 	}

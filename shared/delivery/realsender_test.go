@@ -39,7 +39,7 @@ func TestKilledAfterAcceptanceResendsTheSameWebhookID(t *testing.T) {
 	w.svc = w.service(logger, hook)
 	w.confirmed("killed")
 	id := envID("killed", intake.DestinationWebhook)
-	crashing := &failingStatusWrite{Store: w.store, fail: true}
+	crashing := &failingStatusWrite{Store: w.db.Outbox(), fail: true}
 	instance := func(s delivery.Store) *delivery.Service {
 		svc, err := delivery.New(delivery.Deps{Store: s, Senders: []intake.Sender{hook}, Forms: testsupport.Forms(t), Clock: w.clock, Logger: logger})
 		if err != nil {
@@ -55,7 +55,7 @@ func TestKilledAfterAcceptanceResendsTheSameWebhookID(t *testing.T) {
 		t.Fatalf("after the kill: %s", e.Status)
 	}
 	w.clock.Advance(delivery.DefaultLease)
-	if r, err := instance(w.store).Run(ctx, w.clock.Now()); err != nil || r.DeliveriesAttempted != 1 {
+	if r, err := instance(w.db.Outbox()).Run(ctx, w.clock.Now()); err != nil || r.DeliveriesAttempted != 1 {
 		t.Fatalf("the sweep after the lease: %+v %v", r, err)
 	}
 	mu.Lock()

@@ -37,7 +37,7 @@ func TestLedgerSchemaHoldsRealEntries(t *testing.T) {
 		Decision:   intake.DecisionRejected, Reason: "refused: MESSAGE_INVALID",
 		Provenance: intake.Provenance{Function: "drafts", Revision: "test", RequestID: "r1", Time: t0},
 		UpdatedAt:  t0, ExpireAt: t0.Add(720 * time.Hour)}
-	if err := w.store.RecordAttempt(ctx, refused); err != nil {
+	if err := w.db.Intake(nil).RecordAttempt(ctx, refused); err != nil {
 		t.Fatal(err)
 	}
 	testsupport.MatchesSchema(t, ledger, "a refused attempt's entry", w.ledger("refused1"))

@@ -34,7 +34,7 @@ const figuresKeptFor = 400 * 24 * time.Hour
 // is the last). A page holds fewer than limit when some of its
 // introductions have expired since. Errors: UNAVAILABLE; INTERNAL when a
 // ledger entry is missing.
-func (s *Store) ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
+func (s *OwnerStore) ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
 	if limit <= 0 {
 		return nil, nil, intake.Internal(errors.New("ListIntroductions: limit must be positive"))
 	}
@@ -94,7 +94,7 @@ func (s *Store) ListIntroductions(ctx context.Context, after *intake.ListPositio
 // CountWaiting counts the confirmed introductions not yet handled, with one
 // Firestore COUNT query (expired ones the sweep has not deleted yet
 // included). Errors: UNAVAILABLE.
-func (s *Store) CountWaiting(ctx context.Context) (int, error) {
+func (s *OwnerStore) CountWaiting(ctx context.Context) (int, error) {
 	var n int
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		var err error
@@ -109,7 +109,7 @@ func (s *Store) CountWaiting(ctx context.Context) (int, error) {
 // SubmissionEnvelopes' order).
 // Errors: intake.ErrNotFound for an unknown, expired or draft id;
 // UNAVAILABLE; INTERNAL when its ledger entry is missing.
-func (s *Store) Record(ctx context.Context, id string, now time.Time) (intake.Record, error) {
+func (s *OwnerStore) Record(ctx context.Context, id string, now time.Time) (intake.Record, error) {
 	if !intake.StorableID(id) {
 		return intake.Record{}, intake.ErrNotFound
 	}
@@ -124,7 +124,7 @@ func (s *Store) Record(ctx context.Context, id string, now time.Time) (intake.Re
 
 // record reads one introduction's record; drafts count as absent unless
 // withDrafts (a data subject's export holds their drafts too).
-func (s *Store) record(ctx context.Context, id string, now time.Time, withDrafts bool) (intake.Record, error) {
+func (s *DB) record(ctx context.Context, id string, now time.Time, withDrafts bool) (intake.Record, error) {
 	snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{s.introductionRef(id), s.transcriptRef(id), s.ledgerRef(id)})
 	if err != nil {
 		return intake.Record{}, err
@@ -154,7 +154,7 @@ func (s *Store) record(ctx context.Context, id string, now time.Time, withDrafts
 		return intake.Record{}, err
 	}
 	rec.Ledger.ID = id
-	if rec.Envelopes, err = s.SubmissionEnvelopes(ctx, id, now); err != nil {
+	if rec.Envelopes, err = s.submissionEnvelopes(ctx, id, now); err != nil {
 		return intake.Record{}, err
 	}
 	return rec, nil
@@ -164,7 +164,7 @@ func (s *Store) record(ctx context.Context, id string, now time.Time, withDrafts
 // who did it in its ledger entry, in one transaction. Errors:
 // intake.ErrNotFound (unknown, expired or draft); STATE_CONFLICT when the
 // introduction is already handled; UNAVAILABLE.
-func (s *Store) MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error) {
+func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
@@ -239,7 +239,7 @@ func withAction(actions []intake.AdminAction, a intake.AdminAction) []intake.Adm
 
 // RecordAdminAction appends a to the ledger entry of submission id.
 // Errors: intake.ErrNotFound when there is no such entry; UNAVAILABLE.
-func (s *Store) RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error {
+func (s *OwnerStore) RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
 	}
@@ -270,7 +270,7 @@ func (s *Store) RecordAdminAction(ctx context.Context, id string, a intake.Admin
 // SubjectRecords returns the record of every live introduction (drafts
 // included) whose subject key is subjectKey, newest first. Errors:
 // UNAVAILABLE.
-func (s *Store) SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error) {
+func (s *OwnerStore) SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error) {
 	out := []intake.Record{}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		out = []intake.Record{}
@@ -301,7 +301,7 @@ func (s *Store) SubjectRecords(ctx context.Context, subjectKey string, now time.
 // introductions it erased. A failure part-way leaves each introduction
 // either erased or untouched; erasing again finishes the job. Errors:
 // UNAVAILABLE.
-func (s *Store) EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error) {
+func (s *OwnerStore) EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -328,11 +328,11 @@ func (s *Store) EraseSubject(ctx context.Context, subjectKey string, e intake.Er
 
 // erase deletes one introduction, its transcript and envelopes, and leaves
 // the tombstone in its ledger entry.
-func (s *Store) erase(ctx context.Context, id string, e intake.ErasureRecord) error {
+func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord) error {
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		// Every envelope of it, live or not (far past its expiry now).
-		envelopes, err := s.SubmissionEnvelopes(ctx, id, time.Time{})
+		envelopes, err := s.submissionEnvelopes(ctx, id, time.Time{})
 		if err != nil {
 			return err
 		}
@@ -373,7 +373,7 @@ func (s *Store) erase(ctx context.Context, id string, e intake.ErasureRecord) er
 // DailyFigures returns the figures kept for each of days (YYYY-MM-DD), in
 // the order asked; a day not aggregated yet is absent from the map.
 // Errors: UNAVAILABLE.
-func (s *Store) DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error) {
+func (s *OwnerStore) DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error) {
 	out := map[string]intake.DailyFigures{}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		refs := make([]*firestore.DocumentRef, len(days))
@@ -407,7 +407,7 @@ var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHon
 // introductions confirmed that day, and refused requests by abuse state (an
 // entry that sums refusals counts as its count). Errors:
 // UNAVAILABLE.
-func (s *Store) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
+func (s *OwnerStore) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
 	start = start.UTC().Truncate(24 * time.Hour)
 	end := start.Add(24 * time.Hour)
 	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, ExpireAt: end.Add(figuresKeptFor)}
@@ -483,7 +483,7 @@ func number(v any) float64 {
 
 // PutDailyFigures keeps one day's figures; a day already kept is left as
 // it is (aggregated once). Errors: UNAVAILABLE.
-func (s *Store) PutDailyFigures(ctx context.Context, f intake.DailyFigures) error {
+func (s *OwnerStore) PutDailyFigures(ctx context.Context, f intake.DailyFigures) error {
 	ref := s.client.Collection(DailyFigures).Doc(f.Day)
 	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		_, err := ref.Create(ctx, f)

@@ -88,11 +88,12 @@ func TestAdminActionsAreBounded(t *testing.T) {
 // vendor error.
 func TestOwnersSideUnreachable(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, Config{Project: "unreachable", Database: "introductions", OpTimeout: 300 * time.Millisecond}, discard, unreachable(t)...)
+	db, err := Open(ctx, Config{Project: "unreachable", Database: "introductions", OpTimeout: 300 * time.Millisecond}, discard, unreachable(t)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer db.Close()
+	s := db.Owner()
 	calls := map[string]func() error{
 		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, nil, 50, t0); return err },
 		"Record":            func() error { _, err := s.Record(ctx, "x", t0); return err },

@@ -18,11 +18,11 @@ const rounds = 3
 // instancesFor returns the instances round r spreads its calls over: one
 // in the first rounds (where the in-process locks keep the calls apart),
 // two in the last (where only Firestore does, at a cost under contention).
-func (ts *testStore) instancesFor(t testing.TB, r int) []*Store {
+func (ts *testStore) instancesFor(t testing.TB, r int) []*allStores {
 	if r == rounds-1 {
-		return []*Store{ts.Store, ts.sibling(t)}
+		return []*allStores{ts.allStores, ts.sibling(t)}
 	}
-	return []*Store{ts.Store}
+	return []*allStores{ts.allStores}
 }
 
 // TestConcurrentConfirm: 50 confirmations of one draft at once, half with a
@@ -30,7 +30,7 @@ func (ts *testStore) instancesFor(t testing.TB, r int) []*Store {
 // right-token caller gets the same introduction, every wrong one NOT_FOUND.
 func TestConcurrentConfirm(t *testing.T) {
 	ts := newTestStore(t)
-	instances := []*Store{ts.Store, ts.sibling(t), ts.sibling(t)}
+	instances := []*allStores{ts.allStores, ts.sibling(t), ts.sibling(t)}
 	ctx := context.Background()
 	for r := range rounds {
 		id := fmt.Sprintf("confirm-race-%d", r)

@@ -42,7 +42,7 @@ const (
 // expired draft or a wrong token alike; UNAVAILABLE; INTERNAL when the
 // transcript or ledger entry the introduction needs is missing, or an
 // envelope is not storable or already exists.
-func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
+func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
@@ -123,7 +123,7 @@ func (s *Store) Confirm(ctx context.Context, id string, tokenHash []byte, now ti
 // intake.ErrNotFound (unknown id, gone, wrong token); STATE_CONFLICT for a
 // draft, which is never sent and simply expires; UNAVAILABLE; INTERNAL when
 // the ledger entry is missing or a notice is not storable.
-func (s *Store) Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []intake.Envelope) error {
+func (s *IntakeStore) Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []intake.Envelope) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
 	}
@@ -219,7 +219,7 @@ func withdrawnReason(r intake.WithdrawalRecord) string {
 // introduction changed (precondition) or vanished since the read, it reads
 // again and decides again; when it fails although the introduction did not
 // change, a record beside it is missing and that is INTERNAL.
-func (s *Store) conditionally(ctx context.Context, move string, ref *firestore.DocumentRef, now time.Time,
+func (s *DB) conditionally(ctx context.Context, move string, ref *firestore.DocumentRef, now time.Time,
 	decide func(in *intake.Introduction, snap, ledger *firestore.DocumentSnapshot) (*firestore.WriteBatch, error)) error {
 	var lastRead time.Time
 	for race := 0; race < maxRaces; race++ {
@@ -271,7 +271,7 @@ func (s *Store) conditionally(ctx context.Context, move string, ref *firestore.D
 // its answer was lost) is left as it is, and is no error: ids are random,
 // so no other entry has it. Errors: INTERNAL when e fails
 // intake.CheckStorableLedgerEntry; UNAVAILABLE.
-func (s *Store) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
+func (s *IntakeStore) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
 	if err := intake.CheckStorableLedgerEntry(e); err != nil {
 		return err
 	}
@@ -286,12 +286,4 @@ func (s *Store) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.RecordAttempt", slog.String("ledgerId", e.ID),
 		slog.String("decision", string(e.Decision)), slog.String("code", string(intake.CodeOf(err))))
 	return err
-}
-
-// DecideWith sets the function that decides a ledger entry at confirmation
-// (the delivery service's Decide over the form registry). Without one, a
-// confirmed entry is HANDOFF_PENDING until its first delivery decides it.
-// Call it before the store is used.
-func (s *Store) DecideWith(decide func(intake.LedgerEntry) (intake.Decision, string)) {
-	s.decide = decide
 }

@@ -44,7 +44,7 @@ func decoyState(e intake.LedgerEntry, now time.Time) (intake.DecoyRecord, bool) 
 // confirmation does in its one round trip: a decoy has none, but the read
 // keeps the decoy's answer as slow as a real one's (threat: a bot telling
 // its decoy apart by timing).
-func (s *Store) readDecoy(ctx context.Context, ref *firestore.DocumentRef) (intake.LedgerEntry, *firestore.DocumentSnapshot, error) {
+func (s *DB) readDecoy(ctx context.Context, ref *firestore.DocumentRef) (intake.LedgerEntry, *firestore.DocumentSnapshot, error) {
 	snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{s.introductionRef(ref.ID), ref})
 	if err != nil {
 		return intake.LedgerEntry{}, nil, err
@@ -61,7 +61,7 @@ func (s *Store) readDecoy(ctx context.Context, ref *firestore.DocumentRef) (inta
 }
 
 // ConfirmDecoy implements intake.Store.
-func (s *Store) ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, keepFor time.Duration) (intake.DecoyRecord, error) {
+func (s *IntakeStore) ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, keepFor time.Duration) (intake.DecoyRecord, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	var result intake.DecoyRecord
 	wrote := false
@@ -86,7 +86,7 @@ func (s *Store) ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, 
 }
 
 // WithdrawDecoy implements intake.Store.
-func (s *Store) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error {
+func (s *IntakeStore) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error {
 	now = now.UTC().Truncate(time.Microsecond)
 	return s.updateDecoy(ctx, id, tokenMatches, now, "withdraw decoy", func(d intake.DecoyRecord) ([]firestore.Update, error) {
 		if d.ConfirmedAt.IsZero() {
@@ -105,7 +105,7 @@ func (s *Store) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool,
 // write changed the entry since the read: then it reads again, at most
 // maxRaces times. A decoy that is gone, or a token that does not match,
 // is intake.ErrNotFound, as for a real draft.
-func (s *Store) updateDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, what string, move func(intake.DecoyRecord) ([]firestore.Update, error)) error {
+func (s *DB) updateDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, what string, move func(intake.DecoyRecord) ([]firestore.Update, error)) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
 	}
@@ -137,7 +137,7 @@ func (s *Store) updateDecoy(ctx context.Context, id string, tokenMatches bool, n
 // replayDecoy reads, inside tx, the decoy an idempotency record names. It
 // returns nil (and no error) when the decoy is gone, as replay does for a
 // draft that is gone.
-func (s *Store) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash string, now time.Time) (*intake.Replay, error) {
+func (s *DB) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash string, now time.Time) (*intake.Replay, error) {
 	snaps, err := tx.GetAll([]*firestore.DocumentRef{s.ledgerRef(d.IntroductionID)})
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func (s *Store) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash
 // the new content (which it does not write: a decoy keeps none) and counts
 // the revision in the entry. It returns the view with the revision applied.
 // Errors: those of ReviseDraft.
-func (s *Store) ReviseDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time,
+func (s *IntakeStore) ReviseDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound

@@ -113,27 +113,27 @@ func escapeKey(key string) string {
 // well inside Firestore's 1,500-byte document id limit.
 const maxEscapedKey = 1024
 
-func (s *Store) introductionRef(id string) *firestore.DocumentRef {
+func (s *DB) introductionRef(id string) *firestore.DocumentRef {
 	return s.client.Collection(Introductions).Doc(id)
 }
 
-func (s *Store) transcriptRef(id string) *firestore.DocumentRef {
+func (s *DB) transcriptRef(id string) *firestore.DocumentRef {
 	return s.client.Collection(Transcripts).Doc(id)
 }
 
-func (s *Store) ledgerRef(id string) *firestore.DocumentRef {
+func (s *DB) ledgerRef(id string) *firestore.DocumentRef {
 	return s.client.Collection(Ledger).Doc(id)
 }
 
-func (s *Store) challengeRef(key string) *firestore.DocumentRef {
+func (s *DB) challengeRef(key string) *firestore.DocumentRef {
 	return s.client.Collection(SpentChallenges).Doc(escapeKey(key))
 }
 
-func (s *Store) idempotencyRef(keyHash string) *firestore.DocumentRef {
+func (s *DB) idempotencyRef(keyHash string) *firestore.DocumentRef {
 	return s.client.Collection(IdempotencyKeys).Doc(escapeKey(keyHash))
 }
 
-func (s *Store) rateCounterRef(k intake.RateKey) *firestore.DocumentRef {
+func (s *DB) rateCounterRef(k intake.RateKey) *firestore.DocumentRef {
 	return s.client.Collection(RateCounters).Doc(k.Layer + ":" + escapeKey(k.KeyHash))
 }
 

@@ -29,10 +29,23 @@ const (
 
 var discard = slog.New(slog.DiscardHandler)
 
+// allStores is every store on one DB, as the tests drive them together.
+type allStores struct {
+	*DB
+	*IntakeStore
+	*OutboxStore
+	*SweepStore
+	*OwnerStore
+}
+
+func storesOn(db *DB) *allStores {
+	return &allStores{db, db.Intake(nil), db.Outbox(), db.Sweep(), db.Owner()}
+}
+
 // testStore is a store on a wiped emulator database of the test's own,
 // whose client counts its RPCs.
 type testStore struct {
-	*Store
+	*allStores
 	client *firestore.Client
 	rpcs   *emulatortest.RPCCounter
 }
@@ -42,34 +55,34 @@ func newTestStore(t testing.TB) *testStore {
 	_, project := emulatortest.Client(t) // wipes the project's database now and at the end
 	rpcs := &emulatortest.RPCCounter{}
 	s, client := countedStore(t, project, rpcs, 30*time.Second)
-	return &testStore{Store: s, client: client, rpcs: rpcs}
+	return &testStore{allStores: s, client: client, rpcs: rpcs}
 }
 
 // countedStore returns a Store, and its client, on project's test database
 // whose calls rpcs counts (and can cut off), closed when the test ends.
-func countedStore(t testing.TB, project string, rpcs *emulatortest.RPCCounter, opTimeout time.Duration) (*Store, *firestore.Client) {
+func countedStore(t testing.TB, project string, rpcs *emulatortest.RPCCounter, opTimeout time.Duration) (*allStores, *firestore.Client) {
 	t.Helper()
 	client, err := firestore.NewClientWithDatabase(context.Background(), project, emulatortest.Database, rpcs.ClientOptions(emulatortest.Host(t))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	s, err := New(client, Config{Database: emulatortest.Database, OpTimeout: opTimeout}, discard)
+	db, err := New(client, Config{Database: emulatortest.Database, OpTimeout: opTimeout}, discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, client
+	return storesOn(db), client
 }
 
 // sibling returns another Store over the same client: a second "instance",
 // with locks of its own, so only Firestore keeps the two apart.
-func (ts *testStore) sibling(t testing.TB) *Store {
+func (ts *testStore) sibling(t testing.TB) *allStores {
 	t.Helper()
-	s, err := New(ts.client, ts.cfg, discard)
+	db, err := New(ts.client, ts.cfg, discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return storesOn(db)
 }
 
 // canary makes a field value unique to one draft, so a test can prove it is

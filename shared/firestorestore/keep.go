@@ -26,7 +26,7 @@ import (
 // around the commit leaves its outcome unknown), a fresh read by id decides: a draft that was kept is a success, never
 // UNAVAILABLE.
 // On success outcome.RateDecisions holds each layer's ALLOW.
-func (s *Store) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
+func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
 	if err := intake.CheckStorableDraft(k); err != nil {
 		return intake.KeepOutcome{}, err
 	}
@@ -153,7 +153,7 @@ const readAfterTimeout = 3 * time.Second
 // (the request's may be spent or cancelled) and reports whether it is
 // there: the introduction with k's token hash, or for a decoy its ledger
 // entry — then the whole transaction committed. Errors: the read's.
-func (s *Store) wasKept(ctx context.Context, k intake.DraftKeeping, introRef, ledgerRef *firestore.DocumentRef) (bool, error) {
+func (s *DB) wasKept(ctx context.Context, k intake.DraftKeeping, introRef, ledgerRef *firestore.DocumentRef) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(readAfterTimeout, s.cfg.OpTimeout))
 	defer cancel()
 	ref := introRef
@@ -180,7 +180,7 @@ func (s *Store) wasKept(ctx context.Context, k intake.DraftKeeping, introRef, le
 // replay reads, inside tx, the draft a live idempotency record names. It
 // returns nil (and no error) when the record is absent, expired, or names a
 // draft that is gone: the key then counts as unused.
-func (s *Store) replay(tx *firestore.Transaction, snap *firestore.DocumentSnapshot, keyHash string, now time.Time) (*intake.Replay, error) {
+func (s *DB) replay(tx *firestore.Transaction, snap *firestore.DocumentSnapshot, keyHash string, now time.Time) (*intake.Replay, error) {
 	if !live(snap, now) {
 		return nil, nil
 	}

@@ -86,11 +86,11 @@ type providerEventDoc struct {
 	ExpireAt   time.Time                `firestore:"expireAt"`
 }
 
-func (s *Store) envelopeRef(id string) *firestore.DocumentRef {
+func (s *DB) envelopeRef(id string) *firestore.DocumentRef {
 	return s.client.Collection(Envelopes).Doc(id)
 }
 
-func (s *Store) providerEventRef(provider, token string) *firestore.DocumentRef {
+func (s *DB) providerEventRef(provider, token string) *firestore.DocumentRef {
 	return s.client.Collection(ProviderEvents).Doc(escapeKey(provider + ":" + token))
 }
 
@@ -117,7 +117,17 @@ func boundOutbox(outbox []intake.Envelope, submissionID, event string, now, expi
 
 // Envelope returns envelopes/{id}. Errors: intake.ErrNotFound when it is
 // absent or expired; UNAVAILABLE.
-func (s *Store) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
+func (s *OutboxStore) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
+	return s.envelope(ctx, id, now)
+}
+
+// Envelope returns envelopes/{id}, for the owner's deliveries view.
+// Errors: intake.ErrNotFound when it is absent or expired; UNAVAILABLE.
+func (s *OwnerStore) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
+	return s.envelope(ctx, id, now)
+}
+
+func (s *DB) envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, intake.ErrNotFound
 	}
@@ -139,7 +149,11 @@ func (s *Store) Envelope(ctx context.Context, id string, now time.Time) (intake.
 // SubmissionEnvelopes returns every live envelope of one submission, oldest
 // first and, within one event, inbox, email, webhook (the admin's
 // deliveries view). Errors: UNAVAILABLE.
-func (s *Store) SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
+func (s *OutboxStore) SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
+	return s.submissionEnvelopes(ctx, submissionID, now)
+}
+
+func (s *DB) submissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
 	out := []intake.Envelope{}
 	if !intake.StorableID(submissionID) {
 		return out, nil
@@ -171,7 +185,7 @@ var destinationOrder = map[intake.Destination]int{intake.DestinationInbox: 0, in
 // due at now (PENDING, or RETRY_PENDING whose next attempt has come), the
 // longest-waiting first. A leased one is among them; leasing it is what
 // fails. Errors: UNAVAILABLE.
-func (s *Store) DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error) {
+func (s *OutboxStore) DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		q := s.client.Collection(Envelopes).Where(dueAtField, "<=", now).OrderBy(dueAtField, firestore.Asc).Limit(limit)
@@ -189,7 +203,7 @@ func (s *Store) DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]s
 // (PENDING, or RETRY_PENDING whose time has come). It returns false,
 // writing nothing, otherwise. Errors: intake.ErrNotFound (absent or
 // expired), UNAVAILABLE.
-func (s *Store) LeaseEnvelope(ctx context.Context, id string, now time.Time, leaseFor time.Duration) (intake.Envelope, bool, error) {
+func (s *OutboxStore) LeaseEnvelope(ctx context.Context, id string, now time.Time, leaseFor time.Duration) (intake.Envelope, bool, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, false, intake.ErrNotFound
 	}
@@ -234,7 +248,7 @@ func (s *Store) LeaseEnvelope(ctx context.Context, id string, now time.Time, lea
 // the introduction and its conversation ("" when none) as stored now.
 // Errors: intake.ErrNotFound when the introduction is gone (withdrawn,
 // erased, expired); UNAVAILABLE.
-func (s *Store) DeliveryContent(ctx context.Context, submissionID string, now time.Time) (intake.Introduction, string, error) {
+func (s *OutboxStore) DeliveryContent(ctx context.Context, submissionID string, now time.Time) (intake.Introduction, string, error) {
 	if !intake.StorableID(submissionID) {
 		return intake.Introduction{}, "", intake.ErrNotFound
 	}
@@ -276,7 +290,7 @@ func (s *Store) DeliveryContent(ctx context.Context, submissionID string, now ti
 // intake.ErrNotFound (envelope absent or expired), apply's own error (then
 // nothing is written), UNAVAILABLE, INTERNAL when the envelope would not be
 // storable.
-func (s *Store) UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
+func (s *OutboxStore) UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, intake.ErrNotFound
 	}
@@ -297,7 +311,7 @@ func (s *Store) UpdateEnvelope(ctx context.Context, id string, now time.Time, ap
 }
 
 // moveEnvelope does UpdateEnvelope's reads and writes inside tx.
-func (s *Store) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
+func (s *DB) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	snap, err := tx.Get(ref)
 	if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
 		return intake.Envelope{}, intake.ErrNotFound
@@ -362,7 +376,7 @@ const maxKeptAttempts = 32
 // an *intake.Error EVENT_REPLAYED. An event about an envelope that is not
 // (or no longer) here records its token and returns intake.ErrNotFound.
 // Errors otherwise: apply's own, UNAVAILABLE.
-func (s *Store) ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
+func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	eventRef := s.providerEventRef(ev.Provider, ev.Token)
 	var out intake.Envelope

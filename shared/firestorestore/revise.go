@@ -28,7 +28,7 @@ import (
 // RATE_LIMITED after intake.MaxRevisions revisions; whatever revise
 // returns; INTERNAL when a record fails its check or the ledger entry is
 // missing; UNAVAILABLE.
-func (s *Store) ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
+func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound

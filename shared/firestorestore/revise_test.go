@@ -154,7 +154,7 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 	if _, err := ts.KeepDraft(ctx, draft("rev4", t0)); err != nil {
 		t.Fatal(err)
 	}
-	stores := []*Store{ts.Store, ts.sibling(t)}
+	stores := []*allStores{ts.allStores, ts.sibling(t)}
 	var wg sync.WaitGroup
 	results := make([]*intake.Introduction, 2)
 	errs := make([]error, 2)

@@ -1,5 +1,8 @@
-// Package firestorestore implements intake.Store over Cloud Firestore, in a
-// database that is always named outright (never silently "(default)").
+// Package firestorestore keeps the service's records in Cloud Firestore, in
+// a database that is always named outright (never silently "(default)"):
+// one DB connection, and on it a store per aggregate (IntakeStore,
+// OutboxStore, SweepStore, OwnerStore), each the store its one consumer
+// declares.
 //
 // A kept draft is one Firestore transaction; a confirmation and a withdrawal
 // are each one atomic write conditional on the introduction's update time.
@@ -94,11 +97,14 @@ func (c Config) check() error {
 	return errors.Join(errs...)
 }
 
-// Store is the Firestore intake.Store. It is safe for concurrent use; on one
-// instance, operations touching the same document wait for each other (so
-// they do not fight inside Firestore), across instances Firestore's
-// transactions and preconditions decide.
-type Store struct {
+// DB is one connection to the database, on which the stores are built:
+// each store is named for the aggregate it keeps and implements the small
+// interface of its one consumer, so a function holds only the stores it
+// uses. DB is safe for concurrent use; on one instance, operations of any
+// of its stores touching the same document wait for each other (so they do
+// not fight inside Firestore), across instances Firestore's transactions
+// and preconditions decide.
+type DB struct {
 	client *firestore.Client
 	cfg    Config
 	logger *slog.Logger
@@ -108,21 +114,59 @@ type Store struct {
 	// transitions counts committed confirmations, for tests that prove a
 	// race made exactly one.
 	transitions atomic.Int64
-	// decide, when set, decides a ledger entry at confirmation.
-	decide func(intake.LedgerEntry) (intake.Decision, string)
 	// beforeCommit, when set by a test, runs between a conditional write's
 	// read and its commit, to make a race happen on purpose.
 	beforeCommit func(move string)
 }
 
-var _ intake.Store = (*Store)(nil)
+// IntakeStore keeps the visitor's side: drafts (kept, revised), their
+// confirmation and withdrawal with the outbox written in the same commit,
+// honeypot decoys, and the ledger entries of refused attempts. It is the
+// intake service's intake.Store and intakeflow.Reviser.
+type IntakeStore struct {
+	*DB
+	// decide, when set, decides a ledger entry at confirmation.
+	decide func(intake.LedgerEntry) (intake.Decision, string)
+}
 
-// Open connects to cfg.Database of cfg.Project and returns a Store that owns
+// Intake returns the intake store on db. decide (the delivery service's
+// Decide over the form registry) decides a ledger entry at confirmation;
+// with nil, a confirmed entry is HANDOFF_PENDING until its first delivery
+// decides it.
+func (db *DB) Intake(decide func(intake.LedgerEntry) (intake.Decision, string)) *IntakeStore {
+	return &IntakeStore{DB: db, decide: decide}
+}
+
+// OutboxStore keeps the handoff's envelopes and the provider events applied
+// to them: the delivery service's store.
+type OutboxStore struct{ *DB }
+
+// Outbox returns the outbox store on db.
+func (db *DB) Outbox() *OutboxStore { return &OutboxStore{db} }
+
+// SweepStore deletes what expired, re-checks consent evidence and records
+// each sweep run: the retention sweep's store.
+type SweepStore struct{ *DB }
+
+// Sweep returns the sweep store on db.
+func (db *DB) Sweep() *SweepStore { return &SweepStore{db} }
+
+// OwnerStore is the owner's view: the confirmed introductions with their
+// ledger entries, marking handled, data subjects' export and erasure, the
+// daily figures and the sweep runs. It is the admin's store.
+type OwnerStore struct{ *DB }
+
+// Owner returns the owner's store on db.
+func (db *DB) Owner() *OwnerStore { return &OwnerStore{db} }
+
+var _ intake.Store = (*IntakeStore)(nil)
+
+// Open connects to cfg.Database of cfg.Project and returns a DB that owns
 // the client (Close closes it). It refuses an empty Database, a non-positive
 // OpTimeout and a nil logger. It honours FIRESTORE_EMULATOR_HOST as the
 // Firestore client does; opts are passed to the client (e.g. an
 // emulatortest.RPCCounter's in tests).
-func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*Store, error) {
+func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*DB, error) {
 	problems := []error{cfg.check()}
 	if logger == nil {
 		problems = append(problems, errors.New("firestorestore: nil logger"))
@@ -147,12 +191,12 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.C
 	return s, nil
 }
 
-// New returns a Store over an existing client, which must already be bound
+// New returns a DB over an existing client, which must already be bound
 // to cfg.Database (firestore.NewClientWithDatabase), else New refuses it;
 // Close leaves the client
 // open. It refuses a nil client or logger, an empty Database and a
 // non-positive OpTimeout.
-func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*Store, error) {
+func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*DB, error) {
 	problems := []error{cfg.check()}
 	if client == nil {
 		problems = append(problems, errors.New("firestorestore: nil client"))
@@ -166,11 +210,11 @@ func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*Store, err
 	if db := databaseOf(client); db != cfg.Database {
 		return nil, fmt.Errorf("firestorestore: client is bound to database %q, not %q", db, cfg.Database)
 	}
-	return &Store{client: client, cfg: cfg, logger: logger}, nil
+	return &DB{client: client, cfg: cfg, logger: logger}, nil
 }
 
 // Close releases the client if Open made it.
-func (s *Store) Close() error {
+func (s *DB) Close() error {
 	if s.owns {
 		return s.client.Close()
 	}
@@ -213,7 +257,7 @@ func translate(err error) error {
 // the store's operation timeout of their own: a wait behind another request
 // on the same documents never eats the time f has to commit (a commit cut
 // short is the one failure that leaves the caller unsure what happened).
-func (s *Store) op(ctx context.Context, keys []string, f func(ctx context.Context) error) error {
+func (s *DB) op(ctx context.Context, keys []string, f func(ctx context.Context) error) error {
 	lockCtx, cancelLock := context.WithTimeout(ctx, s.cfg.OpTimeout)
 	unlock, err := s.locks.lock(lockCtx, keys)
 	cancelLock()

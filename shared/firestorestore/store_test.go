@@ -528,7 +528,7 @@ func TestOpenOnEmulator(t *testing.T) {
 	}
 	defer s.Close()
 	e := draft("opened", t0).Ledger
-	if err := s.RecordAttempt(ctx, e); err != nil {
+	if err := s.Intake(nil).RecordAttempt(ctx, e); err != nil {
 		t.Fatalf("RecordAttempt: %v", err)
 	}
 	if rpcs.Count() != 1 {

@@ -15,7 +15,7 @@ import (
 	"github.com/ownersite/introductions/shared/retentionsweep"
 )
 
-var _ retentionsweep.Store = (*Store)(nil)
+var _ retentionsweep.Store = (*SweepStore)(nil)
 
 // ReasonExpired is the reason an unconfirmed draft's ledger entry gives once
 // the sweep deletes the draft.
@@ -44,7 +44,7 @@ const lostPagesBeforeSingles = 2
 
 // Collections returns SweptCollections, then every other collection the
 // database holds, sorted, so that nothing expired is left anywhere.
-func (s *Store) Collections(ctx context.Context) ([]string, error) {
+func (s *SweepStore) Collections(ctx context.Context) ([]string, error) {
 	var listed []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		refs, err := s.client.Collections(ctx).GetAll()
@@ -85,7 +85,7 @@ type sweepGroup struct {
 // A page that finds fewer documents than it asked for is the last, so a
 // collection with nothing expired costs one query. Errors: UNAVAILABLE,
 // INTERNAL; Deleted counts what was committed before the error.
-func (s *Store) DeleteExpired(ctx context.Context, collection string, cutoff time.Time) (retentionsweep.Deleted, error) {
+func (s *SweepStore) DeleteExpired(ctx context.Context, collection string, cutoff time.Time) (retentionsweep.Deleted, error) {
 	var out retentionsweep.Deleted
 	q := s.client.Collection(collection).Where(ExpireAtField, "<=", cutoff).Limit(sweepPage)
 	if collection == Introductions {
@@ -138,7 +138,7 @@ func (s *Store) DeleteExpired(ctx context.Context, collection string, cutoff tim
 // commitGroups deletes groups in as few commits as the write limit allows,
 // each commit all or nothing. It stops at the first commit that loses a
 // race (raced: that commit wrote nothing, and the caller reads again).
-func (s *Store) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.Time) (out retentionsweep.Deleted, raced bool, err error) {
+func (s *DB) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.Time) (out retentionsweep.Deleted, raced bool, err error) {
 	for len(groups) > 0 {
 		var batch []sweepGroup
 		writes := 0
@@ -164,7 +164,7 @@ func (s *Store) commitGroups(ctx context.Context, groups []sweepGroup, cutoff ti
 // keeps losing a race (another run took it, or it changed) does not hold
 // back the rest. A draft whose ledger entry is missing (the commit fails
 // although the draft is unchanged) is deleted without it.
-func (s *Store) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.Time) (retentionsweep.Deleted, error) {
+func (s *DB) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.Time) (retentionsweep.Deleted, error) {
 	var out retentionsweep.Deleted
 	for _, g := range groups {
 		one := []sweepGroup{g}
@@ -197,7 +197,7 @@ func groupWrites(g sweepGroup) int {
 // commitSweep commits one batch of groups; ok is false, with no error, when
 // the commit lost a race (a precondition failed or a document is gone) and
 // so wrote nothing. markDrafts adds each draft's ledger update.
-func (s *Store) commitSweep(ctx context.Context, groups []sweepGroup, cutoff time.Time, markDrafts bool) (ok bool, err error) {
+func (s *DB) commitSweep(ctx context.Context, groups []sweepGroup, cutoff time.Time, markDrafts bool) (ok bool, err error) {
 	raced := false
 	err = s.op(ctx, nil, func(ctx context.Context) error {
 		raced = false
@@ -231,7 +231,7 @@ func (s *Store) commitSweep(ctx context.Context, groups []sweepGroup, cutoff tim
 // carries consent evidence, reading only its state, form version and
 // consents (never the visitor's words). Errors: UNAVAILABLE, INTERNAL, or
 // visit's.
-func (s *Store) ConsentRecords(ctx context.Context, now time.Time, visit func(retentionsweep.ConsentRecord) error) error {
+func (s *SweepStore) ConsentRecords(ctx context.Context, now time.Time, visit func(retentionsweep.ConsentRecord) error) error {
 	var visitErr error
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		q := s.client.Collection(Introductions).Select("state", "formId", "formVersion", "consents", ExpireAtField)
@@ -257,7 +257,7 @@ func (s *Store) ConsentRecords(ctx context.Context, now time.Time, visit func(re
 // MarkRepairNeeded sets ledger/{id}'s decision to REPAIR_NEEDED with
 // reason, in a transaction that writes nothing (false) when the entry
 // already says REPAIR_NEEDED or is gone. Errors: UNAVAILABLE, INTERNAL.
-func (s *Store) MarkRepairNeeded(ctx context.Context, id, reason string, now time.Time) (bool, error) {
+func (s *SweepStore) MarkRepairNeeded(ctx context.Context, id, reason string, now time.Time) (bool, error) {
 	if !intake.StorableID(id) {
 		return false, nil
 	}
@@ -295,7 +295,7 @@ func (s *Store) MarkRepairNeeded(ctx context.Context, id, reason string, now tim
 
 // BeginRun creates sweepRuns/{run.ID}. Errors: UNAVAILABLE, INTERNAL (the
 // id is taken).
-func (s *Store) BeginRun(ctx context.Context, run intake.SweepRun) error {
+func (s *SweepStore) BeginRun(ctx context.Context, run intake.SweepRun) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (s *Store) BeginRun(ctx context.Context, run intake.SweepRun) error {
 
 // FinishRun overwrites sweepRuns/{run.ID} with the run's outcome. Errors:
 // UNAVAILABLE, INTERNAL.
-func (s *Store) FinishRun(ctx context.Context, run intake.SweepRun) error {
+func (s *SweepStore) FinishRun(ctx context.Context, run intake.SweepRun) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
@@ -325,9 +325,20 @@ func checkRun(run intake.SweepRun) error {
 }
 
 // LastRuns returns up to n of the newest sweep runs (by start), newest
-// first, finished or not. It is what the admin's
-// health view reads. Errors: UNAVAILABLE, INTERNAL.
-func (s *Store) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
+// first, finished or not: what a run compares its consent digest with.
+// Errors: UNAVAILABLE, INTERNAL.
+func (s *SweepStore) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
+	return s.lastRuns(ctx, n)
+}
+
+// LastRuns returns up to n of the newest sweep runs (by start), newest
+// first, finished or not: what the admin's health view shows. Errors:
+// UNAVAILABLE, INTERNAL.
+func (s *OwnerStore) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
+	return s.lastRuns(ctx, n)
+}
+
+func (s *DB) lastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
 	if n <= 0 {
 		return nil, nil
 	}

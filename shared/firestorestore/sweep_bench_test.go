@@ -52,7 +52,7 @@ func BenchmarkSweepP3(b *testing.B) {
 	ctx := context.Background()
 	start := t0
 	ts.writeBatched(b, "kept-", kept, start.Add(24*time.Hour))
-	sweeper := newSweeper(b, ts.Store, testsupport.NewClock(start))
+	sweeper := newSweeper(b, ts.SweepStore, testsupport.NewClock(start))
 	var reads, deleted int64
 	var took, reference time.Duration
 	for i := 0; i < b.N; i++ {

@@ -116,7 +116,7 @@ func TestSweepDeletesEachClassAtItsBoundary(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
 	clock := testsupport.NewClock(t0)
-	sweeper := newSweeper(t, ts.Store, clock)
+	sweeper := newSweeper(t, ts.SweepStore, clock)
 
 	// draft "waits" is never confirmed; "sent" is confirmed a minute in.
 	waits := withIdempotency(draft("waits", t0), "idem-waits")
@@ -249,7 +249,7 @@ func TestSweepLeavesNothingExpiredAnywhere(t *testing.T) {
 		}
 		ts.put(t, coll, "kept", start.Add(time.Microsecond))
 	}
-	sweeper := newSweeper(t, ts.Store, testsupport.NewClock(start))
+	sweeper := newSweeper(t, ts.SweepStore, testsupport.NewClock(start))
 	run, err := sweeper.Run(ctx, intake.SweepByOwner)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +327,7 @@ func TestConcurrentSweepsDeleteEachDocumentOnce(t *testing.T) {
 		}
 	}
 	clock := testsupport.NewClock(t0)
-	sweepers := []*retentionsweep.Sweeper{newSweeper(t, ts.Store, clock), newSweeper(t, ts.sibling(t), clock)}
+	sweepers := []*retentionsweep.Sweeper{newSweeper(t, ts.SweepStore, clock), newSweeper(t, ts.sibling(t).SweepStore, clock)}
 	runs := make([]intake.SweepRun, len(sweepers))
 	var wg sync.WaitGroup
 	for i, s := range sweepers {
@@ -361,7 +361,7 @@ func TestConcurrentSweepsDeleteEachDocumentOnce(t *testing.T) {
 
 // cutStore returns a Store on the test's database whose client c counts
 // and, after c.FailAfter, cuts off.
-func (ts *testStore) cutStore(t testing.TB, c *emulatortest.RPCCounter) *Store {
+func (ts *testStore) cutStore(t testing.TB, c *emulatortest.RPCCounter) *allStores {
 	t.Helper()
 	project := strings.Split(ts.client.Collection("x").Path, "/")[1]
 	s, _ := countedStore(t, project, c, 2*time.Second)
@@ -409,9 +409,9 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 			clock := testsupport.NewClock(t0)
 			var sweeper *retentionsweep.Sweeper
 			if tt.heal {
-				sweeper = newSweeper(t, ts.cutStore(t, c), clock, healTask{c})
+				sweeper = newSweeper(t, ts.cutStore(t, c).SweepStore, clock, healTask{c})
 			} else {
-				sweeper = newSweeper(t, ts.cutStore(t, c), clock)
+				sweeper = newSweeper(t, ts.cutStore(t, c).SweepStore, clock)
 			}
 			first, err := sweeper.Run(ctx, intake.SweepByScheduler)
 			if intake.CodeOf(err) != intake.CodeUnavailable {
@@ -423,7 +423,7 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 			if left := ts.count(t, SpentChallenges) - 5; left != n-maxBatchWrites {
 				t.Fatalf("%d expired challenges left, want %d", left, n-maxBatchWrites)
 			}
-			runs, err := ts.LastRuns(ctx, 5)
+			runs, err := ts.OwnerStore.LastRuns(ctx, 5)
 			if err != nil || len(runs) != 1 || runs[0].ID != first.ID {
 				t.Fatalf("LastRuns = %+v, %v", runs, err)
 			}
@@ -435,7 +435,7 @@ func TestSweepCutMidRunLeavesTheRestForTheNextRun(t *testing.T) {
 				t.Fatalf("the cut run's record says error %q, want %q", runs[0].Error, want)
 			}
 
-			second, err := newSweeper(t, ts.Store, clock).Run(ctx, intake.SweepByScheduler)
+			second, err := newSweeper(t, ts.SweepStore, clock).Run(ctx, intake.SweepByScheduler)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -479,13 +479,13 @@ func TestConsentRecheck(t *testing.T) {
 	}
 	clock := testsupport.NewClock(t0.Add(time.Hour))
 
-	run, err := newSweeper(t, ts.Store, clock).Run(ctx, intake.SweepByScheduler)
+	run, err := newSweeper(t, ts.SweepStore, clock).Run(ctx, intake.SweepByScheduler)
 	if err != nil || run.RepairNeeded != 0 || run.ConsentDigest != testsupport.Forms(t).ConsentDigest() {
 		t.Fatalf("first run under the same texts: %+v, %v", run, err)
 	}
 
 	reworded := rewordedRegistry(t)
-	s, err := retentionsweep.New(retentionsweep.Config{Store: ts.Store, Registry: reworded, Clock: clock, Entropy: rand.Reader, Logger: discard, RunRetention: runRecordsFor})
+	s, err := retentionsweep.New(retentionsweep.Config{Store: ts.SweepStore, Registry: reworded, Clock: clock, Entropy: rand.Reader, Logger: discard, RunRetention: runRecordsFor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +555,7 @@ func TestLastRunsNewestFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runs, err := ts.LastRuns(ctx, 3)
+	runs, err := ts.OwnerStore.LastRuns(ctx, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

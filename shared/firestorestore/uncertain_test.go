@@ -28,7 +28,7 @@ func (ownerCredential) RequireTransportSecurity() bool { return false }
 
 // storeThrough returns a store on the emulator whose every unary call goes
 // through intercept, with opTimeout.
-func storeThrough(t *testing.T, opTimeout time.Duration, intercept grpc.UnaryClientInterceptor) *Store {
+func storeThrough(t *testing.T, opTimeout time.Duration, intercept grpc.UnaryClientInterceptor) *allStores {
 	t.Helper()
 	_, project := emulatortest.Client(t)
 	conn, err := grpc.NewClient(emulatortest.Host(t), grpc.WithTransportCredentials(insecure.NewCredentials()),
@@ -41,11 +41,11 @@ func storeThrough(t *testing.T, opTimeout time.Duration, intercept grpc.UnaryCli
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	s, err := New(client, Config{Database: emulatortest.Database, OpTimeout: opTimeout}, discard)
+	db, err := New(client, Config{Database: emulatortest.Database, OpTimeout: opTimeout}, discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return storesOn(db)
 }
 
 // TestAKeptDraftIsNeverAnswered503 lets Firestore commit a draft and then

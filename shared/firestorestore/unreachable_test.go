@@ -36,11 +36,12 @@ func unreachable(t testing.TB) []option.ClientOption {
 // a RetryAfter, within its OpTimeout, and never a vendor error.
 func TestUnreachable(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, Config{Project: "unreachable", Database: emulatortest.Database, OpTimeout: 300 * time.Millisecond}, discard, unreachable(t)...)
+	db, err := Open(ctx, Config{Project: "unreachable", Database: emulatortest.Database, OpTimeout: 300 * time.Millisecond}, discard, unreachable(t)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer db.Close()
+	s := db.Intake(nil)
 	right := intake.HashToken(token("down"))
 	e := draft("down", t0).Ledger
 	e.Decision = intake.DecisionRejected

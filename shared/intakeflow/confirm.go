@@ -2,6 +2,7 @@ package intakeflow
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/netip"
 	"time"
@@ -37,6 +38,9 @@ func (s *Service) admitMove(req TokenRequest, now time.Time, move string) error 
 // nothing. Errors: NOT_FOUND (unknown id, expired draft, wrong token —
 // indistinguishable), RATE_LIMITED (the flood layer), UNAVAILABLE.
 func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation, error) {
+	if s.Handoff == nil {
+		return nil, errNoHandoff
+	}
 	now := s.Clock.Now()
 	if err := s.admitMove(req, now, moveConfirmation); err != nil {
 		return nil, err
@@ -78,6 +82,9 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 // Errors: NOT_FOUND, STATE_CONFLICT (a draft is never sent and simply
 // expires), RATE_LIMITED (the flood layer), UNAVAILABLE.
 func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
+	if s.Handoff == nil {
+		return errNoHandoff
+	}
 	now := s.Clock.Now()
 	if err := s.admitMove(req, now, moveWithdrawal); err != nil {
 		return err
@@ -113,6 +120,10 @@ func envelopeIDs(es []intake.Envelope) []string {
 }
 
 type requestIDKey struct{}
+
+// errNoHandoff refuses a move that sends on a service built without a
+// handoff.
+var errNoHandoff = intake.Internal(errors.New("intakeflow: this service has no handoff: it cannot confirm or withdraw"))
 
 // WithRequestID returns ctx carrying the request id that Confirm and
 // Withdraw record in the provenance of the envelopes they write.

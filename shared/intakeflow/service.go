@@ -57,8 +57,10 @@ type Deps struct {
 	// Function and Revision name the code in the ledger's provenance.
 	Function string
 	Revision string
-	// Handoff builds each confirmation's outbox and sends it after the
-	// commit.
+	// Handoff builds each confirmation's and withdrawal's outbox and sends
+	// it after the commit. Optional: a service without one (the Drafts
+	// function's, which confirms nothing) refuses Confirm and Withdraw as
+	// INTERNAL.
 	Handoff Handoff
 }
 
@@ -92,7 +94,6 @@ func New(d Deps) (*Service, error) {
 	for name, ok := range map[string]bool{
 		"Store": d.Store != nil, "Reviser": d.Reviser != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
 		"Keys": d.Keys != nil, "Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
-		"Handoff":    d.Handoff != nil,
 		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
 		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,

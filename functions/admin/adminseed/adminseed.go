@@ -58,7 +58,7 @@ func hexOf(seed string) string {
 // Keep writes s through the store as a visitor's draft would be kept
 // (introduction, transcript, spent challenge, ledger entry), confirms it,
 // marks it handled if asked, and writes its envelopes. It returns the id.
-func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Client, s Sample) (string, error) {
+func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, s Sample) (string, error) {
 	id := s.ID
 	if id == "" {
 		id = IDFor(s.Fields.Name + s.ConfirmedAt.String())
@@ -116,7 +116,7 @@ func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Cl
 	if s.Conversation != "" {
 		k.Transcript = &intake.Transcript{IntroductionID: id, Text: s.Conversation, ExpireAt: in.ExpireAt}
 	}
-	if _, err := store.KeepDraft(ctx, k); err != nil {
+	if _, err := db.Intake(nil).KeepDraft(ctx, k); err != nil {
 		return "", fmt.Errorf("keeping %s: %w", id, err)
 	}
 	// The envelopes are the confirmation's outbox, written in its
@@ -134,11 +134,11 @@ func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Cl
 		e.Provenance = intake.Provenance{Function: "confirmation", Revision: "confirmation-00017-roc", RequestID: hexOf("confirm" + id)[:32], Time: confirmedAt}
 		outbox = append(outbox, e)
 	}
-	if _, err := store.Confirm(ctx, id, tokenHash, confirmedAt, Retention, outbox); err != nil {
+	if _, err := db.Intake(nil).Confirm(ctx, id, tokenHash, confirmedAt, Retention, outbox); err != nil {
 		return "", fmt.Errorf("confirming %s: %w", id, err)
 	}
 	if !s.HandledAt.IsZero() {
-		if _, err := store.MarkHandled(ctx, id, "owner@example.com", s.HandledAt); err != nil {
+		if _, err := db.Owner().MarkHandled(ctx, id, "owner@example.com", s.HandledAt); err != nil {
 			return "", fmt.Errorf("handling %s: %w", id, err)
 		}
 	}
@@ -147,7 +147,7 @@ func Keep(ctx context.Context, store *firestorestore.Store, client *firestore.Cl
 
 // Refused records one refused attempt at t with the given abuse state, as
 // the intake does: content-free.
-func Refused(ctx context.Context, store *firestorestore.Store, seed string, state intake.AbuseState, t time.Time) error {
+func Refused(ctx context.Context, db *firestorestore.DB, seed string, state intake.AbuseState, t time.Time) error {
 	code := map[intake.AbuseState]intake.Code{
 		intake.AbuseRateLimited: intake.CodeRateLimited, intake.AbuseHoneypot: "",
 		intake.AbuseContentRejected: intake.CodeMessageTooManyLinks, intake.AbusePowFailed: intake.CodePowInvalid,
@@ -156,7 +156,7 @@ func Refused(ctx context.Context, store *firestorestore.Store, seed string, stat
 	if code != "" {
 		codes = append(codes, code)
 	}
-	return store.RecordAttempt(ctx, intake.LedgerEntry{
+	return db.Intake(nil).RecordAttempt(ctx, intake.LedgerEntry{
 		ID: IDFor("refused" + seed), Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "1",
 		Validation: intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes},
 		Purposes:   []intake.PurposeRecord{}, Consents: []intake.ConsentEvidence{}, RateLimits: []intake.RateDecision{},

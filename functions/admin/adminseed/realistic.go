@@ -96,10 +96,10 @@ func Realistic(now time.Time) []Sample {
 // days before now and a few sweep runs (the daily figures are the admin's
 // sweep task's to count). It returns the ids of the introductions, newest
 // first.
-func SeedRealistic(ctx context.Context, store *firestorestore.Store, client *firestore.Client, now time.Time) ([]string, error) {
+func SeedRealistic(ctx context.Context, db *firestorestore.DB, client *firestore.Client, now time.Time) ([]string, error) {
 	var ids []string
 	for _, s := range Realistic(now) {
-		id, err := Keep(ctx, store, client, s)
+		id, err := Keep(ctx, db, client, s)
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +114,7 @@ func SeedRealistic(ctx context.Context, store *firestorestore.Store, client *fir
 				state = intake.AbuseRateLimited // a burst now and then
 			}
 			at := today.AddDate(0, 0, -d).Add(time.Duration(1+i*2) * time.Hour)
-			if err := Refused(ctx, store, fmt.Sprint(d, "-", i), state, at); err != nil {
+			if err := Refused(ctx, db, fmt.Sprint(d, "-", i), state, at); err != nil {
 				return nil, err
 			}
 		}

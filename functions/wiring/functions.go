@@ -1,0 +1,149 @@
+package wiring
+
+import (
+	"github.com/ownersite/introductions/functions/admin"
+	"github.com/ownersite/introductions/functions/challenge"
+	"github.com/ownersite/introductions/functions/confirmation"
+	"github.com/ownersite/introductions/functions/deliveryevents"
+	"github.com/ownersite/introductions/functions/drafts"
+	"github.com/ownersite/introductions/functions/forms"
+	"github.com/ownersite/introductions/functions/sweep"
+	"github.com/ownersite/introductions/shared/formregistry"
+)
+
+// builders builds each function's handlers from the parts it names, and
+// nothing else: reading a builder is reading what its function touches.
+// A deployed function runs its own builder alone; the dev server runs all
+// of them on one set of parts.
+var builders = map[string]func(p *parts, h *Handlers) error{
+	"Challenge":      buildChallenge,
+	"Forms":          buildForms,
+	"Drafts":         buildDrafts,
+	"Confirmation":   buildConfirmation,
+	"DeliveryEvents": buildDeliveryEvents,
+	"Sweep":          buildSweep,
+	"Admin":          buildAdmin,
+}
+
+// buildChallenge: the proof of work under the HMAC keys. No database.
+func buildChallenge(p *parts, h *Handlers) (err error) {
+	pow, err := p.proofOfWork()
+	if err != nil {
+		return err
+	}
+	h.Challenge, err = challenge.New(pow)
+	return err
+}
+
+// buildForms: the form registry and the configuration it describes (the
+// proof of work's cost, retention, destinations). No database, no secret.
+func buildForms(p *parts, h *Handlers) (err error) {
+	registry, err := p.forms()
+	if err != nil {
+		return err
+	}
+	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: p.cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
+	h.Forms, err = forms.New(registry, pow, p.cfg.Retention, p.destinations())
+	return err
+}
+
+// buildDrafts: the intake service (alone, without the handoff: a draft
+// sends nothing) and the retention sweeps.
+func buildDrafts(p *parts, h *Handlers) (err error) {
+	flow, err := p.intake()
+	if err != nil {
+		return err
+	}
+	if h.Sweeps, err = p.retention(); err != nil {
+		return err
+	}
+	registry, err := p.forms()
+	if err != nil {
+		return err
+	}
+	h.Drafts, err = drafts.New(flow, drafts.Options{
+		ForwardedForPosition: p.cfg.ForwardedForPosition,
+		Honeypot: func(formID, v string) string {
+			if found, ok := registry.Find(formID, v); ok {
+				return found.Honeypot
+			}
+			return ""
+		},
+		AddedFields: func(formID, v string) []string {
+			if found, ok := registry.Find(formID, v); ok {
+				return found.AddedFields()
+			}
+			return nil
+		},
+	})
+	return err
+}
+
+// buildConfirmation: the intake service with the handoff, which sends
+// each confirmation's outbox right after its commit, and the retention
+// sweeps.
+func buildConfirmation(p *parts, h *Handlers) (err error) {
+	flow, err := p.intake()
+	if err != nil {
+		return err
+	}
+	if h.Sweeps, err = p.retention(); err != nil {
+		return err
+	}
+	h.Confirmation, err = confirmation.New(flow, confirmation.Options{ForwardedForPosition: p.cfg.ForwardedForPosition})
+	return err
+}
+
+// buildDeliveryEvents: the outbox's delivery service (which sends
+// nothing here) and the provider's signature verifier.
+func buildDeliveryEvents(p *parts, h *Handlers) (err error) {
+	deliveries, err := p.delivery()
+	if err != nil {
+		return err
+	}
+	providers, err := p.eventProviders()
+	if err != nil {
+		return err
+	}
+	if h.Sweeps, err = p.retention(); err != nil {
+		return err
+	}
+	h.DeliveryEvents, err = deliveryevents.New(deliveries, providers)
+	return err
+}
+
+// buildSweep: the retention sweep with its tasks. A call joins a run
+// already in flight on this instance instead of starting a second.
+func buildSweep(p *parts, h *Handlers) (err error) {
+	if h.Sweeps, err = p.retention(); err != nil {
+		return err
+	}
+	h.Sweep, err = sweep.New(h.Sweeps)
+	return err
+}
+
+// buildAdmin: the owner's store, the delivery service (retry now), the
+// scheduler job's reader and the retention sweeps.
+func buildAdmin(p *parts, h *Handlers) (err error) {
+	db, err := p.database()
+	if err != nil {
+		return err
+	}
+	deliveries, err := p.delivery()
+	if err != nil {
+		return err
+	}
+	if h.Sweeps, err = p.retention(); err != nil {
+		return err
+	}
+	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Clock: p.o.Clock, Logger: p.logger}
+	scheduler, err := p.schedulerJob()
+	if err != nil {
+		return err
+	}
+	if scheduler != nil {
+		deps.Scheduler = scheduler
+	}
+	h.Admin, err = admin.New(deps)
+	return err
+}

@@ -1,0 +1,424 @@
+package wiring
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/ownersite/introductions/functions/admin"
+	"github.com/ownersite/introductions/functions/deliveryevents"
+	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/checks"
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/delivery"
+	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/floodlimit"
+	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/mailgun"
+	"github.com/ownersite/introductions/shared/retentionsweep"
+	"github.com/ownersite/introductions/shared/schedulerjob"
+	"github.com/ownersite/introductions/shared/secretkeys"
+	"github.com/ownersite/introductions/shared/smtpmail"
+	"github.com/ownersite/introductions/shared/webhook"
+)
+
+// parts builds the parts of one instance's functions, each once and only
+// when a builder asks for it, and only what the instance's Access allows:
+// asking for a secret or the database it does not name is an error. What
+// it opened is released by close, in the reverse order.
+type parts struct {
+	ctx    context.Context
+	cfg    config.Config
+	logger *slog.Logger
+	o      Overrides
+	access Access
+
+	closers []func() error
+
+	keys       intake.Keyring
+	pepper     []byte
+	registry   *formregistry.Registry
+	pow        *altchapow.ProofOfWork
+	db         *firestorestore.DB
+	flood      *floodlimit.Limiter
+	deliveries *delivery.Service
+	flow       *intakeflow.Service
+	sweeps     *retentionsweep.Launcher
+	scheduler  *schedulerjob.Reader
+}
+
+// onClose adds f to what close releases.
+func (p *parts) onClose(f func() error) { p.closers = append(p.closers, f) }
+
+// close releases what the parts opened, the last opened first.
+func (p *parts) close() error {
+	var errs []error
+	for _, f := range slices.Backward(p.closers) {
+		errs = append(errs, f())
+	}
+	p.closers = nil
+	return errors.Join(errs...)
+}
+
+// may reports whether the instance may read secret, and says why not.
+func (p *parts) may(secret string) error {
+	if !slices.Contains(p.access.Secrets, secret) {
+		return fmt.Errorf("%s may not read %s (see wiring.Accesses)", p.access.Function, secret)
+	}
+	return nil
+}
+
+// mayAll reports whether the instance may read every one of secrets.
+func (p *parts) mayAll(secrets []string) bool {
+	for _, s := range secrets {
+		if p.may(s) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// hmacKeys are the HMAC keys: the override's, a random key of this process
+// without HMAC_SECRET, else the secret's versions, following rotations
+// while the instance runs.
+func (p *parts) hmacKeys() (intake.Keyring, error) {
+	if p.keys != nil {
+		return p.keys, nil
+	}
+	if err := p.may(SecretHMAC); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.o.Keys != nil:
+		p.keys = p.o.Keys
+	case p.cfg.HMACSecret == "":
+		ring, err := keyring.Local(rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("HMAC keys: %w", err)
+		}
+		p.keys = ring
+	default:
+		rotating, err := secretkeys.Open(p.ctx, p.cfg.HMACSecret, p.logger)
+		if err != nil {
+			return nil, fmt.Errorf("HMAC keys: %w", err)
+		}
+		p.onClose(rotating.Close)
+		p.keys = rotating
+	}
+	return p.keys, nil
+}
+
+// hashPepper is the keyed-hash pepper: the override's, a random one of this
+// process without HASH_PEPPER_SECRET (local runs), else the pinned secret
+// version's.
+func (p *parts) hashPepper() ([]byte, error) {
+	if p.pepper != nil {
+		return p.pepper, nil
+	}
+	if err := p.may(SecretPepper); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.o.Pepper != nil:
+		p.pepper = p.o.Pepper
+	case p.cfg.HashPepperSecret == "":
+		pepper := make([]byte, keyring.MinKeyLen)
+		if _, err := io.ReadFull(rand.Reader, pepper); err != nil {
+			return nil, fmt.Errorf("keyed-hash pepper: %w", err)
+		}
+		p.pepper = pepper
+	default:
+		pepper, err := secretkeys.OpenPepper(p.ctx, p.cfg.HashPepperSecret)
+		if err != nil {
+			return nil, fmt.Errorf("keyed-hash pepper: %w", err)
+		}
+		p.pepper = pepper
+	}
+	return p.pepper, nil
+}
+
+// forms is the form registry embedded in the binary (or the override's).
+func (p *parts) forms() (*formregistry.Registry, error) {
+	if p.registry != nil {
+		return p.registry, nil
+	}
+	if p.o.Forms != nil {
+		p.registry = p.o.Forms
+		return p.registry, nil
+	}
+	registry, err := formregistry.Load()
+	if err != nil {
+		return nil, fmt.Errorf("form registry: %w", err)
+	}
+	p.registry = registry
+	return registry, nil
+}
+
+// proofOfWork issues and verifies challenges under the HMAC keys.
+func (p *parts) proofOfWork() (*altchapow.ProofOfWork, error) {
+	if p.pow != nil {
+		return p.pow, nil
+	}
+	keys, err := p.hmacKeys()
+	if err != nil {
+		return nil, err
+	}
+	pow, err := altchapow.New(keys, p.o.Clock, altchapow.Config{MaxNumber: p.cfg.PowMaxNumber, Lifetime: p.cfg.PowLifetime})
+	if err != nil {
+		return nil, fmt.Errorf("proof of work: %w", err)
+	}
+	p.pow = pow
+	return pow, nil
+}
+
+// database is the connection to Firestore every store is built on.
+func (p *parts) database() (*firestorestore.DB, error) {
+	if p.db != nil {
+		return p.db, nil
+	}
+	if !p.access.Firestore {
+		return nil, fmt.Errorf("%s may not open Firestore (see wiring.Accesses)", p.access.Function)
+	}
+	db, err := firestorestore.Open(p.ctx, firestorestore.Config{Project: p.cfg.Project, Database: p.cfg.Database, OpTimeout: p.cfg.FirestoreTimeout}, p.logger, p.o.StoreOptions...)
+	if err != nil {
+		return nil, fmt.Errorf("firestore: %w", err)
+	}
+	p.onClose(db.Close)
+	p.db = db
+	return db, nil
+}
+
+// destinations are where a confirmed introduction goes, as the
+// configuration says: the admin inbox, then email and the webhook when
+// they are configured. It needs none of their secrets.
+func (p *parts) destinations() []intake.Destination {
+	out := []intake.Destination{intake.DestinationInbox}
+	if p.cfg.SMTP.Enabled() {
+		out = append(out, intake.DestinationEmail)
+	}
+	if p.cfg.Webhook.Enabled() {
+		out = append(out, intake.DestinationWebhook)
+	}
+	return out
+}
+
+// senders are the handoff's destination adapters besides the admin inbox:
+// email when SMTP_HOST is set, the webhook when WEBHOOK_URL is, and any the
+// overrides add. An instance that may not read the handoff's secrets has
+// none: it applies delivery events, it sends nothing.
+func (p *parts) senders() ([]intake.Sender, error) {
+	if !p.mayAll(handoffSecrets) {
+		return nil, nil
+	}
+	var senders []intake.Sender
+	var errs []error
+	if p.cfg.SMTP.Enabled() {
+		s, err := smtpmail.New(p.cfg.SMTP, smtpmail.Options{Logger: p.logger, Now: p.o.Clock.Now})
+		errs = append(errs, err)
+		senders = append(senders, s)
+	}
+	if p.cfg.Webhook.Enabled() {
+		s, err := webhook.New(p.cfg.Webhook, webhook.Options{Logger: p.logger, Now: p.o.Clock.Now})
+		errs = append(errs, err)
+		senders = append(senders, s)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
+	return append(senders, p.o.Senders...), nil
+}
+
+// delivery is the handoff's delivery service over the outbox store: it
+// sends (where the instance holds the senders), retries and applies
+// provider events.
+func (p *parts) delivery() (*delivery.Service, error) {
+	if p.deliveries != nil {
+		return p.deliveries, nil
+	}
+	db, err := p.database()
+	if err != nil {
+		return nil, err
+	}
+	registry, err := p.forms()
+	if err != nil {
+		return nil, err
+	}
+	senders, err := p.senders()
+	if err != nil {
+		return nil, err
+	}
+	var adminURL func(string) string
+	if p.cfg.AdminURL != "" {
+		adminURL = p.cfg.IntroductionAdminURL
+	}
+	d, err := delivery.New(delivery.Deps{
+		Store: db.Outbox(), Senders: senders, Forms: registry, Clock: p.o.Clock, Logger: p.logger,
+		Function: p.cfg.Service, Revision: p.cfg.Revision,
+		Config: delivery.Config{RetryBase: p.cfg.DeliveryRetryBase, MaxAttempts: p.cfg.DeliveryMaxAttempts, AdminURL: adminURL},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("delivery: %w", err)
+	}
+	p.onClose(func() error { d.Wait(); return nil })
+	p.deliveries = d
+	return d, nil
+}
+
+// intake is the intake service of Drafts and Confirmation, over the
+// intake store: the flood layer, the check chain in its order, the keys
+// and the limits. Where the instance holds the handoff's senders, the
+// delivery service sends each confirmation's outbox; elsewhere (Drafts,
+// which confirms nothing) it has no handoff.
+func (p *parts) intake() (*intakeflow.Service, error) {
+	if p.flow != nil {
+		return p.flow, nil
+	}
+	var handoff intakeflow.Handoff
+	if p.mayAll(handoffSecrets) {
+		deliveries, err := p.delivery()
+		if err != nil {
+			return nil, err
+		}
+		handoff = deliveries
+	}
+	db, err := p.database()
+	if err != nil {
+		return nil, err
+	}
+	registry, err := p.forms()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := p.hmacKeys()
+	if err != nil {
+		return nil, err
+	}
+	pepper, err := p.hashPepper()
+	if err != nil {
+		return nil, err
+	}
+	pow, err := p.proofOfWork()
+	if err != nil {
+		return nil, err
+	}
+	if p.flood == nil {
+		if p.flood, err = floodlimit.New(p.cfg.FloodLimit, p.cfg.FloodWindow); err != nil {
+			return nil, fmt.Errorf("flood layer: %w", err)
+		}
+	}
+	store := db.Intake(func(e intake.LedgerEntry) (intake.Decision, string) { return delivery.Decide(e, registry) })
+	flow, err := intakeflow.New(intakeflow.Deps{
+		Store: store, Reviser: store, Forms: registry, Flood: p.flood, Keys: keys, Pepper: pepper, Clock: p.o.Clock, Entropy: p.o.Entropy, Logger: p.logger,
+		Chain:      checks.Chain{checks.RateLimit{Flood: p.flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
+		Retention:  p.cfg.Retention,
+		IPLimit:    intake.RateRule{Limit: p.cfg.RateLimitIPPerHour, Window: time.Hour},
+		EmailLimit: intake.RateRule{Limit: p.cfg.RateLimitEmailPerHour, Window: time.Hour},
+		Function:   p.cfg.Service, Revision: p.cfg.Revision,
+		Handoff: handoff,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Refusal counts still in memory are written at shutdown, within the
+	// ten seconds Cloud Run gives a stopping instance.
+	p.onClose(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return flow.FlushRefusals(ctx, true)
+	})
+	p.flow = flow
+	return flow, nil
+}
+
+// retention is the launcher of this instance's retention sweeps, one at a
+// time. A run deletes what expired, re-checks consent evidence and counts
+// the admin's daily figures; where the instance holds the handoff's
+// senders, it also retries the deliveries that are due.
+func (p *parts) retention() (*retentionsweep.Launcher, error) {
+	if p.sweeps != nil {
+		return p.sweeps, nil
+	}
+	db, err := p.database()
+	if err != nil {
+		return nil, err
+	}
+	registry, err := p.forms()
+	if err != nil {
+		return nil, err
+	}
+	figures, err := admin.NewDailyFiguresTask(db.Owner(), p.logger)
+	if err != nil {
+		return nil, err
+	}
+	// Tasks run after each sweep's deletions, in this order.
+	var tasks []intake.SweepTask
+	if p.mayAll(handoffSecrets) {
+		d, err := p.delivery()
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, d) // delivery-retries: the envelopes whose attempt is due
+	}
+	tasks = append(tasks, figures) // the admin's chart: each finished day counted once
+	runner := p.o.SweepRunner
+	if runner == nil {
+		sweeper, err := retentionsweep.New(retentionsweep.Config{
+			Store: db.Sweep(), Registry: registry, Tasks: tasks, Clock: p.o.Clock, Entropy: p.o.Entropy, Logger: p.logger,
+			RunRetention: p.cfg.SweepRunRetention,
+		})
+		if err != nil {
+			return nil, err
+		}
+		runner = sweeper
+	}
+	sweeps, err := retentionsweep.NewLauncher(runner, p.o.Clock, p.logger)
+	if err != nil {
+		return nil, err
+	}
+	p.onClose(func() error { sweeps.Wait(); return nil })
+	p.sweeps = sweeps
+	return sweeps, nil
+}
+
+// eventProviders are the delivery event providers that are on: Mailgun's
+// when MAILGUN_WEBHOOK_SIGNING_KEY is set, and any the overrides add.
+func (p *parts) eventProviders() (map[string]deliveryevents.Provider, error) {
+	if err := p.may(SecretMailgunKey); err != nil {
+		return nil, err
+	}
+	providers := map[string]deliveryevents.Provider{}
+	if p.cfg.MailgunSigningKey != "" {
+		v, err := mailgun.NewVerifier(p.cfg.MailgunSigningKey, p.o.Clock.Now)
+		if err != nil {
+			return nil, fmt.Errorf("delivery events: %w", err)
+		}
+		providers[deliveryevents.ProviderMailgun] = deliveryevents.Mailgun(v)
+	}
+	for name, provider := range p.o.EventProviders {
+		providers[name] = provider
+	}
+	return providers, nil
+}
+
+// schedulerJob reads the Cloud Scheduler job's state for the admin's
+// health view; nil when SCHEDULER_JOB is unset.
+func (p *parts) schedulerJob() (*schedulerjob.Reader, error) {
+	if p.scheduler != nil || p.cfg.SchedulerJob == "" {
+		return p.scheduler, nil
+	}
+	reader, err := schedulerjob.Open(p.ctx, p.cfg.SchedulerJob, p.cfg.FirestoreTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler job: %w", err)
+	}
+	p.onClose(func() error { reader.Close(); return nil })
+	p.scheduler = reader
+	return reader, nil
+}
