@@ -212,7 +212,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if o.SweepRunner != nil {
 		runner = o.SweepRunner
 	}
-	sweeps, err := retentionsweep.NewLauncher(runner, o.Clock, logger)
+	sweeps, err := retentionsweep.NewLauncher(runner, o.Clock, cfg.SweepAfterIdle, logger)
 	if err != nil {
 		store.Close()
 		return nil, err
