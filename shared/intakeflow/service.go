@@ -116,7 +116,8 @@ type DraftRequest struct {
 	Client netip.Addr
 	// IdempotencyKey is the Idempotency-Key header, "" when absent.
 	IdempotencyKey string
-	RequestID      string
+	// RequestID names the request in the provenance of its ledger entry.
+	RequestID string
 }
 
 // Draft is a kept draft as the visitor sees it.
@@ -363,7 +364,7 @@ func (s *Service) newEntry(requestID string, now time.Time) intake.LedgerEntry {
 		Consents:   []intake.ConsentEvidence{},
 		RateLimits: []intake.RateDecision{},
 		Redaction:  intake.RedactionRecord{Stored: []string{}, RedactedFromLogs: intake.RedactedFromLogs},
-		Provenance: intake.Provenance{Function: s.Function, Revision: s.Revision, RequestID: requestID, Time: now},
+		Provenance: s.provenance(requestID, now),
 		UpdatedAt:  now,
 		ExpireAt:   now.Add(s.Retention.RejectedAttempt),
 	}
