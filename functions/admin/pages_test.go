@@ -103,7 +103,7 @@ func TestPagesGolden(t *testing.T) {
 		}
 	}
 	retention := f.do(http.MethodGet, "/admin/retention", "")
-	if !strings.Contains(string(retention.body), "failed") || !strings.Contains(string(retention.body), "spentChallenges 9") {
+	if !strings.Contains(string(retention.body), "failed") || !strings.Contains(string(retention.body), "spentChallenges 9") || !strings.Contains(string(retention.body), "<td>quiet-spell</td>") {
 		t.Errorf("the retention page does not show the runs:\n%s", retention.body)
 	}
 }

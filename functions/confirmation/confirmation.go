@@ -102,7 +102,7 @@ func (h *Handlers) Confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
 		return err
 	}
-	c, err := h.flow.Confirm(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), h.tokenRequest(r, tb.Token))
+	c, err := h.flow.Confirm(r.Context(), h.tokenRequest(r, tb.Token))
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
 		return err
 	}
-	if err := h.flow.Withdraw(intakeflow.WithRequestID(r.Context(), jsonapi.RequestID(r)), h.tokenRequest(r, tb.Token)); err != nil {
+	if err := h.flow.Withdraw(r.Context(), h.tokenRequest(r, tb.Token)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -21,6 +21,7 @@ import (
 // as NOT_FOUND, or always with err when set.
 type fakeFlow struct {
 	err       error
+	moves     []intakeflow.TokenRequest
 	withdrawn []string
 	revised   []intakeflow.RevisionRequest
 }
@@ -38,6 +39,7 @@ func (f *fakeFlow) check(id, token string) error {
 }
 
 func (f *fakeFlow) Confirm(_ context.Context, req intakeflow.TokenRequest) (*intakeflow.Confirmation, error) {
+	f.moves = append(f.moves, req)
 	id, token := req.ID, req.Token
 	if err := f.check(id, token); err != nil {
 		return nil, err
@@ -46,6 +48,7 @@ func (f *fakeFlow) Confirm(_ context.Context, req intakeflow.TokenRequest) (*int
 }
 
 func (f *fakeFlow) Withdraw(_ context.Context, req intakeflow.TokenRequest) error {
+	f.moves = append(f.moves, req)
 	id, token := req.ID, req.Token
 	if err := f.check(id, token); err != nil {
 		return err
@@ -72,6 +75,34 @@ func (f *fakeFlow) Revise(_ context.Context, req intakeflow.RevisionRequest) (*i
 func serve(t *testing.T, flow confirmation.Flow) http.Handler {
 	h := testsupport.Must(confirmation.New(flow, confirmation.Options{}))(t)
 	return testsupport.Must(wiring.Serve(&wiring.Handlers{Confirmation: h}, "Confirmation", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
+}
+
+// TestMovesNameTheirRequest: a confirmation, a withdrawal and a revision
+// pass on the request's trace id, which the provenance of what they write
+// records.
+func TestMovesNameTheirRequest(t *testing.T) {
+	const trace = "105445aa7843bc8bf206b12000100000"
+	flow := &fakeFlow{}
+	h := serve(t, flow)
+	for move, body := range map[string]string{
+		"confirmation": `{"token":"tok"}`,
+		"withdrawal":   `{"token":"tok"}`,
+		"revision":     `{"token":"tok","name":"Ada","email":"ada@example.com","message":"Hello"}`,
+	} {
+		w := testsupport.Serve(h, testsupport.Request{Method: http.MethodPost, Path: "/api/introductions/d1/" + move, Body: body,
+			Header: map[string]string{"X-Cloud-Trace-Context": trace + "/1;o=1"}})
+		if w.Code >= 300 {
+			t.Fatalf("%s: %d %s", move, w.Code, w.Body)
+		}
+	}
+	if len(flow.moves) != 2 || len(flow.revised) != 1 {
+		t.Fatalf("the flow got %d moves and %d revisions", len(flow.moves), len(flow.revised))
+	}
+	for _, id := range []string{flow.moves[0].RequestID, flow.moves[1].RequestID, flow.revised[0].RequestID} {
+		if id != trace {
+			t.Errorf("RequestID %q, want the trace id %s", id, trace)
+		}
+	}
 }
 
 func TestConfirm(t *testing.T) {

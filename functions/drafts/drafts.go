@@ -66,11 +66,13 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	key, malformed := idempotencyKey(r)
 	d, err := h.flow.Draft(r.Context(), intakeflow.DraftRequest{
-		Submission:     sub,
-		Client:         jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
-		IdempotencyKey: idempotencyKey(r),
-		RequestID:      jsonapi.RequestID(r),
+		Submission:              sub,
+		Client:                  jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
+		IdempotencyKey:          key,
+		IdempotencyKeyMalformed: malformed,
+		RequestID:               jsonapi.RequestID(r),
 	})
 	if err != nil {
 		return err
@@ -83,24 +85,19 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 }
 
 // idempotencyKey reads the header as the IETF draft sends it (a structured
-// string, quoted) or bare. It returns "" only when the header is absent: a
-// header that is present but empty, or sent twice, comes back as a value the
-// service refuses as IDEMPOTENCY_KEY_INVALID, never as "no key".
-func idempotencyKey(r *http.Request) string {
+// string, quoted) or bare: "" when it is absent, malformed when it is
+// present but empty or sent twice (never taken for "no key").
+func idempotencyKey(r *http.Request) (key string, malformed bool) {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
-		return ""
+		return "", false
 	}
 	v := strings.TrimSpace(values[0])
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
 		v = v[1 : len(v)-1]
 	}
 	if v == "" || len(values) > 1 {
-		return malformedIdempotencyKey
+		return "", true
 	}
-	return v
+	return v, false
 }
-
-// malformedIdempotencyKey stands for a header that is present but holds no
-// usable key: it fails the service's key pattern.
-const malformedIdempotencyKey = " "

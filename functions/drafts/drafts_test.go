@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
@@ -68,6 +69,41 @@ func TestCreate(t *testing.T) {
 	if req.Client != netip.MustParseAddr("203.0.113.7") || req.IdempotencyKey != "key-123456789" || req.RequestID == "" ||
 		req.Submission.Altcha != "p" || req.Submission.Fields.Email != "ada@example.com" {
 		t.Fatalf("the flow got %+v", req)
+	}
+}
+
+// TestIdempotencyKeyHeader: the key is read quoted or bare; a header
+// present but empty, or sent twice, is passed on as malformed, never as no
+// key.
+func TestIdempotencyKeyHeader(t *testing.T) {
+	tests := []struct {
+		name      string
+		values    []string
+		key       string
+		malformed bool
+	}{
+		{"absent", nil, "", false},
+		{"quoted", []string{`"key-123456789"`}, "key-123456789", false},
+		{"bare", []string{" key-123456789 "}, "key-123456789", false},
+		{"empty", []string{""}, "", true},
+		{"empty quoted", []string{`""`}, "", true},
+		{"sent twice", []string{"key-123456789", "key-123456789"}, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			flow := &fakeFlow{}
+			r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header["Idempotency-Key"] = tt.values
+			w := httptest.NewRecorder()
+			serve(t, flow).ServeHTTP(w, r)
+			if w.Code != http.StatusCreated || len(flow.got) != 1 {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			if got := flow.got[0]; got.IdempotencyKey != tt.key || got.IdempotencyKeyMalformed != tt.malformed {
+				t.Fatalf("the flow got key %q, malformed %v; want %q, %v", got.IdempotencyKey, got.IdempotencyKeyMalformed, tt.key, tt.malformed)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ package forms
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
@@ -38,13 +39,21 @@ func New(registry Registry, pow formregistry.ProofOfWorkParams, retention intake
 	return &Handlers{registry: registry, pow: pow, retention: retention, destinations: destinations}, nil
 }
 
+// MaxAge is how long any cache may keep a form's definition. A definition
+// is the same for every visitor and changes only with a deployment, and a
+// page that read the one before still drafts under its version, which the
+// registry keeps.
+const MaxAge = 5 * time.Minute
+
 // Latest answers 200 with the definition of the form named by the route's
-// {formId}, 404 NOT_FOUND for a form that does not exist.
+// {formId}, public for MaxAge with a strong ETag (304 Not Modified to an
+// If-None-Match naming it), and 404 NOT_FOUND, not cached, for a form that
+// does not exist.
 func (h *Handlers) Latest(w http.ResponseWriter, r *http.Request) error {
 	v, ok := h.registry.Latest(r.PathValue("formId"))
 	if !ok {
 		return intake.ErrNotFound
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, v.Definition(h.pow, h.retention, h.destinations))
+	jsonapi.WritePublicJSON(w, r, MaxAge, v.Definition(h.pow, h.retention, h.destinations))
 	return nil
 }

@@ -1,9 +1,13 @@
 package forms_test
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,11 +55,63 @@ func TestLatest(t *testing.T) {
 	}
 }
 
+// TestDefinitionIsCacheable: the definition is public for five minutes
+// under a strong ETag of its exact bytes, and an If-None-Match naming that
+// tag (weakly, in a list or as *) is answered 304 with no body.
+func TestDefinitionIsCacheable(t *testing.T) {
+	h := serve(t)
+	w := testsupport.Serve(h, testsupport.Request{Method: http.MethodGet, Path: "/api/forms/introduction", Origin: testsupport.SiteOrigin})
+	sum := sha256.Sum256(w.Body.Bytes())
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	if w.Code != http.StatusOK || w.Header().Get("Cache-Control") != "public, max-age=300" || w.Header().Get("ETag") != etag {
+		t.Fatalf("%d Cache-Control %q ETag %q, want 200, public, max-age=300 and %s", w.Code, w.Header().Get("Cache-Control"), w.Header().Get("ETag"), etag)
+	}
+	// Each allowed origin is let read its own copy, so caches keep one per origin.
+	if !slices.Contains(w.Header().Values("Vary"), "Origin") {
+		t.Errorf("Vary %q, want Origin", w.Header().Values("Vary"))
+	}
+	if head := testsupport.Serve(h, testsupport.Request{Method: http.MethodHead, Path: "/api/forms/introduction"}); head.Code != http.StatusOK || head.Header().Get("ETag") != etag {
+		t.Errorf("HEAD: %d ETag %q", head.Code, head.Header().Get("ETag"))
+	}
+	tests := []struct {
+		name        string
+		ifNoneMatch string
+		unchanged   bool
+	}{
+		{"its tag", etag, true},
+		{"its tag, weak", "W/" + etag, true},
+		{"its tag in a list", `"other", W/"x",` + etag, true},
+		{"its tag in a list without spaces", `W/"a",` + etag + `,"b"`, true},
+		{"any tag", "*", true},
+		{"another tag", `"other"`, false},
+		{"its tag unquoted", strings.Trim(etag, `"`), false},
+		{"its tag after a malformed one", `"open, ` + etag, false},
+		{"a prefix of its tag", etag[:len(etag)-2] + `"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := testsupport.Serve(h, testsupport.Request{Method: http.MethodGet, Path: "/api/forms/introduction", Header: map[string]string{"If-None-Match": tt.ifNoneMatch}})
+			if w.Header().Get("ETag") != etag || w.Header().Get("Cache-Control") != "public, max-age=300" {
+				t.Errorf("ETag %q Cache-Control %q", w.Header().Get("ETag"), w.Header().Get("Cache-Control"))
+			}
+			if !tt.unchanged {
+				if w.Code != http.StatusOK || !bytes.Equal(w.Body.Bytes(), testsupport.Serve(h, testsupport.Request{Method: http.MethodGet, Path: "/api/forms/introduction"}).Body.Bytes()) {
+					t.Fatalf("%d, want 200 with the definition", w.Code)
+				}
+				return
+			}
+			if w.Code != http.StatusNotModified || w.Body.Len() != 0 || w.Header().Get("Content-Type") != "" || w.Header().Get("Content-Length") != "" {
+				t.Fatalf("%d %v %q, want 304 with no body", w.Code, w.Header(), w.Body)
+			}
+		})
+	}
+}
+
 func TestUnknownFormIsNotFound(t *testing.T) {
 	for _, path := range []string{"/api/forms/other", "/api/forms/", "/api/forms"} {
-		w := testsupport.Serve(serve(t), testsupport.Request{Method: http.MethodGet, Path: path})
-		if code := testsupport.ProblemCode(t, w); w.Code != http.StatusNotFound || code != "NOT_FOUND" {
-			t.Fatalf("%s: %d %s", path, w.Code, code)
+		w := testsupport.Serve(serve(t), testsupport.Request{Method: http.MethodGet, Path: path, Header: map[string]string{"If-None-Match": "*"}})
+		if code := testsupport.ProblemCode(t, w); w.Code != http.StatusNotFound || code != "NOT_FOUND" || w.Header().Get("Cache-Control") != "no-store" || w.Header().Get("ETag") != "" {
+			t.Fatalf("%s: %d %s %v", path, w.Code, code, w.Header())
 		}
 	}
 }

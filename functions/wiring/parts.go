@@ -129,6 +129,8 @@ func (p *parts) hashPepper() ([]byte, error) {
 	switch {
 	case p.o.Pepper != nil:
 		p.pepper = p.o.Pepper
+	case p.cfg.HashPepperSecret == "" && p.cfg.HMACSecret != "":
+		return nil, errors.New("HASH_PEPPER_SECRET: required when HMAC_SECRET is set, or every instance would hash with a pepper of its own")
 	case p.cfg.HashPepperSecret == "":
 		pepper := make([]byte, keyring.MinKeyLen)
 		if _, err := io.ReadFull(rand.Reader, pepper); err != nil {
@@ -379,7 +381,7 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		}
 		runner = sweeper
 	}
-	sweeps, err := retentionsweep.NewLauncher(runner, p.o.Clock, p.logger)
+	sweeps, err := retentionsweep.NewLauncher(runner, p.o.Clock, p.cfg.SweepAfterIdle, p.logger)
 	if err != nil {
 		return nil, err
 	}

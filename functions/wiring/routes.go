@@ -84,6 +84,16 @@ func sweepOnFirstDraftOfDay(sweeps *retentionsweep.Launcher, next jsonapi.Handle
 	}
 }
 
+// sweepAfterQuietSpell starts a retention sweep in the background with the
+// first request after SWEEP_AFTER_IDLE without any on this instance; the
+// request never waits for it.
+func sweepAfterQuietSpell(sweeps *retentionsweep.Launcher, next jsonapi.Handler) jsonapi.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sweeps.Request()
+		return next(w, r)
+	}
+}
+
 // Functions returns the name of every deployed function, in the order the
 // route table first names it.
 func Functions() []string {
@@ -121,9 +131,15 @@ func Serve(h *Handlers, function string, allowedOrigins []string, logger *slog.L
 func serve(h *Handlers, names []string, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
 	var rows []jsonapi.Route
 	for _, rt := range routes {
-		if slices.Contains(names, rt.function) {
-			rows = append(rows, jsonapi.Route{Pattern: rt.pattern, Handle: rt.handler(h)})
+		if !slices.Contains(names, rt.function) {
+			continue
 		}
+		handle := rt.handler(h)
+		if h.Sweeps != nil && rt.function != sweepFunction {
+			// The Sweep function's own request runs a sweep anyway.
+			handle = sweepAfterQuietSpell(h.Sweeps, handle)
+		}
+		rows = append(rows, jsonapi.Route{Pattern: rt.pattern, Handle: handle})
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("wiring.Serve: the route table has no function among %q", names)

@@ -55,6 +55,48 @@ func TestFirstDraftOfTheDayDoesNotWaitForTheSweep(t *testing.T) {
 	}
 }
 
+// TestAQuietSpellStartsASweep: on a warm instance, the first request after
+// SWEEP_AFTER_IDLE without any starts a background sweep (recorded as the
+// quiet spell's); requests that keep coming start none, and the Sweep
+// function's own request is not counted as one.
+func TestAQuietSpellStartsASweep(t *testing.T) {
+	runner := &heldRunner{started: make(chan intake.SweepTrigger, 4), release: make(chan struct{})}
+	h := newHarnessWith(t, map[string]string{"SWEEP_AFTER_IDLE": "15m"}, wiring.Overrides{SweepRunner: runner})
+	t.Cleanup(func() { close(runner.release) })
+	challenge := func() {
+		t.Helper()
+		if r := h.do(http.MethodGet, "/api/introductions/challenge", "", nil); r.status != http.StatusOK {
+			t.Fatalf("challenge: %d %s", r.status, r.body)
+		}
+	}
+	started := func() intake.SweepTrigger {
+		select {
+		case got := <-runner.started:
+			return got
+		case <-time.After(100 * time.Millisecond):
+			return ""
+		}
+	}
+	challenge()
+	for range 3 {
+		h.clock.Advance(14 * time.Minute)
+		challenge()
+	}
+	if got := started(); got != "" {
+		t.Fatalf("requests 14 minutes apart started a %q sweep", got)
+	}
+	h.clock.Advance(15 * time.Minute)
+	challenge()
+	select {
+	case got := <-runner.started:
+		if got != intake.SweepByQuietSpell {
+			t.Fatalf("the first request after a quiet spell started a %q sweep", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first request after a quiet spell started no sweep")
+	}
+}
+
 // TestSweepEndpointExpiresADraft: a draft not confirmed in time cannot be
 // confirmed before any sweep comes; POST /internal/sweep then deletes it,
 // answers what it deleted, and leaves the draft's ledger entry EXPIRED

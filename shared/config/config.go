@@ -68,6 +68,11 @@ type Config struct {
 	// SweepRunRetention is how long the record of each sweep run is kept
 	// (SWEEP_RUN_RETENTION, default 720h = 30 days).
 	SweepRunRetention time.Duration
+	// SweepAfterIdle is the quiet spell after which an instance's next
+	// request starts a sweep in the background (SWEEP_AFTER_IDLE, default
+	// 15m, from 1m to 24h). It cannot be turned off: a run that finds
+	// nothing is cheap.
+	SweepAfterIdle time.Duration
 	// HMACSecret is the Secret Manager secret holding the HMAC key
 	// (HMAC_SECRET, projects/P/secrets/S). Empty: a random key of this
 	// process (local runs only).
@@ -241,7 +246,11 @@ func (l *loader) duration(name string, def, min, max time.Duration) time.Duratio
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(v))
 	if err != nil || d < min || d > max {
-		l.errs = append(l.errs, fmt.Errorf("%s=%q: want a duration (like 30m) from %s to %s", name, v, min, max))
+		off := ""
+		if err == nil && d <= 0 {
+			off = " (zero or less does not turn it off)"
+		}
+		l.errs = append(l.errs, fmt.Errorf("%s=%q: want a duration (like 30m) from %s to %s%s", name, v, min, max, off))
 		return def
 	}
 	return d
@@ -285,6 +294,7 @@ func Load(getenv func(string) string) (Config, error) {
 		FloodLimit:            int(l.integer("FLOOD_LIMIT", 60, 1, 1_000_000)),
 		FloodWindow:           l.duration("FLOOD_WINDOW", 10*time.Minute, time.Second, 24*time.Hour),
 		SweepRunRetention:     l.duration("SWEEP_RUN_RETENTION", 30*24*time.Hour, time.Hour, 365*24*time.Hour),
+		SweepAfterIdle:        l.duration("SWEEP_AFTER_IDLE", 15*time.Minute, time.Minute, 24*time.Hour),
 		HMACSecret:            l.str("HMAC_SECRET", ""),
 		HashPepperSecret:      l.str("HASH_PEPPER_SECRET", ""),
 		DeliveryRetryBase:     l.duration("DELIVERY_RETRY_BASE", time.Minute, time.Second, 24*time.Hour),

@@ -13,19 +13,19 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Port != 8080 || c.Database != "introductions" || c.PowMaxNumber != 100000 || c.PowLifetime != 10*time.Minute ||
-		c.Retention.Draft != 30*time.Minute || c.RateLimitIPPerHour != 10 || c.RateLimitEmailPerHour != 5 || c.ClientAddress != "connection" || c.ForwardedForPosition != 0 {
+		c.Retention.Draft != 30*time.Minute || c.RateLimitIPPerHour != 10 || c.RateLimitEmailPerHour != 5 || c.ClientAddress != "connection" || c.ForwardedForPosition != 0 || c.SweepAfterIdle != 15*time.Minute {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
 
 func TestEveryProblemIsReportedAtOnce(t *testing.T) {
 	env := map[string]string{"PORT": "eighty", "ALLOWED_ORIGINS": "*,https://ok.example,https://x.example/path", "POW_MAX_NUMBER": "0",
-		"DRAFT_LIFETIME": "forever", "HMAC_SECRET": "my-key", "LOG_LEVEL": "loud", "SCHEDULER_JOB": "sweep"}
+		"DRAFT_LIFETIME": "forever", "HMAC_SECRET": "my-key", "LOG_LEVEL": "loud", "SCHEDULER_JOB": "sweep", "SWEEP_AFTER_IDLE": "0"}
 	_, err := Load(func(k string) string { return env[k] })
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"PORT", `"*"`, "/path", "POW_MAX_NUMBER", "DRAFT_LIFETIME", "HMAC_SECRET", "LOG_LEVEL", "SCHEDULER_JOB"} {
+	for _, name := range []string{"PORT", `"*"`, "/path", "POW_MAX_NUMBER", "DRAFT_LIFETIME", "HMAC_SECRET", "LOG_LEVEL", "SCHEDULER_JOB", "SWEEP_AFTER_IDLE"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("the error does not mention %s: %v", name, err)
 		}
@@ -114,7 +114,7 @@ func TestHalfConfiguredDestinationsNameWhatIsMissing(t *testing.T) {
 
 func TestVariablesListsEveryVariableLoadReads(t *testing.T) {
 	vars := Variables()
-	for _, name := range []string{"PORT", "FIRESTORE_PROJECT", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_DATABASE", "FIRESTORE_EMULATOR_HOST", "ALLOWED_ORIGINS", "HMAC_SECRET", "LOG_LEVEL", "K_REVISION"} {
+	for _, name := range []string{"PORT", "FIRESTORE_PROJECT", "GOOGLE_CLOUD_PROJECT", "FIRESTORE_DATABASE", "FIRESTORE_EMULATOR_HOST", "ALLOWED_ORIGINS", "HMAC_SECRET", "LOG_LEVEL", "K_REVISION", "SWEEP_AFTER_IDLE"} {
 		if !slices.Contains(vars, name) {
 			t.Errorf("Variables() lacks %s: %v", name, vars)
 		}
@@ -145,6 +145,13 @@ func TestSweepAndPepperSettings(t *testing.T) {
 		{"pepper without version", map[string]string{"HASH_PEPPER_SECRET": "projects/p/secrets/pepper"}, "HASH_PEPPER_SECRET"},
 		{"sweep runs kept a day", map[string]string{"SWEEP_RUN_RETENTION": "24h"}, ""},
 		{"sweep runs kept a minute", map[string]string{"SWEEP_RUN_RETENTION": "1m"}, "SWEEP_RUN_RETENTION"},
+		{"an hour's quiet spell", map[string]string{"SWEEP_AFTER_IDLE": "1h"}, ""},
+		{"a minute's quiet spell", map[string]string{"SWEEP_AFTER_IDLE": "1m"}, ""},
+		{"a quiet spell of seconds", map[string]string{"SWEEP_AFTER_IDLE": "30s"}, `SWEEP_AFTER_IDLE="30s"`},
+		{"a quiet spell over a day", map[string]string{"SWEEP_AFTER_IDLE": "25h"}, `SWEEP_AFTER_IDLE="25h"`},
+		// Zero reads as "off" to many; the trigger has no off, and says so.
+		{"no quiet spell", map[string]string{"SWEEP_AFTER_IDLE": "0"}, `SWEEP_AFTER_IDLE="0": want a duration (like 30m) from 1m0s to 24h0m0s (zero or less does not turn it off)`},
+		{"a negative quiet spell", map[string]string{"SWEEP_AFTER_IDLE": "-15m"}, "zero or less does not turn it off"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,6 +165,13 @@ func TestSweepAndPepperSettings(t *testing.T) {
 				}
 				if tt.env["SWEEP_RUN_RETENTION"] == "" && c.SweepRunRetention != 30*24*time.Hour {
 					t.Errorf("SweepRunRetention default = %v", c.SweepRunRetention)
+				}
+				idle := 15 * time.Minute
+				if v := tt.env["SWEEP_AFTER_IDLE"]; v != "" {
+					idle, _ = time.ParseDuration(v)
+				}
+				if c.SweepAfterIdle != idle {
+					t.Errorf("SweepAfterIdle = %v, want %v", c.SweepAfterIdle, idle)
 				}
 				return
 			}

@@ -3,7 +3,9 @@ package intake
 // State is where an introduction is in its life.
 type State string
 
-// The states. EXPIRED is a move, not a stored state: an expired draft is gone.
+// The states. Expiry is none of them, nor a move: a draft never confirmed
+// is gone once past its expiry, and the sweep deletes it and turns its
+// ledger entry EXPIRED.
 const (
 	StateDraft     State = "DRAFT"
 	StateConfirmed State = "CONFIRMED"
@@ -19,12 +21,7 @@ const (
 	MoveConfirm  Move = "confirm"
 	MoveHandle   Move = "handle"
 	MoveWithdraw Move = "withdraw"
-	MoveExpire   Move = "expire"
 )
-
-// Gone is the outcome of a move after which nothing is stored (an expired
-// draft).
-const Gone State = ""
 
 // stateBehaviour is the State pattern: each state answers the moves it allows
 // with the state they lead to, and refuses the others.
@@ -32,7 +29,6 @@ type stateBehaviour interface {
 	confirm() (State, error)
 	handle() (State, error)
 	withdraw() (State, error)
-	expire() (State, error)
 }
 
 type refuseAll struct{ from State }
@@ -43,12 +39,10 @@ func (r refuseAll) refuse(m Move) (State, error) {
 func (r refuseAll) confirm() (State, error)  { return r.refuse(MoveConfirm) }
 func (r refuseAll) handle() (State, error)   { return r.refuse(MoveHandle) }
 func (r refuseAll) withdraw() (State, error) { return r.refuse(MoveWithdraw) }
-func (r refuseAll) expire() (State, error)   { return r.refuse(MoveExpire) }
 
 type draftState struct{ refuseAll }
 
 func (draftState) confirm() (State, error) { return StateConfirmed, nil }
-func (draftState) expire() (State, error)  { return Gone, nil }
 
 type confirmedState struct{ refuseAll }
 
@@ -77,7 +71,7 @@ func behaviourOf(s State) stateBehaviour {
 }
 
 // Next returns the state that move m leads to from s, or a STATE_CONFLICT
-// *Error when s does not allow m. Gone means nothing stays stored.
+// *Error when s does not allow m.
 func (s State) Next(m Move) (State, error) {
 	b := behaviourOf(s)
 	switch m {
@@ -87,8 +81,6 @@ func (s State) Next(m Move) (State, error) {
 		return b.handle()
 	case MoveWithdraw:
 		return b.withdraw()
-	case MoveExpire:
-		return b.expire()
 	default:
 		return s, &Error{Code: CodeStateConflict, Detail: "Unknown move " + string(m) + "."}
 	}

@@ -8,13 +8,13 @@ import (
 
 func TestEveryMoveOfEveryState(t *testing.T) {
 	legal := map[State]map[Move]State{
-		StateDraft:     {MoveConfirm: StateConfirmed, MoveExpire: Gone},
+		StateDraft:     {MoveConfirm: StateConfirmed},
 		StateConfirmed: {MoveHandle: StateHandled, MoveWithdraw: StateWithdrawn},
 		StateHandled:   {MoveWithdraw: StateWithdrawn},
 		StateWithdrawn: {},
 		State("BOGUS"): {},
 	}
-	moves := []Move{MoveConfirm, MoveHandle, MoveWithdraw, MoveExpire, Move("teleport")}
+	moves := []Move{MoveConfirm, MoveHandle, MoveWithdraw, Move("teleport")}
 	for from, allowed := range legal {
 		for _, m := range moves {
 			t.Run(string(from)+"/"+string(m), func(t *testing.T) {

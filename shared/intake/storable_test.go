@@ -208,7 +208,7 @@ func TestCheckStorableIntroductionStates(t *testing.T) {
 		{"handled without handled time", StateHandled, now, time.Time{}, false},
 		{"confirmed with a handled time", StateConfirmed, now, now, false},
 		{"withdrawn", StateWithdrawn, now, time.Time{}, false},
-		{"gone", Gone, time.Time{}, time.Time{}, false},
+		{"no state", "", time.Time{}, time.Time{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,10 @@ const (
 	SweepByScheduler       SweepTrigger = "scheduler"
 	SweepByColdStart       SweepTrigger = "cold-start"
 	SweepByFirstDraftOfDay SweepTrigger = "first-draft-of-day"
-	SweepByOwner           SweepTrigger = "owner"
+	// SweepByQuietSpell: an instance's first request after a spell without
+	// any.
+	SweepByQuietSpell SweepTrigger = "quiet-spell"
+	SweepByOwner      SweepTrigger = "owner"
 )
 
 // SweepRun records one run of the retention sweep, for the admin's health

@@ -16,7 +16,9 @@ type TokenRequest struct {
 	ID    string
 	Token string
 	// Client is the client address (see DraftRequest.Client).
-	Client    netip.Addr
+	Client netip.Addr
+	// RequestID names the request in the provenance of the envelopes the
+	// move writes.
 	RequestID string
 }
 
@@ -59,7 +61,7 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 		s.Logger.InfoContext(ctx, "decoy confirmed", slog.String("ledgerId", id))
 		return &Confirmation{ID: id, ConfirmedAt: d.ConfirmedAt, KeptUntil: d.ConfirmedAt.Add(s.Retention.Introduction)}, nil
 	}
-	outbox := s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(ctx, now))
+	outbox := s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(req.RequestID, now))
 	in, err := s.Store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction, outbox)
 	if err != nil {
 		return nil, err
@@ -96,7 +98,7 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	if key, ok := s.decoyKey(id); ok {
 		return s.Store.WithdrawDecoy(ctx, id, s.decoyTokenMatches(key, id, token), now)
 	}
-	notices := s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(ctx, now))
+	notices := s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(req.RequestID, now))
 	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now, notices); err != nil {
 		return err
 	}
@@ -119,19 +121,11 @@ func envelopeIDs(es []intake.Envelope) []string {
 	return ids
 }
 
-type requestIDKey struct{}
-
 // errNoHandoff refuses a move that sends on a service built without a
 // handoff.
 var errNoHandoff = intake.Internal(errors.New("intakeflow: this service has no handoff: it cannot confirm or withdraw"))
 
-// WithRequestID returns ctx carrying the request id that Confirm and
-// Withdraw record in the provenance of the envelopes they write.
-func WithRequestID(ctx context.Context, requestID string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, requestID)
-}
-
-func (s *Service) provenance(ctx context.Context, now time.Time) intake.Provenance {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return intake.Provenance{Function: s.Function, Revision: s.Revision, RequestID: id, Time: now}
+// provenance says which code wrote a record now, for which request.
+func (s *Service) provenance(requestID string, now time.Time) intake.Provenance {
+	return intake.Provenance{Function: s.Function, Revision: s.Revision, RequestID: requestID, Time: now}
 }

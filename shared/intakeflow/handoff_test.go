@@ -88,9 +88,9 @@ func TestConfirmAndWithdrawHandOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, token := "AAAAAAAAAAAAAAAAAAAAAA", strings.Repeat("T", 43)
-	ctx := intakeflow.WithRequestID(context.Background(), "req-42")
+	ctx, req := context.Background(), intakeflow.TokenRequest{ID: id, Token: token, RequestID: "req-42"}
 	for i := 0; i < 2; i++ {
-		if _, err := svc.Confirm(ctx, intakeflow.TokenRequest{ID: id, Token: token}); err != nil {
+		if _, err := svc.Confirm(ctx, req); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(time.Second)
@@ -98,7 +98,7 @@ func TestConfirmAndWithdrawHandOff(t *testing.T) {
 	if len(store.outboxes) != 1 || len(handoff.dispatched) != 1 || handoff.dispatched[0][0] != intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventConfirmed) {
 		t.Fatalf("outboxes %d, dispatched %v: want the first confirmation's outbox sent once", len(store.outboxes), handoff.dispatched)
 	}
-	if err := svc.Withdraw(ctx, intakeflow.TokenRequest{ID: id, Token: token}); err != nil {
+	if err := svc.Withdraw(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	if len(store.notices) != 1 || len(handoff.dispatched) != 2 || handoff.dispatched[1][0] != intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventWithdrawn) {

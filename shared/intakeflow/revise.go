@@ -36,7 +36,9 @@ type RevisionRequest struct {
 	// FormVersion, Honeypot and Altcha are not read (the draft keeps its
 	// form version, and a revision needs no new proof of work).
 	Submission intake.Submission
-	RequestID  string
+	// RequestID names the request in the provenance of a refusal's ledger
+	// entry.
+	RequestID string
 }
 
 // Revise replaces a kept draft's content for the holder of its token, after

@@ -115,9 +115,15 @@ type DraftRequest struct {
 	// Client is the client address from the trusted X-Forwarded-For
 	// position.
 	Client netip.Addr
-	// IdempotencyKey is the Idempotency-Key header, "" when absent.
-	IdempotencyKey string
-	RequestID      string
+	// IdempotencyKey is the Idempotency-Key header's key, "" when the
+	// header is absent or malformed. IdempotencyKeyMalformed says it is
+	// present but names no one key (empty, or sent twice): the draft is
+	// refused IDEMPOTENCY_KEY_INVALID, as one whose key fails the key
+	// pattern is.
+	IdempotencyKey          string
+	IdempotencyKeyMalformed bool
+	// RequestID names the request in the provenance of its ledger entry.
+	RequestID string
 }
 
 // Draft is a kept draft as the visitor sees it.
@@ -161,10 +167,10 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	entry.FormID, entry.FormVersion = sub.FormID, sub.FormVersion
 	clientKey := s.keyedHash("ip", clientPrefix(req.Client))
 
+	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
+		return nil, s.tally(clientKey, now, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."), nil, moveDraft)
+	}
 	if req.IdempotencyKey != "" {
-		if !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
-			return nil, s.tally(clientKey, now, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."), nil, moveDraft)
-		}
 		entry.IdempotencyKeyHash = s.keyedHash("idempotency", req.IdempotencyKey)
 		if !s.claim(entry.IdempotencyKeyHash) {
 			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
@@ -364,7 +370,7 @@ func (s *Service) newEntry(requestID string, now time.Time) intake.LedgerEntry {
 		Consents:   []intake.ConsentEvidence{},
 		RateLimits: []intake.RateDecision{},
 		Redaction:  intake.RedactionRecord{Stored: []string{}, RedactedFromLogs: intake.RedactedFromLogs},
-		Provenance: intake.Provenance{Function: s.Function, Revision: s.Revision, RequestID: requestID, Time: now},
+		Provenance: s.provenance(requestID, now),
 		UpdatedAt:  now,
 		ExpireAt:   now.Add(s.Retention.RejectedAttempt),
 	}

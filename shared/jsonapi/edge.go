@@ -16,7 +16,8 @@ const MaxBody = 64 << 10
 
 // edge sets the headers every JSON API answer carries: the exact CORS
 // allow-list of the site's origins (never *, never null, never
-// credentials), no-store caching, nosniff and a CSP that allows nothing.
+// credentials), no-store caching (unless the handler says otherwise, as
+// WritePublicJSON does), nosniff and a CSP that allows nothing.
 type edge struct{ allowed map[string]bool }
 
 func newEdge(allowedOrigins []string) edge {

@@ -2,10 +2,13 @@ package jsonapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -139,14 +142,76 @@ func retryAfterSeconds(d time.Duration) string {
 // are not escaped: the answers are JSON, never HTML, and a challenge's salt
 // reads as the ALTCHA client hashes it.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := encodeJSON(v)
+	if err != nil {
+		WriteError(w, nil, nil, intake.Internal(err))
+		return
+	}
+	writeBody(w, status, body)
+}
+
+// WritePublicJSON answers 200 with v as WriteJSON does, for a GET whose
+// answer is the same for every caller: any cache may keep it for maxAge
+// (Cache-Control: public, over the edge's no-store), its ETag is strong,
+// made from the answer's exact bytes, and a request whose If-None-Match
+// names that tag (in a list, weakly, or as *) is answered 304 Not Modified
+// with no body.
+func WritePublicJSON(w http.ResponseWriter, r *http.Request, maxAge time.Duration, v any) {
+	body, err := encodeJSON(v)
+	if err != nil {
+		WriteError(w, r, nil, intake.Internal(err))
+		return
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	w.Header().Set("Cache-Control", "public, max-age="+strconv.FormatInt(int64(maxAge/time.Second), 10))
+	w.Header().Set("ETag", etag)
+	if listed(r.Header.Values("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeBody(w, http.StatusOK, body)
+}
+
+// listed reports whether the If-None-Match values name etag (a strong
+// tag): "*", or a listed tag equal to it once a weak prefix W/ is set
+// aside (the weak comparison If-None-Match calls for). A malformed value
+// names nothing from where it goes wrong.
+func listed(ifNoneMatch []string, etag string) bool {
+	for _, v := range ifNoneMatch {
+		for {
+			v = strings.TrimLeft(v, " \t,")
+			if strings.HasPrefix(v, "*") {
+				return true
+			}
+			v = strings.TrimPrefix(v, "W/")
+			if !strings.HasPrefix(v, `"`) {
+				break
+			}
+			tag, rest, closed := strings.Cut(v[1:], `"`)
+			if !closed {
+				break
+			}
+			if `"`+tag+`"` == etag {
+				return true
+			}
+			v = rest
+		}
+	}
+	return false
+}
+
+func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		WriteError(w, nil, nil, intake.Internal(err))
-		return
+		return nil, err
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)

@@ -38,7 +38,8 @@ type routeSet struct {
 
 // NewRoutes returns a handler serving routes, every answer with the edge
 // headers: the exact CORS allow-list of allowedOrigins (never *, null or
-// credentials), no-store, nosniff and a CSP that allows nothing. A path no
+// credentials), no-store (a handler may set its own Cache-Control, as
+// WritePublicJSON does), nosniff and a CSP that allows nothing. A path no
 // route has (or not in its clean form) is answered 404 NOT_FOUND; a path
 // some route has, with a method none has, 405 METHOD_NOT_ALLOWED with
 // Allow; an OPTIONS request (a CORS preflight) to a known path, 204 with

@@ -20,16 +20,20 @@ const BackgroundTimeout = 5 * time.Minute
 
 // Launcher starts the sweeps of one instance, never two at once: a run
 // asked for while one is in flight joins it (Run) or is skipped (Start,
-// FirstDraftOfDay). It is safe for concurrent use.
+// FirstDraftOfDay, Request). It is safe for concurrent use.
 type Launcher struct {
 	runner Runner
 	clock  intake.Clock
+	quiet  time.Duration
 	logger *slog.Logger
 
 	mu       sync.Mutex
 	inFlight *flight
 	// draftDay is the UTC day (YYYY-MM-DD) of the newest draft seen here.
 	draftDay string
+	// lastRequest is when the newest request noted here arrived; zero
+	// before the first.
+	lastRequest time.Time
 }
 
 // flight is one run in progress; done closes when run and err are set.
@@ -39,11 +43,12 @@ type flight struct {
 	err  error
 }
 
-// NewLauncher returns a Launcher over runner, or an error naming every
-// missing dependency.
-func NewLauncher(runner Runner, clock intake.Clock, logger *slog.Logger) (*Launcher, error) {
+// NewLauncher returns a Launcher over runner whose Request starts a run
+// after quiet without requests (config's SweepAfterIdle), or an error
+// naming every missing dependency.
+func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger *slog.Logger) (*Launcher, error) {
 	var missing []error
-	for name, ok := range map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "Logger": logger != nil} {
+	for name, ok := range map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil} {
 		if !ok {
 			missing = append(missing, errors.New("retentionsweep.NewLauncher: no "+name))
 		}
@@ -51,7 +56,7 @@ func NewLauncher(runner Runner, clock intake.Clock, logger *slog.Logger) (*Launc
 	if err := errors.Join(missing...); err != nil {
 		return nil, err
 	}
-	return &Launcher{runner: runner, clock: clock, logger: logger}, nil
+	return &Launcher{runner: runner, clock: clock, quiet: quiet, logger: logger}, nil
 }
 
 // Run runs a sweep and returns its record. When a run is already in flight
@@ -97,6 +102,20 @@ func (l *Launcher) FirstDraftOfDay() bool {
 	l.draftDay = day
 	l.mu.Unlock()
 	return first && l.Start(intake.SweepByFirstDraftOfDay)
+}
+
+// Request notes a request arriving on this instance and, when the one
+// before it arrived at least the quiet spell ago, starts a background run
+// (as Start does); it never waits. The first request noted starts none:
+// the cold start that built this instance sweeps already. Of requests
+// arriving together after a quiet spell, one starts the run. It reports
+// whether it started one.
+func (l *Launcher) Request() bool {
+	l.mu.Lock()
+	now, last := l.clock.Now(), l.lastRequest
+	l.lastRequest = now
+	l.mu.Unlock()
+	return !last.IsZero() && now.Sub(last) >= l.quiet && l.Start(intake.SweepByQuietSpell)
 }
 
 // Wait blocks until the run in flight, if any, has finished.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 var discard = slog.New(slog.DiscardHandler)
@@ -25,7 +26,7 @@ type blockingRunner struct {
 }
 
 func newBlockingRunner() *blockingRunner {
-	return &blockingRunner{started: make(chan intake.SweepTrigger, 10), release: make(chan struct{})}
+	return &blockingRunner{started: make(chan intake.SweepTrigger, 100), release: make(chan struct{})}
 }
 
 func (b *blockingRunner) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
@@ -43,19 +44,11 @@ func (b *blockingRunner) Run(ctx context.Context, trigger intake.SweepTrigger) (
 	return intake.SweepRun{ID: "run-" + string(trigger), Trigger: trigger}, nil
 }
 
-type fixedClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fixedClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fixedClock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
-
 // TestStartDoesNotWait: Start returns while its run is still blocked, and
 // a second Start while one is in flight starts nothing.
 func TestStartDoesNotWait(t *testing.T) {
 	r := newBlockingRunner()
-	l := newLauncher(t, r, &fixedClock{t: time.Now()}, discard)
+	l := newLauncher(t, r, testsupport.NewClock(time.Now()), discard)
 	if !l.Start(intake.SweepByColdStart) {
 		t.Fatal("Start did not start a run")
 	}
@@ -82,7 +75,7 @@ func TestStartDoesNotWait(t *testing.T) {
 func TestRunJoinsTheRunInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newBlockingRunner()
-		l := newLauncher(t, r, &fixedClock{t: time.Now()}, discard)
+		l := newLauncher(t, r, testsupport.NewClock(time.Now()), discard)
 		l.Start(intake.SweepByColdStart)
 		<-r.started
 		got := make(chan intake.SweepRun)
@@ -109,7 +102,7 @@ func TestRunJoinsTheRunInFlight(t *testing.T) {
 func TestRunGivesUpWithItsContext(t *testing.T) {
 	r := newBlockingRunner()
 	defer close(r.release)
-	l := newLauncher(t, r, &fixedClock{t: time.Now()}, discard)
+	l := newLauncher(t, r, testsupport.NewClock(time.Now()), discard)
 	l.Start(intake.SweepByColdStart)
 	<-r.started
 	ctx, cancel := context.WithCancel(context.Background())
@@ -124,7 +117,7 @@ func TestRunGivesUpWithItsContext(t *testing.T) {
 func TestFirstDraftOfDay(t *testing.T) {
 	r := newBlockingRunner()
 	close(r.release)
-	clock := &fixedClock{t: time.Date(2026, 12, 1, 23, 59, 0, 0, time.UTC)}
+	clock := testsupport.NewClock(time.Date(2026, 12, 1, 23, 59, 0, 0, time.UTC))
 	l := newLauncher(t, r, clock, discard)
 	steps := []struct {
 		at    time.Time
@@ -149,9 +142,77 @@ func TestFirstDraftOfDay(t *testing.T) {
 	}
 }
 
+// quiet is the quiet spell of the launchers under test.
+const quiet = 15 * time.Minute
+
+// TestRequestAfterAQuietSpell: requests that keep coming start nothing,
+// however long they go on; the first after a quiet spell starts one run;
+// the first request of all starts none (the cold start sweeps).
+func TestRequestAfterAQuietSpell(t *testing.T) {
+	r := newBlockingRunner()
+	close(r.release)
+	clock := testsupport.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	l := newLauncher(t, r, clock, discard)
+	steps := []struct {
+		name  string
+		after time.Duration
+		start bool
+	}{
+		{"the first request", 0, false},
+		{"a request after a long wait", 40 * time.Minute, true},
+		{"one just under the quiet spell later", quiet - time.Second, false},
+		{"another just under it", quiet - time.Second, false},
+		{"and another", quiet - time.Second, false},
+		{"one a quiet spell later", quiet, true},
+		{"one a second later", time.Second, false},
+		{"one a day later", 24 * time.Hour, true},
+	}
+	for _, s := range steps {
+		clock.Advance(s.after)
+		if got := l.Request(); got != s.start {
+			t.Errorf("%s: started %v, want %v", s.name, got, s.start)
+		}
+		l.Wait()
+	}
+	if n := r.runs.Load(); n != 3 {
+		t.Fatalf("%d runs, want 3", n)
+	}
+	for range 3 {
+		if got := <-r.started; got != intake.SweepByQuietSpell {
+			t.Fatalf("trigger %q, want %q", got, intake.SweepByQuietSpell)
+		}
+	}
+}
+
+// TestRequestsTogetherAfterAQuietSpell: of many requests arriving at once
+// after a quiet spell, one starts a run, even when runs end at once (so no
+// run in flight is what holds the others back).
+func TestRequestsTogetherAfterAQuietSpell(t *testing.T) {
+	r := newBlockingRunner()
+	close(r.release)
+	clock := testsupport.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	l := newLauncher(t, r, clock, discard)
+	l.Request()
+	clock.Advance(quiet)
+	var started atomic.Int32
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			if l.Request() {
+				started.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	l.Wait()
+	if n, runs := started.Load(), r.runs.Load(); n != 1 || runs != 1 {
+		t.Fatalf("%d requests started a run, %d runs; want 1 and 1", n, runs)
+	}
+}
+
 func newLauncher(t *testing.T, r Runner, clock intake.Clock, logger *slog.Logger) *Launcher {
 	t.Helper()
-	l, err := NewLauncher(r, clock, logger)
+	l, err := NewLauncher(r, clock, quiet, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,10 +220,13 @@ func newLauncher(t *testing.T, r Runner, clock intake.Clock, logger *slog.Logger
 }
 
 func TestNewLauncherRefusesMissingParts(t *testing.T) {
-	_, err := NewLauncher(nil, nil, nil)
-	for _, part := range []string{"Runner", "Clock", "Logger"} {
+	_, err := NewLauncher(nil, nil, 0, nil)
+	for _, part := range []string{"Runner", "Clock", "quiet spell", "Logger"} {
 		if err == nil || !strings.Contains(err.Error(), part) {
 			t.Errorf("NewLauncher without %s: %v", part, err)
 		}
+	}
+	if _, err := NewLauncher(newBlockingRunner(), testsupport.NewClock(time.Now()), -time.Minute, discard); err == nil {
+		t.Error("NewLauncher took a negative quiet spell")
 	}
 }

@@ -98,7 +98,7 @@ var start = time.Date(2026, 12, 1, 4, 0, 0, 0, time.UTC)
 func sweeperOver(t *testing.T, store Store, tasks ...intake.SweepTask) *Sweeper {
 	t.Helper()
 	s, err := New(Config{Store: store, Registry: testsupport.Forms(t), Tasks: tasks,
-		Clock: &fixedClock{t: start}, Entropy: rand.Reader, Logger: discard})
+		Clock: testsupport.NewClock(start), Entropy: rand.Reader, Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}

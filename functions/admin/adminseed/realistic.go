@@ -124,6 +124,9 @@ func SeedRealistic(ctx context.Context, db *firestorestore.DB, client *firestore
 		run := intake.SweepRun{Trigger: intake.SweepByScheduler, StartedAt: start, FinishedAt: start.Add(time.Duration(380+90*i) * time.Millisecond),
 			Deleted:             map[string]int{"drafts": 4 - i, "spentChallenges": 9 + i, "rateCounters": 6, "idempotencyKeys": 2, "ledger": 3 + 2*i, "introductions": i % 2, "transcripts": i % 2},
 			DeliveriesAttempted: 1}
+		if i == 1 {
+			run.Trigger = intake.SweepByQuietSpell
+		}
 		if i == 2 {
 			run.Trigger, run.Error = intake.SweepByColdStart, "ledger: UNAVAILABLE (Firestore timed out); the next run goes on"
 		}
