@@ -18,13 +18,13 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
-// Bounds on what a Rotating keyring fetches after start.
+// Bounds on what a Rotating keyring reads after start.
 const (
 	// FetchAhead is how far past the newest version it holds a Rotating
 	// keyring looks: a version number further ahead is refused unfetched.
 	FetchAhead = 5
-	// MaxFetched is how many versions fetched after start it keeps (the
-	// oldest goes first).
+	// MaxFetched is how many versions learned after start (fetched or
+	// refreshed) it keeps (the oldest goes first).
 	MaxFetched = 4
 	// FetchEvery is the least time between two fetches, whatever versions
 	// requests name: a flood of made-up versions costs Secret Manager at
@@ -32,35 +32,56 @@ const (
 	FetchEvery = 2 * time.Second
 	// FetchTimeout bounds one fetch.
 	FetchTimeout = 3 * time.Second
+	// RefreshEvery is how often a Rotating keyring in use asks Secret
+	// Manager for the latest version, so that it follows a rotation within
+	// it even when no signature names the new version: at most one access
+	// per RefreshEvery per instance, besides the fetches above.
+	RefreshEvery = 5 * time.Minute
 )
 
 // Rotating is an intake.Keyring that follows rotations of its Secret Manager
-// secret while the instance runs. It starts from the Ring Load made; a
-// version it does not hold yet, newer than the newest it holds by at most
-// FetchAhead, is fetched from Secret Manager the first time a signature
-// names it (at most one fetch per FetchEvery, each bounded by
-// FetchTimeout), kept (at most MaxFetched such versions) and becomes
-// current, so the instance then signs with it too. A version that is
-// missing, disabled, destroyed or short stays unknown. It is safe for
-// concurrent use.
+// secret while the instance runs. It starts from the Ring Load made and
+// learns newer versions two ways:
+//
+//   - On demand: a version it does not hold yet, newer than the newest it
+//     holds by at most FetchAhead, is fetched the first time a signature
+//     names it (at most one fetch per FetchEvery, each bounded by
+//     FetchTimeout).
+//   - Periodically: the first call of any method once RefreshEvery has
+//     passed since the last refresh began (or since NewRotating) starts one
+//     in the background, which reads the latest version. The call itself
+//     and every call meanwhile answer from the versions already held; a
+//     failed refresh, or a latest version that is disabled or short,
+//     changes nothing, is logged and is tried again RefreshEvery later.
+//
+// Either way a newer version is kept (at most MaxFetched versions learned
+// after start) and becomes current, so an instance in use signs with it
+// within RefreshEvery of the rotation (and the one read) even if it never
+// verifies a newer signature. A version that is missing, disabled, destroyed or short stays
+// unknown. It is safe for concurrent use.
 type Rotating struct {
 	accessor SecretAccessor
 	secret   string
 	logger   *slog.Logger
 	now      func() time.Time
 	close    func() error
+	ctx      context.Context // cancelled by Close
+	cancel   context.CancelFunc
 
-	mu        sync.Mutex
-	ring      *keyring.Ring
-	fetched   []string // versions fetched after start, oldest first
-	lastFetch time.Time
+	mu          sync.Mutex
+	ring        *keyring.Ring
+	fetched     []string // versions learned after start, oldest first
+	lastFetch   time.Time
+	lastRefresh time.Time
+	refreshing  chan struct{} // closed when the refresh in flight ends; nil when none is
 }
 
 var _ intake.Keyring = (*Rotating)(nil)
 
 // NewRotating returns a Rotating keyring over ring, loaded from secret
-// through accessor. now tells the time (nil: time.Now). It refuses a nil
-// ring, accessor or logger and a malformed secret name.
+// through accessor just now: its first refresh is due RefreshEvery later.
+// now tells the time for FetchEvery and RefreshEvery (nil: time.Now). It
+// refuses a nil ring, accessor or logger and a malformed secret name.
 func NewRotating(ring *keyring.Ring, accessor SecretAccessor, secret string, logger *slog.Logger, now func() time.Time) (*Rotating, error) {
 	var problems []error
 	if ring == nil {
@@ -79,20 +100,26 @@ func NewRotating(ring *keyring.Ring, accessor SecretAccessor, secret string, log
 	if now == nil {
 		now = time.Now
 	}
-	return &Rotating{accessor: accessor, secret: secret, logger: logger, now: now, ring: ring}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Rotating{accessor: accessor, secret: secret, logger: logger, now: now, ctx: ctx, cancel: cancel,
+		ring: ring, lastRefresh: now()}, nil
 }
 
-// Current returns the newest version held and its key.
+// Current returns the newest version held and its key. It never waits on
+// Secret Manager (a refresh it starts runs in the background).
 func (r *Rotating) Current() (string, []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.refreshIfDueLocked()
 	return r.ring.Current()
 }
 
-// Versions lists every version held, fetched ones included.
+// Versions lists every version held, learned ones included. It never waits
+// on Secret Manager.
 func (r *Rotating) Versions() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.refreshIfDueLocked()
 	return r.ring.Versions()
 }
 
@@ -103,7 +130,7 @@ func (r *Rotating) Key(version string) ([]byte, bool) {
 	if k, ok, fetch := r.lookup(version); !fetch {
 		return k, ok
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), FetchTimeout)
+	ctx, cancel := context.WithTimeout(r.ctx, FetchTimeout)
 	defer cancel()
 	resp, err := access(ctx, r.accessor, r.secret+"/versions/"+version)
 	if err != nil {
@@ -140,6 +167,7 @@ func (r *Rotating) Key(version string) ([]byte, bool) {
 func (r *Rotating) lookup(version string) (key []byte, ok, fetch bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.refreshIfDueLocked()
 	if k, ok := r.ring.Key(version); ok {
 		return k, true, false
 	}
@@ -190,8 +218,97 @@ func (r *Rotating) addLocked(version string, key []byte) error {
 	return nil
 }
 
-// Close closes the Secret Manager client Open made (nothing otherwise).
+// refreshIfDueLocked starts a refresh in the background when RefreshEvery
+// has passed since the last one began, none is in flight and Close has not
+// been called.
+func (r *Rotating) refreshIfDueLocked() {
+	if r.refreshing != nil || r.ctx.Err() != nil {
+		return
+	}
+	now := r.now()
+	if now.Sub(r.lastRefresh) < RefreshEvery {
+		return
+	}
+	r.lastRefresh = now
+	done := make(chan struct{})
+	r.refreshing = done
+	go r.refresh(done)
+}
+
+// refresh reads the latest version and, when it is newer than every
+// version held, keeps it as current; then it closes done. It holds the
+// mutex only to look at and replace the ring, never across the access.
+// Its deadline is RefreshEvery, not FetchTimeout: between requests Cloud
+// Run may give the instance next to no CPU, and an answer that arrived
+// meanwhile is then read on the next request rather than timed out.
+func (r *Rotating) refresh(done chan struct{}) {
+	defer func() {
+		r.mu.Lock()
+		r.refreshing = nil
+		r.mu.Unlock()
+		close(done)
+	}()
+	ctx, cancel := context.WithTimeout(r.ctx, RefreshEvery)
+	defer cancel()
+	resp, err := access(ctx, r.accessor, r.secret+"/versions/latest")
+	if err != nil {
+		if r.ctx.Err() == nil {
+			r.logger.Warn("secretkeys: refreshing the latest key version failed; keeping the versions held",
+				slog.String("secret", r.secret), slog.String("code", status.Code(err).String()))
+		}
+		return
+	}
+	n, err := versionNumber(r.secret, resp.GetName())
+	if err != nil {
+		r.logger.Warn("secretkeys: the latest key version has no usable name; keeping the versions held",
+			slog.String("secret", r.secret), slog.String("error", err.Error()))
+		return
+	}
+	version, key := strconv.FormatUint(n, 10), resp.GetPayload().GetData()
+	if len(key) < keyring.MinKeyLen {
+		r.logger.Warn("secretkeys: the latest key version is too short; keeping the versions held",
+			slog.String("secret", r.secret), slog.String("version", version))
+		return
+	}
+	r.follow(version, n, key)
+}
+
+// follow keeps version (number n), read as the latest, when it is newer
+// than every version held and Close has not been called.
+func (r *Rotating) follow(version string, n uint64, key []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, newest := newestVersion(r.ring.Versions()); n <= newest || r.ctx.Err() != nil {
+		return
+	}
+	if err := r.addLocked(version, key); err != nil {
+		r.logger.Error("secretkeys: keeping a refreshed key version", slog.String("secret", r.secret), slog.String("error", err.Error()))
+		return
+	}
+	r.logger.Info("secretkeys: followed a rotation; the latest key version is current now",
+		slog.String("secret", r.secret), slog.String("version", version))
+}
+
+// Wait returns once no refresh is in flight: a test that advanced the
+// clock past RefreshEvery and made one call (which started the refresh)
+// calls Wait before it looks at what the refresh learned.
+func (r *Rotating) Wait() {
+	r.mu.Lock()
+	done := r.refreshing
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// Close stops a refresh in flight and waits for it, starts no other, and
+// closes the Secret Manager client Open made (nothing otherwise). The
+// versions held still answer after Close.
 func (r *Rotating) Close() error {
+	r.mu.Lock()
+	r.cancel()
+	r.mu.Unlock()
+	r.Wait()
 	if r.close == nil {
 		return nil
 	}

@@ -42,13 +42,22 @@ type fakeAccessor struct {
 	versions map[string]version
 	latest   string
 	asked    []string
+	// gate, when set, is called with each access's context before it is
+	// answered (outside the lock): a test holds an access in flight there.
+	gate func(ctx context.Context)
 }
 
 func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, req *secretmanagerpb.AccessSecretVersionRequest, _ ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	name := req.GetName()
 	f.asked = append(f.asked, name)
+	gate := f.gate
+	f.mu.Unlock()
+	if gate != nil {
+		gate(ctx)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	secret := f.secret
 	if secret == "" {
 		secret = secretName

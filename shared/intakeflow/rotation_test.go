@@ -1,0 +1,183 @@
+package intakeflow_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/secretmanager/apiv1/secretmanagerpb"
+	"github.com/googleapis/gax-go/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/checks"
+	"github.com/ownersite/introductions/shared/floodlimit"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/secretkeys"
+	"github.com/ownersite/introductions/shared/testsupport"
+)
+
+const hmacSecret = "projects/site/secrets/hmac"
+
+// secretVersions is the HMAC secret at the project's SecretAccessor
+// interface: version n is payloads[n-1], "latest" the highest.
+type secretVersions struct {
+	mu       sync.Mutex
+	payloads [][]byte
+}
+
+func (s *secretVersions) AccessSecretVersion(_ context.Context, req *secretmanagerpb.AccessSecretVersionRequest, _ ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := strings.CutPrefix(req.GetName(), hmacSecret+"/versions/")
+	if v == "latest" {
+		v = strconv.Itoa(len(s.payloads))
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > len(s.payloads) {
+		return nil, status.Error(codes.NotFound, "no such version")
+	}
+	return &secretmanagerpb.AccessSecretVersionResponse{Name: hmacSecret + "/versions/" + v,
+		Payload: &secretmanagerpb.SecretPayload{Data: s.payloads[n-1]}}, nil
+}
+
+func (s *secretVersions) rotate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.payloads = append(s.payloads, bytes.Repeat([]byte{byte('0' + len(s.payloads) + 1)}, 32))
+}
+
+// keysAt is the keyring an instance starting now loads from secret.
+func keysAt(t *testing.T, secret *secretVersions, clock *testsupport.Clock) *secretkeys.Rotating {
+	t.Helper()
+	ring, err := secretkeys.Load(context.Background(), secret, hmacSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := secretkeys.NewRotating(ring, secret, hmacSecret, slog.New(slog.DiscardHandler), clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// decoyStore keeps drafts and decoys without looking at them and confirms
+// a decoy from its (absent) ledger entry, as the store does; no real draft
+// is in it, so confirming one is NOT_FOUND.
+type decoyStore struct {
+	untouchableStore
+	mu           sync.Mutex
+	realAsked    []string // ids confirmed as real drafts
+	decoyAsked   []string // ids confirmed as decoys
+	tokenMatched []bool
+}
+
+func (s *decoyStore) Confirm(_ context.Context, id string, _ []byte, _ time.Time, _ time.Duration, _ []intake.Envelope) (*intake.Introduction, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.realAsked = append(s.realAsked, id)
+	return nil, intake.ErrNotFound
+}
+
+func (s *decoyStore) ConfirmDecoy(_ context.Context, id string, tokenMatches bool, now time.Time, _ time.Duration) (intake.DecoyRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.decoyAsked, s.tokenMatched = append(s.decoyAsked, id), append(s.tokenMatched, tokenMatches)
+	if !tokenMatches {
+		return intake.DecoyRecord{}, intake.ErrNotFound
+	}
+	return intake.DecoyRecord{ConfirmedAt: now}, nil
+}
+
+// instance is one running instance of the intake service over keys.
+func instance(t *testing.T, keys intake.Keyring, clock *testsupport.Clock) (*intakeflow.Service, *altchapow.ProofOfWork, *decoyStore) {
+	t.Helper()
+	pow, err := altchapow.New(keys, clock, altchapow.Config{MaxNumber: 2000, Lifetime: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &decoyStore{untouchableStore: untouchableStore{t: t,
+		keep: func(intake.DraftKeeping) (intake.KeepOutcome, error) { return intake.KeepOutcome{}, nil }}}
+	flood, err := floodlimit.New(100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := intakeflow.New(intakeflow.Deps{
+		Store: store, Reviser: store, Forms: testsupport.Forms(t), Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32),
+		Clock: clock, Entropy: rand.Reader, Logger: slog.New(slog.DiscardHandler),
+		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
+		Retention:  intake.DefaultRetention,
+		IPLimit:    intake.RateRule{Limit: 10, Window: time.Hour},
+		EmailLimit: intake.RateRule{Limit: 5, Window: time.Hour},
+		Function:   "test", Revision: "test", Handoff: noHandoff{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, pow, store
+}
+
+// TestADecoyUnderANewerKeyIsADecoyOnAnInstanceThatFollowed: the HMAC key
+// rotates while Confirmation instance B runs on version 1; Drafts instance
+// A, started after the rotation, answers a honeypot with a decoy made under
+// version 2. A decoy id names no key version, so nothing B is asked about
+// it makes B fetch version 2: until B follows the rotation it takes the
+// decoy for an unknown draft (NOT_FOUND, where a real draft would be
+// confirmed), and the first request once RefreshEvery has passed still
+// does, as it starts B's refresh. Once that refresh is done B confirms the
+// decoy as a draft is confirmed, its token verifying under version 2.
+func TestADecoyUnderANewerKeyIsADecoyOnAnInstanceThatFollowed(t *testing.T) {
+	secret := &secretVersions{}
+	secret.rotate()
+	clock := testsupport.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	keysB := keysAt(t, secret, clock)
+	b, _, storeB := instance(t, keysB, clock)
+
+	secret.rotate()
+	keysA := keysAt(t, secret, clock)
+	a, powA, _ := instance(t, keysA, clock)
+	challenge, err := powA.Issue(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := testsupport.Solve(t, challenge)
+	sub := submission(payload)
+	sub.Honeypot = "filled by a bot"
+	decoy, err := a.Draft(context.Background(), intakeflow.DraftRequest{Submission: sub, Client: netip.MustParseAddr("192.0.2.9")})
+	if err != nil {
+		t.Fatalf("the honeypot's draft on A: %v", err)
+	}
+	confirm := func() error {
+		_, err := b.Confirm(context.Background(), intakeflow.TokenRequest{ID: decoy.Introduction.ID, Token: decoy.Token, Client: netip.MustParseAddr("192.0.2.9")})
+		return err
+	}
+
+	clock.Advance(secretkeys.RefreshEvery - time.Second)
+	if err := confirm(); intake.CodeOf(err) != intake.CodeNotFound || len(storeB.realAsked) != 1 {
+		t.Fatalf("B before it follows the rotation: %v, %d real lookups (want NOT_FOUND from one)", err, len(storeB.realAsked))
+	}
+	clock.Advance(time.Second)
+	if err := confirm(); intake.CodeOf(err) != intake.CodeNotFound || len(storeB.realAsked) != 2 {
+		t.Fatalf("B's request that starts its refresh: %v, %d real lookups (want NOT_FOUND from the second)", err, len(storeB.realAsked))
+	}
+	keysB.Wait()
+	if err := confirm(); err != nil {
+		t.Fatalf("B, having followed the rotation, refused the decoy a real draft's confirmation would pass: %v", err)
+	}
+	if len(storeB.realAsked) != 2 || len(storeB.decoyAsked) != 1 || !storeB.tokenMatched[0] {
+		t.Fatalf("B after following: real lookups %d, decoy lookups %d, token matched %v", len(storeB.realAsked), len(storeB.decoyAsked), storeB.tokenMatched)
+	}
+	if v, _ := keysB.Current(); v != "2" {
+		t.Errorf("B signs with version %q after its refresh, want 2", v)
+	}
+}
