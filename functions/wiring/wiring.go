@@ -347,8 +347,8 @@ func loadKeys(ctx context.Context, cfg config.Config, logger *slog.Logger, o Ove
 }
 
 // loadPepper returns the keyed-hash pepper: the override's, a random one
-// of this process without HASH_PEPPER_SECRET (local runs: config requires it
-// beside HMAC_SECRET), else the pinned secret version's.
+// of this process without HASH_PEPPER_SECRET (local runs, and the deployed
+// functions that hash nothing), else the pinned secret version's.
 func loadPepper(ctx context.Context, cfg config.Config, o Overrides) ([]byte, error) {
 	switch {
 	case o.Pepper != nil:
