@@ -1,10 +1,12 @@
 package infra_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
@@ -18,6 +20,13 @@ type applied struct {
 	c    *config
 	fn   *hclsyntax.Block
 	vars map[string]cty.Value
+	// locals are c's locals, evaluated once for the scope.
+	locals map[string]cty.Value
+}
+
+// evalWith evaluates expr with a's locals and extra in scope.
+func (a applied) evalWith(expr hcl.Expression, extra map[string]cty.Value) (cty.Value, error) {
+	return a.c.evalIn(a.locals, expr, extra)
 }
 
 func applyWith(t *testing.T, vars map[string]cty.Value) applied {
@@ -26,6 +35,16 @@ func applyWith(t *testing.T, vars map[string]cty.Value) applied {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a, err := apply(c, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// apply evaluates c for vars (every variable without a default must be
+// among them); c itself is left as it was.
+func apply(c *config, vars map[string]cty.Value) (applied, error) {
 	all := map[string]cty.Value{}
 	for _, b := range c.blocks {
 		if b.Type != "variable" {
@@ -37,11 +56,11 @@ func applyWith(t *testing.T, vars map[string]cty.Value) applied {
 		} else if d, ok := b.Body.Attributes["default"]; ok {
 			v, diags := d.Expr.Value(nil)
 			if diags.HasErrors() {
-				t.Fatalf("variable %s default: %v", name, diags)
+				return applied{}, fmt.Errorf("variable %s default: %v", name, diags)
 			}
 			all[name] = v
 		} else {
-			t.Fatalf("variable %s has no default and the test gives none", name)
+			return applied{}, fmt.Errorf("variable %s has no default and none is given", name)
 		}
 	}
 	project := all["project_id"].AsString()
@@ -53,36 +72,72 @@ func applyWith(t *testing.T, vars map[string]cty.Value) applied {
 		})
 	}
 	account := func(name string) cty.Value {
-		return cty.ObjectVal(map[string]cty.Value{"email": cty.StringVal(name + "@" + project + ".iam.gserviceaccount.com")})
+		return cty.ObjectVal(map[string]cty.Value{"email": cty.StringVal(accountEmail(project, name))})
 	}
-	c.scope = map[string]cty.Value{
+	fns, err := c.functions()
+	if err != nil {
+		return applied{}, err
+	}
+	functionAccounts := map[string]cty.Value{}
+	for key := range fns {
+		functionAccounts[key] = account("introductions-" + key)
+	}
+	customRoles := map[string]cty.Value{}
+	for _, b := range c.resources("google_project_iam_custom_role") {
+		id, _ := literal(b, "role_id")
+		customRoles[b.Labels[1]] = cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("projects/" + project + "/roles/" + id)})
+	}
+	ac := *c
+	ac.scope = map[string]cty.Value{
 		"var": cty.ObjectVal(all),
 		"google_firestore_database": cty.ObjectVal(map[string]cty.Value{
 			"introductions": cty.ObjectVal(map[string]cty.Value{"name": all["firestore_database"]}),
 		}),
 		"google_secret_manager_secret": cty.ObjectVal(map[string]cty.Value{"secret": cty.ObjectVal(secrets)}),
-		"google_service_account":       cty.ObjectVal(map[string]cty.Value{"scheduler": account("introductions-scheduler")}),
+		"google_service_account": cty.ObjectVal(map[string]cty.Value{
+			"scheduler": account("introductions-scheduler"), "build": account("introductions-build"),
+			"function": cty.ObjectVal(functionAccounts),
+		}),
+		"google_project_iam_custom_role": cty.ObjectVal(customRoles),
 	}
-	fn, err := c.functionResource()
+	fn, err := ac.functionResource()
 	if err != nil {
-		t.Fatal(err)
+		return applied{}, err
 	}
-	return applied{c: c, fn: fn, vars: all}
+	return applied{c: &ac, fn: fn, vars: all, locals: ac.localValues()}, nil
+}
+
+// accountEmail is the email of the service account id in project.
+func accountEmail(project, id string) string {
+	return id + "@" + project + ".iam.gserviceaccount.com"
 }
 
 // environment returns the plain and the Secret Manager-backed environment
 // variables function key gets.
 func (a applied) environment(t *testing.T, key string) (map[string]string, []string) {
 	t.Helper()
-	fns, err := a.c.eval(a.c.locals["functions"])
+	env, secretEnv, err := a.env(key)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env, secretEnv
+}
+
+// env returns the plain and the Secret Manager-backed environment variables
+// function key gets.
+func (a applied) env(key string) (map[string]string, []string, error) {
+	fns, err := a.evalWith(a.c.locals["functions"], nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	each := map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": cty.StringVal(key), "value": fns.GetAttr(key)})}
 	service := block(a.fn, "service_config")
-	v, err := a.c.evalWith(service.Body.Attributes["environment_variables"].Expr, each)
+	if service == nil || service.Body.Attributes["environment_variables"] == nil {
+		return nil, nil, fmt.Errorf("%s: no service_config.environment_variables", blockName(a.fn))
+	}
+	v, err := a.evalWith(service.Body.Attributes["environment_variables"].Expr, each)
 	if err != nil {
-		t.Fatalf("%s: environment_variables: %v", key, err)
+		return nil, nil, fmt.Errorf("%s: environment_variables: %v", key, err)
 	}
 	env := map[string]string{}
 	for k, val := range v.AsValueMap() {
@@ -91,53 +146,63 @@ func (a applied) environment(t *testing.T, key string) (map[string]string, []str
 	var secretEnv []string
 	for _, ib := range service.Body.Blocks {
 		if ib.Type == "dynamic" && ib.Labels[0] == "secret_environment_variables" {
-			v, err := a.c.evalWith(ib.Body.Attributes["for_each"].Expr, each)
+			v, err := a.evalWith(ib.Body.Attributes["for_each"].Expr, each)
 			if err != nil {
-				t.Fatalf("%s: secret_environment_variables: %v", key, err)
+				return nil, nil, fmt.Errorf("%s: secret_environment_variables: %v", key, err)
 			}
 			secretEnv = slices.Sorted(maps.Keys(v.AsValueMap()))
 		}
 	}
-	return env, secretEnv
+	return env, secretEnv, nil
 }
 
-// TestEnvironmentAsApplied evaluates each function's environment for
-// sample variables, with every destination off and then on, and loads the
-// service's config from it as the function would.
-func TestEnvironmentAsApplied(t *testing.T) {
-	base := map[string]cty.Value{
+// sampleVariables are the variables without a default, for a project with
+// every destination off.
+func sampleVariables() map[string]cty.Value {
+	return map[string]cty.Value{
 		"project_id":     cty.StringVal("proj-1"),
 		"region":         cty.StringVal("europe-west1"),
 		"site_origins":   cty.ListVal([]cty.Value{cty.StringVal("https://example.com"), cty.StringVal("https://www.example.com")}),
 		"owner_email":    cty.StringVal("owner@example.com"),
 		"source_archive": cty.StringVal("/tmp/introductions-source.zip"),
 	}
-	on := maps.Clone(base)
+}
+
+// withDestinations returns vars with every destination of the handoff on:
+// the webhook, mail with a login, the mail provider's delivery events.
+func withDestinations(vars map[string]cty.Value) map[string]cty.Value {
+	on := maps.Clone(vars)
 	on["webhook_url"] = cty.StringVal("https://hooks.example.com/introductions")
 	on["mailgun_events"] = cty.True
 	on["smtp"] = cty.ObjectVal(map[string]cty.Value{
 		"host": cty.StringVal("smtp.example.com"), "port": cty.NumberIntVal(587), "username": cty.StringVal("mailer"),
 		"tls": cty.StringVal("starttls"), "from": cty.StringVal("intro@example.com"), "to": cty.StringVal("owner@example.com"),
 	})
+	return on
+}
+
+// TestEnvironmentAsApplied evaluates each function's environment for
+// sample variables, with every destination off and then on, and loads the
+// service's config from it as the function would.
+func TestEnvironmentAsApplied(t *testing.T) {
+	base := sampleVariables()
+	on := withDestinations(base)
 	noLogin := maps.Clone(base)
 	noLogin["smtp"] = cty.ObjectVal(map[string]cty.Value{
 		"host": cty.StringVal("smtp.example.com"), "port": cty.NullVal(cty.Number), "username": cty.NullVal(cty.String),
 		"tls": cty.StringVal("tls"), "from": cty.StringVal("intro@example.com"), "to": cty.StringVal("owner@example.com"),
 	})
-	baseEnv := map[string]string{
-		"FIRESTORE_PROJECT":  "proj-1",
-		"FIRESTORE_DATABASE": "introductions",
-		"ALLOWED_ORIGINS":    "https://example.com,https://www.example.com",
-		"HMAC_SECRET":        "projects/proj-1/secrets/intake-hmac-key",
-		"HASH_PEPPER_SECRET": "projects/proj-1/secrets/intake-hash-pepper/versions/1",
-	}
-	with := func(extra ...map[string]string) map[string]string {
-		m := maps.Clone(baseEnv)
-		for _, e := range extra {
+	// Every function gets the origins; the rest by what it touches.
+	with := func(parts ...map[string]string) map[string]string {
+		m := map[string]string{"ALLOWED_ORIGINS": "https://example.com,https://www.example.com"}
+		for _, e := range parts {
 			maps.Copy(m, e)
 		}
 		return m
 	}
+	store := map[string]string{"FIRESTORE_PROJECT": "proj-1", "FIRESTORE_DATABASE": "introductions"}
+	key := map[string]string{"HMAC_SECRET": "projects/proj-1/secrets/intake-hmac-key"}
+	pepper := map[string]string{"HASH_PEPPER_SECRET": "projects/proj-1/secrets/intake-hash-pepper/versions/1"}
 	adminURL := map[string]string{"ADMIN_URL": "https://europe-west1-proj-1.cloudfunctions.net/introductions-admin"}
 	handoffOn := map[string]string{
 		"ADMIN_URL": adminURL["ADMIN_URL"], "WEBHOOK_URL": "https://hooks.example.com/introductions",
@@ -161,31 +226,31 @@ func TestEnvironmentAsApplied(t *testing.T) {
 		want map[string]want
 	}{
 		{"destinations off", base, map[string]want{
-			"challenge":       {baseEnv, nil},
-			"forms":           {baseEnv, nil},
-			"drafts":          {baseEnv, nil},
-			"confirmation":    {with(adminURL), nil},
-			"delivery-events": {baseEnv, nil},
-			"sweep":           {with(adminURL), nil},
-			"admin":           {with(adminURL, job), nil},
+			"challenge":       {with(key), nil},
+			"forms":           {with(), nil},
+			"drafts":          {with(store, key, pepper), nil},
+			"confirmation":    {with(store, key, pepper, adminURL), nil},
+			"delivery-events": {with(store), nil},
+			"sweep":           {with(store, adminURL), nil},
+			"admin":           {with(store, adminURL, job), nil},
 		}},
 		{"destinations on", on, map[string]want{
-			"challenge":       {baseEnv, nil},
-			"forms":           {baseEnv, nil},
-			"drafts":          {baseEnv, nil},
-			"confirmation":    {with(handoffOn), delivering},
-			"delivery-events": {baseEnv, []string{"MAILGUN_WEBHOOK_SIGNING_KEY"}},
-			"sweep":           {with(handoffOn), delivering},
-			"admin":           {with(handoffOn, job), delivering},
+			"challenge":       {with(key), nil},
+			"forms":           {with(), nil},
+			"drafts":          {with(store, key, pepper), nil},
+			"confirmation":    {with(store, key, pepper, handoffOn), delivering},
+			"delivery-events": {with(store), []string{"MAILGUN_WEBHOOK_SIGNING_KEY"}},
+			"sweep":           {with(store, handoffOn), delivering},
+			"admin":           {with(store, handoffOn, job), delivering},
 		}},
 		{"mail without login", noLogin, map[string]want{
-			"challenge":       {baseEnv, nil},
-			"forms":           {baseEnv, nil},
-			"drafts":          {baseEnv, nil},
-			"confirmation":    {with(mailNoLogin), nil},
-			"delivery-events": {baseEnv, nil},
-			"sweep":           {with(mailNoLogin), nil},
-			"admin":           {with(mailNoLogin, job), nil},
+			"challenge":       {with(key), nil},
+			"forms":           {with(), nil},
+			"drafts":          {with(store, key, pepper), nil},
+			"confirmation":    {with(store, key, pepper, mailNoLogin), nil},
+			"delivery-events": {with(store), nil},
+			"sweep":           {with(store, mailNoLogin), nil},
+			"admin":           {with(store, mailNoLogin, job), nil},
 		}},
 	}
 	// What the owner would have put in the secrets.
@@ -239,6 +304,7 @@ func TestEnvironmentAsAppliedCatchesBreakage(t *testing.T) {
 		"hmac":        cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("intake-hmac-key"), "secret_id": cty.StringVal("intake-hmac-key")}),
 		"hash_pepper": cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("intake-hash-pepper"), "secret_id": cty.StringVal("intake-hash-pepper")}),
 	})})
+	a.locals = a.c.localValues()
 	env, _ := a.environment(t, "drafts")
 	_, err := introconfig.Load(func(name string) string { return env[name] })
 	if err == nil {

@@ -11,8 +11,15 @@ locals {
   #                   provider); otherwise only the members in invokers:
   #                   "owner" (var.owner_email) or "scheduler" (the Cloud
   #                   Scheduler job's account).
+  #   firestore       whether its account reads and writes the database
+  #                   (roles/datastore.user) and it gets the database's
+  #                   variables (local.firestore_env).
+  #   secrets         the secrets its account reads, by the variable that
+  #                   carries each (local.secret_names, local.secret_env).
+  #                   These two follow the function's row of
+  #                   functions/wiring/access.go, as its builder does; the
+  #                   checks compare them and print the matrix.
   #   env             groups of local.function_env the function receives.
-  #   secret_env      Secret Manager-backed variables (local.secret_env).
   #   cpu, concurrency, max_instances, memory, timeout_seconds: its size.
   #                   The code is safe for concurrent requests, and more than
   #                   one request per instance needs a whole CPU. The caps
@@ -24,8 +31,9 @@ locals {
       entry_point     = "Challenge"
       public          = true
       invokers        = []
+      firestore       = false
+      secrets         = ["HMAC_SECRET"]
       env             = ["base"]
-      secret_env      = []
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 40
@@ -36,8 +44,9 @@ locals {
       entry_point     = "Forms"
       public          = true
       invokers        = []
+      firestore       = false
+      secrets         = []
       env             = ["base"]
-      secret_env      = []
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 40
@@ -48,8 +57,9 @@ locals {
       entry_point     = "Drafts"
       public          = true
       invokers        = []
+      firestore       = true
+      secrets         = ["HMAC_SECRET", "HASH_PEPPER_SECRET"]
       env             = ["base"]
-      secret_env      = []
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 20
@@ -60,8 +70,9 @@ locals {
       entry_point     = "Confirmation"
       public          = true
       invokers        = []
+      firestore       = true
+      secrets         = ["HMAC_SECRET", "HASH_PEPPER_SECRET", "WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff"]
-      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 20
@@ -74,8 +85,9 @@ locals {
       entry_point     = "DeliveryEvents"
       public          = true
       invokers        = []
+      firestore       = true
+      secrets         = ["MAILGUN_WEBHOOK_SIGNING_KEY"]
       env             = ["base"]
-      secret_env      = ["MAILGUN_WEBHOOK_SIGNING_KEY"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 20
@@ -88,8 +100,9 @@ locals {
       entry_point     = "Sweep"
       public          = false
       invokers        = ["scheduler"]
+      firestore       = true
+      secrets         = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff"]
-      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 4
@@ -101,8 +114,9 @@ locals {
       entry_point     = "Admin"
       public          = false
       invokers        = ["owner"]
+      firestore       = true
+      secrets         = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff", "admin"]
-      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 10
@@ -111,7 +125,8 @@ locals {
     }
   }
 
-  public_functions = { for name, f in local.functions : name => f if f.public }
+  public_functions    = { for name, f in local.functions : name => f if f.public }
+  firestore_functions = { for name, f in local.functions : name => f if f.firestore }
 
   # Who a symbolic invoker is.
   invoker_members = {
@@ -129,15 +144,28 @@ locals {
   # The admin's URL, for links in the handoff's messages.
   admin_url = coalesce(var.admin_url, "https://${var.region}-${var.project_id}.cloudfunctions.net/introductions-admin")
 
+  # Each function's plain environment: the groups of local.function_env it
+  # lists, the database's variables where it holds Firestore, and the names
+  # of those of its secrets the code reads through the Secret Manager API.
+  function_environment = {
+    for name, f in local.functions : name => merge(
+      merge([for g in f.env : local.function_env[g]]...),
+      { for k, v in local.firestore_env : k => v if f.firestore },
+      { for k, s in local.secret_names : k => s.name if contains(f.secrets, k) },
+    )
+  }
+
+  # The database, for the functions that hold Firestore.
+  firestore_env = {
+    FIRESTORE_PROJECT  = var.project_id
+    FIRESTORE_DATABASE = google_firestore_database.introductions.name
+  }
+
   # Environment variables by group (local.functions[*].env). Variables of a
   # destination that is off are left out (null values are dropped).
   function_env = {
     base = {
-      FIRESTORE_PROJECT  = var.project_id
-      FIRESTORE_DATABASE = google_firestore_database.introductions.name
-      ALLOWED_ORIGINS    = join(",", var.site_origins)
-      HMAC_SECRET        = google_secret_manager_secret.secret["hmac"].id
-      HASH_PEPPER_SECRET = "${google_secret_manager_secret.secret["hash_pepper"].id}/versions/${var.hash_pepper_version}"
+      ALLOWED_ORIGINS = join(",", var.site_origins)
     }
     handoff = {
       for k, v in {
@@ -189,10 +217,10 @@ resource "google_cloudfunctions2_function" "function" {
     ingress_settings                 = "ALLOW_ALL"
     all_traffic_on_latest_revision   = true
     service_account_email            = google_service_account.function[each.key].email
-    environment_variables            = merge([for g in each.value.env : local.function_env[g]]...)
+    environment_variables            = local.function_environment[each.key]
 
     dynamic "secret_environment_variables" {
-      for_each = { for v in each.value.secret_env : v => local.secret_env[v] if local.secret_env[v].enabled }
+      for_each = { for v, s in local.secret_env : v => s if s.enabled && contains(each.value.secrets, v) }
       content {
         key        = secret_environment_variables.key
         project_id = var.project_id

@@ -1,7 +1,8 @@
 // Package infra_test checks, offline, the Terraform configuration in infra/
 // against the code it deploys: the entry points the root package registers,
 // the environment the config reads, the collections the store writes and
-// the queries it runs; and the invariants of a safe deployment (a named
+// the queries it runs, what each function may touch (its grants and the
+// variables naming them, printed as a matrix); and the invariants of a safe deployment (a named
 // Firestore database, TTL policies, deny-all rules, public invoker on the
 // public functions only, least-privilege accounts, secrets kept out of
 // Terraform). Each check is a function from a parsed configuration and the
@@ -206,7 +207,13 @@ func (c *config) eval(expr hcl.Expression) (cty.Value, error) {
 
 // evalWith evaluates expr with the evaluable locals and extra in scope.
 func (c *config) evalWith(expr hcl.Expression, extra map[string]cty.Value) (cty.Value, error) {
-	vars := c.variables(c.localValues())
+	return c.evalIn(c.localValues(), expr, extra)
+}
+
+// evalIn evaluates expr with locals (as localValues returned them) and
+// extra in scope.
+func (c *config) evalIn(locals map[string]cty.Value, expr hcl.Expression, extra map[string]cty.Value) (cty.Value, error) {
+	vars := c.variables(locals)
 	maps.Copy(vars, extra)
 	v, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: tfFunctions})
 	if diags.HasErrors() {

@@ -15,11 +15,12 @@ resource "google_service_account" "function" {
   depends_on = [google_project_service.enabled]
 }
 
-# Read and write documents of the named database only. Firestore roles are
-# granted on the project; the condition restricts this grant to the one
-# database.
+# Read and write documents of the named database only, for the functions
+# that hold Firestore (local.functions[*].firestore): Challenge and Forms
+# hold none. Firestore roles are granted on the project; the condition
+# restricts this grant to the one database.
 resource "google_project_iam_member" "datastore_user" {
-  for_each = local.functions
+  for_each = local.firestore_functions
 
   project = var.project_id
   role    = "roles/datastore.user"

@@ -18,6 +18,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring"
 	introconfig "github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/firestorestore"
 )
@@ -36,6 +37,9 @@ type code struct {
 	collections []string
 	expireAt    string
 	queries     []firestorestore.IndexedQuery
+	// accesses are what each function may touch (Firestore, secrets by
+	// variable): infra/ grants exactly that.
+	accesses []wiring.Access
 }
 
 func realCode(t *testing.T) code {
@@ -51,6 +55,7 @@ func realCode(t *testing.T) code {
 		collections:     firestorestore.Collections,
 		expireAt:        firestorestore.ExpireAtField,
 		queries:         firestorestore.Queries,
+		accesses:        wiring.Accesses(),
 	}
 }
 
@@ -63,18 +68,18 @@ var (
 	// privateInvokers are the only invokers of the private functions.
 	privateInvokers = map[string][]string{"Sweep": {"scheduler"}, "Admin": {"owner"}}
 	// handoffEntryPoints deliver to the owner's destinations: they get the
-	// handoff's settings and secrets; no other function may read those.
+	// handoff's settings (which secrets they read is wiring.Accesses').
 	handoffEntryPoints = []string{"Admin", "Confirmation", "Sweep"}
-	// handoffSecretEnv are the handoff's Secret Manager-backed variables and
-	// the entry points that read each.
-	handoffSecretEnv = map[string][]string{
-		"WEBHOOK_SECRET":              handoffEntryPoints,
-		"SMTP_PASSWORD":               handoffEntryPoints,
-		"MAILGUN_WEBHOOK_SIGNING_KEY": {"DeliveryEvents"},
-	}
-	// envEverywhere is set on every function; envOn on some.
-	envEverywhere = []string{"FIRESTORE_PROJECT", "FIRESTORE_DATABASE", "ALLOWED_ORIGINS", "HMAC_SECRET", "HASH_PEPPER_SECRET"}
+	// envEverywhere is set on every function; envOn on some. The variables
+	// naming the database and the secrets follow wiring.Accesses (the
+	// grants check).
+	envEverywhere = []string{"ALLOWED_ORIGINS"}
 	envOn         = map[string][]string{"SCHEDULER_JOB": {"Admin"}, "ADMIN_URL": handoffEntryPoints}
+	// withoutFirestore and withoutSecrets hold no Firestore access and read
+	// no secret, whatever wiring.Accesses says: the smallest public
+	// functions, so that a flaw in one reaches no visitor's data.
+	withoutFirestore = []string{"Challenge", "Forms"}
+	withoutSecrets   = []string{"Forms"}
 )
 
 // Declared here before the code that uses them lands on main (other work
@@ -93,12 +98,12 @@ const (
 
 // fnDecl is one entry of local.functions, evaluated.
 type fnDecl struct {
-	key, entryPoint       string
-	public                bool
-	invokers, env, secret []string
-	memory, cpu           string
-	concurrency, max      int
-	timeout               int
+	key, entryPoint        string
+	public, firestore      bool
+	invokers, env, secrets []string
+	memory, cpu            string
+	concurrency, max       int
+	timeout                int
 }
 
 // functions evaluates local.functions.
@@ -144,6 +149,10 @@ func (c *config) functions() (map[string]fnDecl, error) {
 			}
 			return ""
 		}
+		flag := func(name string) bool {
+			v := get(name)
+			return !v.IsNull() && v.IsKnown() && v.Type() == cty.Bool && v.True()
+		}
 		num := func(name string) int {
 			if v := get(name); !v.IsNull() && v.Type() == cty.Number {
 				n, _ := v.AsBigFloat().Int64()
@@ -152,8 +161,8 @@ func (c *config) functions() (map[string]fnDecl, error) {
 			return 0
 		}
 		out[key] = fnDecl{
-			key: key, entryPoint: str("entry_point"), public: get("public").True(),
-			invokers: strs(get("invokers")), env: strs(get("env")), secret: strs(get("secret_env")),
+			key: key, entryPoint: str("entry_point"), public: flag("public"), firestore: flag("firestore"),
+			invokers: strs(get("invokers")), env: strs(get("env")), secrets: strs(get("secrets")),
 			memory: str("memory"), cpu: str("cpu"), concurrency: num("concurrency"), max: num("max_instances"), timeout: num("timeout_seconds"),
 		}
 	}
@@ -694,8 +703,10 @@ func mebibytes(s string) (float64, bool) {
 }
 
 // functionEnv returns, per function key, the environment variables it can
-// receive (plain and Secret Manager-backed), and the expressions of the
-// plain ones.
+// receive (plain and Secret Manager-backed) as local.function_environment
+// and the function's secret_environment_variables compose them: its groups,
+// the database's variables where it holds Firestore, the variables of its
+// secrets; and the expressions of the plain ones.
 func (c *config) functionEnv(fns map[string]fnDecl) (map[string][]string, map[string]hclsyntax.Expression, []string) {
 	var problems []string
 	groups := c.objectItems(c.locals["function_env"])
@@ -710,6 +721,14 @@ func (c *config) functionEnv(fns map[string]fnDecl) (map[string][]string, map[st
 			}
 		}
 	}
+	firestoreEnv := c.objectItems(c.locals["firestore_env"])
+	maps.Copy(values, firestoreEnv)
+	secretNames := c.objectItems(c.locals["secret_names"])
+	for v, e := range secretNames {
+		if name, ok := c.objectItems(e)["name"]; ok {
+			values[v] = name
+		}
+	}
 	secretEnv := c.objectItems(c.locals["secret_env"])
 	env := map[string][]string{}
 	for key, f := range fns {
@@ -721,9 +740,14 @@ func (c *config) functionEnv(fns map[string]fnDecl) (map[string][]string, map[st
 			}
 			env[key] = append(env[key], c.staticKeys(e)...)
 		}
-		for _, s := range f.secret {
-			if _, ok := secretEnv[s]; !ok {
-				problems = append(problems, fmt.Sprintf("local.functions[%q].secret_env names %s, which local.secret_env does not declare", key, s))
+		if f.firestore {
+			env[key] = append(env[key], slices.Collect(maps.Keys(firestoreEnv))...)
+		}
+		for _, s := range f.secrets {
+			_, named := secretNames[s]
+			_, backed := secretEnv[s]
+			if !named && !backed {
+				problems = append(problems, fmt.Sprintf("local.functions[%q].secrets names %s, which neither local.secret_names nor local.secret_env declares", key, s))
 				continue
 			}
 			env[key] = append(env[key], s)
@@ -734,8 +758,9 @@ func (c *config) functionEnv(fns map[string]fnDecl) (map[string][]string, map[st
 }
 
 // checkEnvironment: the functions' environment agrees with shared/config.
-// Every function gets the store, origins, key and pepper; the admin the
-// scheduler job; the handoff functions the admin's URL. Every variable set
+// Every function gets the origins; the admin the scheduler job; the handoff
+// functions the admin's URL (the database's and the secrets' variables
+// follow wiring.Accesses: checkGrants). Every variable set
 // is one the config reads, and every variable the config reads is set on a
 // function or documented in README.md. Values come from the resources
 // (database, secrets, job) rather than restating names.
@@ -753,8 +778,8 @@ func checkEnvironment(c *config, k code) []string {
 		return []string{"no service_config"}
 	}
 	var problems []string
-	if s := c.sourceOf(service, "environment_variables"); s != "merge([for g in each.value.env : local.function_env[g]]...)" {
-		problems = append(problems, fmt.Sprintf("environment_variables = %s, want merge([for g in each.value.env : local.function_env[g]]...)", s))
+	if s := c.sourceOf(service, "environment_variables"); s != "local.function_environment[each.key]" {
+		problems = append(problems, fmt.Sprintf("environment_variables = %s, want local.function_environment[each.key]", s))
 	}
 	env, values, ps := c.functionEnv(fns)
 	problems = append(problems, ps...)
@@ -811,9 +836,11 @@ func checkEnvironment(c *config, k code) []string {
 // checkSecrets: every secret survives destroy; no version is declared (key
 // material stays out of Terraform); Secret Manager roles are granted only on
 // single secrets, through the accessor resource over local.secret_access;
-// each function's account reads the key secrets and exactly the secrets of
-// its own Secret Manager-backed variables, and the handoff's secrets reach
-// only the functions that deliver.
+// only the HMAC key and the pepper are read through the API (their variables
+// name them); each function's account reads exactly the secrets of the
+// variables in its local.functions[*].secrets (which ones those are is
+// checkGrants', against wiring.Accesses), and a Secret Manager-backed one is
+// attached only when its destination is on.
 func checkSecrets(c *config, _ code) []string {
 	var problems []string
 	secrets := c.resources("google_secret_manager_secret")
@@ -854,50 +881,25 @@ func checkSecrets(c *config, _ code) []string {
 	if err != nil {
 		return append(problems, err.Error())
 	}
-	secretEnv := map[string]string{} // variable -> secret key
-	for v, e := range c.objectItems(c.locals["secret_env"]) {
-		if s, ok := c.objectItems(e)["secret"]; ok {
-			if val, diags := s.Value(nil); !diags.HasErrors() && val.Type() == cty.String {
-				secretEnv[v] = val.AsString()
-			}
-		}
-	}
-	keySecrets, err := c.eval(c.locals["key_secrets"])
-	if err != nil {
-		return append(problems, fmt.Sprintf("local.key_secrets: %v", err))
-	}
 	secretIDs := map[string]string{}
 	for key, e := range c.objectItems(c.locals["secrets"]) {
 		if v, diags := e.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
 			secretIDs[key] = v.AsString()
 		}
 	}
-	var keyIDs []string
-	for it := keySecrets.ElementIterator(); it.Next(); {
-		_, s := it.Element()
-		keyIDs = append(keyIDs, secretIDs[s.AsString()])
+	secretOf := c.secretVariables()
+	named := map[string]string{} // variable read through the API -> secret id
+	for v := range c.objectItems(c.locals["secret_names"]) {
+		named[v] = secretIDs[secretOf[v]]
 	}
-	slices.Sort(keyIDs)
-	if !slices.Equal(keyIDs, []string{pepperSecretID, hmacSecretID}) {
-		problems = append(problems, fmt.Sprintf("local.key_secrets, which every function reads, are %q; want only %s and %s", keyIDs, hmacSecretID, pepperSecretID))
+	if want := map[string]string{"HMAC_SECRET": hmacSecretID, "HASH_PEPPER_SECRET": pepperSecretID}; !maps.Equal(named, want) {
+		problems = append(problems, fmt.Sprintf("local.secret_names, the secrets read through the API, are %v; want only %v", named, want))
 	}
 	want := map[string]bool{}
 	for _, f := range fns {
-		for it := keySecrets.ElementIterator(); it.Next(); {
-			_, s := it.Element()
-			want[f.key+" "+s.AsString()] = true
-		}
-		for _, v := range f.secret {
-			want[f.key+" "+secretEnv[v]] = true
-			if on, ok := handoffSecretEnv[v]; ok && !slices.Contains(on, f.entryPoint) {
-				problems = append(problems, fmt.Sprintf("%s reads %s, which only %v need", f.entryPoint, v, on))
-			}
-		}
-	}
-	for v, on := range handoffSecretEnv {
-		for _, ep := range on {
-			if f, ok := byEntryPoint(fns, ep); ok && !slices.Contains(f.secret, v) {
-				problems = append(problems, fmt.Sprintf("%s needs %s in its secret_env", ep, v))
+		for _, v := range f.secrets {
+			if s, ok := secretOf[v]; ok {
+				want[f.key+" "+s] = true
 			}
 		}
 	}
@@ -948,10 +950,10 @@ func checkSecrets(c *config, _ code) []string {
 			}
 		}
 		if dyn == nil {
-			problems = append(problems, "no dynamic secret_environment_variables block over each.value.secret_env")
+			problems = append(problems, "no dynamic secret_environment_variables block over local.secret_env")
 		} else {
-			if s := c.sourceOf(dyn, "for_each"); !strings.Contains(s, "each.value.secret_env") || !strings.Contains(s, ".enabled") {
-				problems = append(problems, fmt.Sprintf("secret_environment_variables for_each = %s, want each.value.secret_env filtered by .enabled", s))
+			if s := c.sourceOf(dyn, "for_each"); !strings.Contains(s, "local.secret_env") || !strings.Contains(s, "each.value.secrets") || !strings.Contains(s, ".enabled") {
+				problems = append(problems, fmt.Sprintf("secret_environment_variables for_each = %s, want local.secret_env among each.value.secrets, filtered by .enabled", s))
 			}
 			if content := block(dyn, "content"); content == nil || !strings.HasPrefix(c.sourceOf(content, "secret"), "google_secret_manager_secret.secret[") {
 				problems = append(problems, "secret_environment_variables must name the secret resource")
@@ -1034,15 +1036,16 @@ func checkIAM(c *config, _ code) []string {
 	if !customRoleGranted {
 		problems = append(problems, "the admin's account is not granted the scheduler job reader role")
 	}
-	// Datastore for every function account.
+	// Datastore for the accounts of the functions that hold Firestore
+	// (which ones: checkGrants).
 	ds := slices.IndexFunc(c.resources("google_project_iam_member"), func(b *hclsyntax.Block) bool {
 		r, _ := literal(b, "role")
 		return r == "roles/datastore.user"
 	})
 	if ds < 0 {
 		problems = append(problems, "the functions' accounts are not granted roles/datastore.user")
-	} else if b := c.resources("google_project_iam_member")[ds]; !slices.Equal(refs(b, "for_each"), []string{"local.functions"}) {
-		problems = append(problems, blockName(b)+": roles/datastore.user goes to each function's account (for_each = local.functions)")
+	} else if b := c.resources("google_project_iam_member")[ds]; !slices.Equal(refs(b, "for_each"), []string{"local.firestore_functions"}) {
+		problems = append(problems, blockName(b)+": roles/datastore.user goes to the accounts of the functions that hold Firestore (for_each = local.firestore_functions)")
 	}
 	return problems
 }
@@ -1317,6 +1320,7 @@ var checks = []namedCheck{
 	{"functions", checkFunctions},
 	{"environment", checkEnvironment},
 	{"secrets", checkSecrets},
+	{"grants", checkGrants},
 	{"iam", checkIAM},
 	{"build", checkBuild},
 	{"scheduler", checkScheduler},
@@ -1448,16 +1452,14 @@ var breakages = []breakage{
 	{name: "default build account", file: "functions.tf", old: "    service_account   = google_service_account.build.id\n", new: "", check: "functions", want: "build_config.service_account"},
 	{name: "a shared runtime account", file: "functions.tf", old: "service_account_email            = google_service_account.function[each.key].email", new: `service_account_email            = google_service_account.function["drafts"].email`, check: "functions", want: "service_account_email"},
 
-	{name: "HMAC_SECRET missing", file: "functions.tf", old: "      HMAC_SECRET        = google_secret_manager_secret.secret[\"hmac\"].id\n", new: "", check: "environment", want: "HMAC_SECRET missing"},
+	{name: "origins missing", file: "functions.tf", old: "      ALLOWED_ORIGINS = join(\",\", var.site_origins)\n", new: "", check: "environment", want: "ALLOWED_ORIGINS missing"},
 	{name: "FIRESTORE_DATABASE hard-coded", file: "functions.tf", old: "FIRESTORE_DATABASE = google_firestore_database.introductions.name", new: `FIRESTORE_DATABASE = "introductions"`, check: "environment", want: "FIRESTORE_DATABASE must come"},
-	{name: "pepper follows the latest version", file: "functions.tf", old: `/versions/${var.hash_pepper_version}"`, new: `/versions/latest"`, check: "environment", want: "pinned version"},
+	{name: "pepper follows the latest version", file: "secrets.tf", old: `/versions/${var.hash_pepper_version}"`, new: `/versions/latest"`, check: "environment", want: "pinned version"},
 	{name: "the admin cannot find the job", file: "functions.tf", old: "      SCHEDULER_JOB = local.scheduler_job\n", new: "", check: "environment", want: "Admin: environment variable SCHEDULER_JOB missing"},
 	{name: "the sweep without the admin's URL", file: "functions.tf", old: `env             = ["base", "handoff"]
-      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 4`, new: `env             = ["base"]
-      secret_env      = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 4`, check: "environment", want: "Sweep: environment variable ADMIN_URL missing"},
@@ -1476,10 +1478,32 @@ var breakages = []breakage{
 
   project   = var.project_id
 `, check: "secrets", want: "beyond a single secret"},
-	{name: "drafts reads the webhook secret", file: "functions.tf", old: "entry_point     = \"Drafts\"\n      public          = true\n      invokers        = []\n      env             = [\"base\"]\n      secret_env      = []", new: "entry_point     = \"Drafts\"\n      public          = true\n      invokers        = []\n      env             = [\"base\"]\n      secret_env      = [\"WEBHOOK_SECRET\"]", check: "secrets", want: "Drafts reads WEBHOOK_SECRET"},
-	{name: "every account reads the SMTP password", file: "secrets.tf", old: `key_secrets = ["hmac", "hash_pepper"]`, new: `key_secrets = ["hmac", "hash_pepper", "smtp_password"]`, check: "secrets", want: "local.key_secrets, which every function reads"},
-	{name: "the sweep cannot send mail", file: "functions.tf", old: "secret_env      = [\"WEBHOOK_SECRET\", \"SMTP_PASSWORD\"]\n      memory          = \"256Mi\"\n      cpu             = \"1\"\n      concurrency     = 4", new: "secret_env      = [\"WEBHOOK_SECRET\"]\n      memory          = \"256Mi\"\n      cpu             = \"1\"\n      concurrency     = 4", check: "secrets", want: "Sweep needs SMTP_PASSWORD"},
-	{name: "a secret attached while its destination is off", file: "functions.tf", old: "if local.secret_env[v].enabled }", new: "}", check: "secrets", want: "filtered by .enabled"},
+	{name: "every account reads the SMTP password", file: "secrets.tf", old: `secret = local.secret_of[v] }`, new: `secret = "smtp_password" }`, check: "secrets", want: `grants "challenge smtp_password", which no variable of that function needs`},
+	{name: "the SMTP password read through the API", file: "secrets.tf", old: "  secret_names = {\n", new: "  secret_names = {\n    SMTP_PASSWORD = { secret = \"smtp_password\", name = google_secret_manager_secret.secret[\"smtp_password\"].id }\n", check: "secrets", want: "local.secret_names, the secrets read through the API"},
+	{name: "a secret attached while its destination is off", file: "functions.tf", old: "s if s.enabled && contains(each.value.secrets, v) }", new: "s if contains(each.value.secrets, v) }", check: "secrets", want: "filtered by .enabled"},
+
+	{name: "every function holds Firestore", file: "iam.tf", old: "for_each = local.firestore_functions", new: "for_each = local.functions", check: "grants", want: `Challenge: extra grant roles/datastore.user on the project (google_project_iam_member.datastore_user["challenge"])`},
+	{name: "Challenge holds Firestore", file: "functions.tf", old: "firestore       = false\n      secrets         = [\"HMAC_SECRET\"]", new: "firestore       = true\n      secrets         = [\"HMAC_SECRET\"]", check: "grants", want: "Challenge: its environment sets FIRESTORE_DATABASE"},
+	{name: "Forms reads the HMAC key", file: "functions.tf", old: "firestore       = false\n      secrets         = []", new: "firestore       = false\n      secrets         = [\"HMAC_SECRET\"]", check: "grants", want: `Forms: extra grant roles/secretmanager.secretAccessor on intake-hmac-key (google_secret_manager_secret_iam_member.accessor["forms hmac"])`},
+	{name: "Drafts reads the webhook secret", file: "functions.tf", old: "secrets         = [\"HMAC_SECRET\", \"HASH_PEPPER_SECRET\"]\n", new: "secrets         = [\"HMAC_SECRET\", \"HASH_PEPPER_SECRET\", \"WEBHOOK_SECRET\"]\n", check: "grants", want: "Drafts: extra grant roles/secretmanager.secretAccessor on intake-webhook-secret"},
+	{name: "Drafts cannot hash", file: "functions.tf", old: "secrets         = [\"HMAC_SECRET\", \"HASH_PEPPER_SECRET\"]\n", new: "secrets         = [\"HMAC_SECRET\"]\n", check: "grants", want: "Drafts: missing grant: wiring.Accesses gives it the secret HASH_PEPPER_SECRET"},
+	{name: "the sweep cannot send mail", file: "functions.tf", old: "secrets         = [\"WEBHOOK_SECRET\", \"SMTP_PASSWORD\"]\n      env             = [\"base\", \"handoff\"]\n      memory          = \"256Mi\"\n      cpu             = \"1\"\n      concurrency     = 4", new: "secrets         = [\"WEBHOOK_SECRET\"]\n      env             = [\"base\", \"handoff\"]\n      memory          = \"256Mi\"\n      cpu             = \"1\"\n      concurrency     = 4", check: "grants", want: "Sweep: missing grant: wiring.Accesses gives it the secret SMTP_PASSWORD"},
+	{name: "a planted Firestore grant", file: "iam.tf", old: iamAnchor, new: plantedGrant("forms_reader", "roles/datastore.viewer", "forms") + iamAnchor, check: "grants", want: "Forms: extra grant roles/datastore.viewer on the project (google_project_iam_member.forms_reader)"},
+	{name: "every secret readable by Challenge", file: "iam.tf", old: iamAnchor, new: plantedGrant("challenge_secrets", "roles/secretmanager.secretAccessor", "challenge") + iamAnchor, check: "grants", want: "Challenge: extra grant roles/secretmanager.secretAccessor on every secret of the project (google_project_iam_member.challenge_secrets)"},
+	{name: "Forms may act as the build account", file: "iam.tf", old: iamAnchor, new: "resource \"google_service_account_iam_member\" \"forms_builds\" {\n  service_account_id = google_service_account.build.name\n  role               = \"roles/iam.serviceAccountUser\"\n  member             = \"serviceAccount:${google_service_account.function[\"forms\"].email}\"\n}\n" + iamAnchor, check: "grants", want: "Forms: extra grant roles/iam.serviceAccountUser"},
+	{name: "a grant to an account the check cannot name", file: "iam.tf", old: iamAnchor, new: "resource \"google_project_iam_member\" \"unknown\" {\n  project = var.project_id\n  role    = \"roles/datastore.user\"\n  member  = \"serviceAccount:${google_service_account.other.email}\"\n}\n" + iamAnchor, check: "grants", want: "google_project_iam_member.unknown: cannot tell whom it grants to"},
+	{name: "the key named in every environment", file: "functions.tf", old: "      ALLOWED_ORIGINS = join(\",\", var.site_origins)\n", new: "      ALLOWED_ORIGINS = join(\",\", var.site_origins)\n      HMAC_SECRET     = google_secret_manager_secret.secret[\"hmac\"].id\n", check: "grants", want: "Forms: its environment sets HMAC_SECRET, but wiring.Accesses does not give it the secret HMAC_SECRET"},
+	{name: "the code lets Drafts send mail", code: func(k *code) {
+		changeAccess(k, "Drafts", func(a *wiring.Access) { a.Secrets = append(a.Secrets, wiring.SecretSMTP) })
+	}, check: "grants", want: "Drafts: missing grant: wiring.Accesses gives it the secret SMTP_PASSWORD"},
+	{name: "the code gives Forms the store", code: func(k *code) { changeAccess(k, "Forms", func(a *wiring.Access) { a.Firestore = true }) }, check: "grants", want: "wiring.Accesses gives Forms Firestore; it must hold none"},
+	{name: "the code gives Forms a secret", code: func(k *code) {
+		changeAccess(k, "Forms", func(a *wiring.Access) { a.Secrets = []string{wiring.SecretHMAC} })
+	}, check: "grants", want: "it must read none"},
+	{name: "the code drops Challenge's row", code: func(k *code) {
+		k.accesses = slices.DeleteFunc(slices.Clone(k.accesses), func(a wiring.Access) bool { return a.Function == "Challenge" })
+	}, check: "grants", want: "Challenge is deployed, but wiring.Accesses has no row for it"},
+	{name: "the admin loses its job reader", file: "iam.tf", old: `member  = "serviceAccount:${google_service_account.function["admin"].email}"`, new: `member  = "serviceAccount:${google_service_account.build.email}"`, check: "grants", want: "Admin: otherGrants lists introductionsSchedulerJobReader"},
 
 	{name: "Firestore on every database", file: "iam.tf", old: "  condition {\n    title       = \"introductions-database-only\"", new: "  dynamic \"condition\" {\n    for_each = []\n    title       = \"introductions-database-only\"", check: "iam", want: "conditioned to resource.name"},
 	{name: "the admin reads every scheduler job", file: "iam.tf", old: "role    = google_project_iam_custom_role.scheduler_job_reader.name", new: `role    = "roles/cloudscheduler.viewer"`, check: "iam", want: "roles/cloudscheduler.viewer on the project"},
@@ -1505,6 +1529,27 @@ var breakages = []breakage{
 	{name: "rules allow reads", file: "firestore.rules", old: "allow read, write: if false;", new: "allow read: if true;\n      allow write: if false;", check: "rules", want: "allow read: if true;"},
 	{name: "rules allow signed-in users", file: "firestore.rules", old: "if false;", new: "if request.auth != null;", check: "rules", want: "request.auth"},
 	{name: "release on the default database", file: "firestore.tf", old: `"cloud.firestore/${google_firestore_database.introductions.name}"`, new: `"cloud.firestore"`, check: "rules", want: "release name"},
+}
+
+// iamAnchor is where a broken copy of iam.tf adds a resource.
+const iamAnchor = "# The identity Cloud Scheduler signs"
+
+// plantedGrant is a project grant of role to function key's account, as a
+// broken copy adds it.
+func plantedGrant(name, role, key string) string {
+	return fmt.Sprintf("\nresource \"google_project_iam_member\" %q {\n  project = var.project_id\n  role    = %q\n  member  = \"serviceAccount:${google_service_account.function[%q].email}\"\n}\n", name, role, key)
+}
+
+// changeAccess changes function's row in a copy of k's accesses.
+func changeAccess(k *code, function string, change func(*wiring.Access)) {
+	k.accesses = slices.Clone(k.accesses)
+	for i, a := range k.accesses {
+		if a.Function == function {
+			a.Secrets = slices.Clone(a.Secrets)
+			change(&a)
+			k.accesses[i] = a
+		}
+	}
 }
 
 // TestChecksCatchBreakage applies each breakage to a copy of the real files

@@ -19,27 +19,35 @@ locals {
     mailgun_signing_key = "intake-mailgun-signing-key"
   }
 
-  # Secrets every function reads through the Secret Manager API: the shared
-  # wiring builds the keyring and the keyed hashes in every function.
-  key_secrets = ["hmac", "hash_pepper"]
+  # A function names the secrets it reads by the variable that carries each
+  # (local.functions[*].secrets), in one of two ways.
+  #
+  # Read through the Secret Manager API: the plain variable holds the
+  # secret's name (the pepper's pinned version), which the code reads, and
+  # follows the HMAC key's rotations while it runs.
+  secret_names = {
+    HMAC_SECRET        = { secret = "hmac", name = google_secret_manager_secret.secret["hmac"].id }
+    HASH_PEPPER_SECRET = { secret = "hash_pepper", name = "${google_secret_manager_secret.secret["hash_pepper"].id}/versions/${var.hash_pepper_version}" }
+  }
 
-  # Secret Manager-backed environment variables, by variable name: which
-  # secret, and whether its destination is turned on (a function refuses to
-  # start when a secret it names has no version, so each is attached only
-  # once the owner enables that destination). Functions list the ones they
-  # need in local.functions[*].secret_env.
+  # Secret Manager-backed: Cloud Run sets the variable to the secret's value
+  # when an instance starts. Each is attached only once its destination is
+  # turned on (enabled): a function refuses to start when a secret it names
+  # has no version.
   secret_env = {
     WEBHOOK_SECRET              = { secret = "webhook_secret", enabled = var.webhook_url != null }
     SMTP_PASSWORD               = { secret = "smtp_password", enabled = try(var.smtp.username, null) != null }
     MAILGUN_WEBHOOK_SIGNING_KEY = { secret = "mailgun_signing_key", enabled = var.mailgun_events }
   }
 
-  # (function, secret) pairs: each function's account reads the key secrets
-  # and the secrets of its own secret environment variables, nothing else.
+  # The secret each of those variables carries.
+  secret_of = { for v, s in merge(local.secret_names, local.secret_env) : v => s.secret }
+
+  # (function, secret) pairs: each function's account reads the secrets of
+  # its own local.functions[*].secrets, nothing else.
   secret_access = merge([
     for name, f in local.functions : {
-      for s in concat(local.key_secrets, [for v in f.secret_env : local.secret_env[v].secret]) :
-      "${name} ${s}" => { function = name, secret = s }
+      for v in f.secrets : "${name} ${local.secret_of[v]}" => { function = name, secret = local.secret_of[v] }
     }
   ]...)
 }

@@ -33,6 +33,8 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   go test -count=1 -timeout 12m ./...
   echo "== infra/ checks (their own module: go vet, go test)" >&2
   (cd infra && go vet ./... && go test -count=1 -timeout 5m ./...)
+  echo "== infra/ grants: function × grant as applied, against wiring.Accesses" >&2
+  (cd infra && go test -count=1 -run '^TestGrantMatrix$' -v .)
   echo "== short fuzz runs" >&2
   for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzCountLinks ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
     set -- $target

@@ -81,8 +81,9 @@ type Config struct {
 	// the keyed-hash pepper (HASH_PEPPER_SECRET,
 	// projects/P/secrets/S/versions/N): the key of the hashes that name
 	// client addresses, emails and Idempotency-Keys in storage, which does
-	// not rotate with the HMAC key. Required when HMACSecret is set; empty
-	// (local runs): a random pepper of this process.
+	// not rotate with the HMAC key. Empty (local runs, and a deployed
+	// function that hashes nothing, as Challenge that signs with the HMAC
+	// key alone): a random pepper of this process.
 	HashPepperSecret string
 	// Revision and Service identify the running code in the ledger's
 	// provenance (K_REVISION, K_SERVICE, set by Cloud Run).
@@ -329,9 +330,6 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.HashPepperSecret != "" && !pinnedVersion.MatchString(c.HashPepperSecret) {
 		l.errs = append(l.errs, fmt.Errorf("HASH_PEPPER_SECRET=%q: want projects/PROJECT/secrets/NAME/versions/NUMBER (a pinned version, never latest)", c.HashPepperSecret))
-	}
-	if c.HMACSecret != "" && c.HashPepperSecret == "" {
-		l.errs = append(l.errs, errors.New("HASH_PEPPER_SECRET: required when HMAC_SECRET is set, or every instance would hash with a pepper of its own"))
 	}
 	if c.SchedulerJob != "" && !schedulerJobName.MatchString(c.SchedulerJob) {
 		l.errs = append(l.errs, fmt.Errorf("SCHEDULER_JOB=%q: want projects/PROJECT/locations/LOCATION/jobs/NAME", c.SchedulerJob))

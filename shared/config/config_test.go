@@ -140,7 +140,8 @@ func TestSweepAndPepperSettings(t *testing.T) {
 	}{
 		{"defaults", map[string]string{}, ""},
 		{"secret and pinned pepper", map[string]string{"HMAC_SECRET": "projects/p/secrets/hmac", "HASH_PEPPER_SECRET": "projects/p/secrets/pepper/versions/3"}, ""},
-		{"secret without pepper", map[string]string{"HMAC_SECRET": "projects/p/secrets/hmac"}, "HASH_PEPPER_SECRET: required"},
+		// Challenge signs and hashes nothing: infra/ gives it the key alone.
+		{"secret without pepper", map[string]string{"HMAC_SECRET": "projects/p/secrets/hmac"}, ""},
 		{"pepper not pinned", map[string]string{"HASH_PEPPER_SECRET": "projects/p/secrets/pepper/versions/latest"}, "pinned version"},
 		{"pepper without version", map[string]string{"HASH_PEPPER_SECRET": "projects/p/secrets/pepper"}, "HASH_PEPPER_SECRET"},
 		{"sweep runs kept a day", map[string]string{"SWEEP_RUN_RETENTION": "24h"}, ""},
