@@ -23,6 +23,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -188,18 +189,20 @@ func (b benchmark) once(bin, target string, p probe, settle bool) result {
 	if err := cmd.Start(); err != nil {
 		fail(err.Error())
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	stop := func() { cmd.Process.Kill(); <-exited }
+	defer stop()
 	var r result
 	var err error
-	r.status, err = firstAnswer("http://127.0.0.1:"+port, p)
+	r.status, err = firstAnswer("http://127.0.0.1:"+port, p, exited)
 	r.start = time.Since(began)
 	r.connsAtAnswer, r.callsAtAnswer = b.proxy.Counts()
 	if err == nil && r.status >= 500 {
 		err = fmt.Errorf("answered %d", r.status)
 	}
 	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+		stop()
 		fail(fmt.Sprintf("%s, %s %s: %v; its stderr:\n%s", target, p.method, p.path, err, stderr.String()))
 	}
 	if !settle {
@@ -212,12 +215,18 @@ func (b benchmark) once(bin, target string, p probe, settle bool) result {
 }
 
 // firstAnswer sends p until the server answers something other than 503
-// (a start-up that failed and will be retried) and returns the status.
-func firstAnswer(base string, p probe) (int, error) {
+// (a start-up that failed and will be retried) and returns the status; an
+// error if the server exits first.
+func firstAnswer(base string, p probe, exited <-chan struct{}) (int, error) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
 	status := 0
 	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return 0, errors.New("exited before answering")
+		default:
+		}
 		req, _ := http.NewRequest(p.method, base+p.path, strings.NewReader(p.body))
 		if p.body != "" {
 			req.Header.Set("Content-Type", "application/json")
