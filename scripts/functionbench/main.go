@@ -11,8 +11,11 @@
 //     same load), and their ratio;
 //   - resident memory (VmRSS) after the first answer and -settle more;
 //   - the connections made to Firestore and the gRPC calls made on them,
-//     by the first answer and by the end of the settle (a background sweep
-//     starts within seconds).
+//     by the first answer and by the end of the settle (which catches what
+//     a cold start sets off in the background, such as a sweep).
+//
+// The first row, Bare, compares the bare function with itself: its ratio is
+// the run's noise.
 //
 // FIRESTORE_EMULATOR_HOST must name a running emulator; each function is
 // given a counting proxy in front of it instead (loopback), and the
