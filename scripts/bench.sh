@@ -4,8 +4,10 @@
 # sweep's documents read per document deleted and its deletion rate against
 # a plain batched write), the store's own benchmarks (a confirmation with and
 # without its outbox), the time from a confirmation to the webhook receiver's
-# 2xx, and the dev server's start-up time and resident memory after 1,000
-# drafts, each against a reference measured in the same run.
+# 2xx, the dev server's start-up time and resident memory after 1,000
+# drafts, and each function's start-up run alone as the Go buildpack runs it
+# (time to its first answer, resident memory, Firestore connections and
+# calls), each against a reference measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
@@ -39,3 +41,8 @@ mkdir -p bin
 go build -o bin/devserver ./scripts/devserver
 go build -o bin/servicebench ./scripts/servicebench
 bin/servicebench -devserver bin/devserver -drafts "${BENCH_DRAFTS:-1000}"
+echo "== each function alone, as the buildpack runs it: exec to first answer vs a bare function on the same framework (target for Challenge and Forms: at most 1.5x, 0 Firestore connections)"
+go build -o bin/functionbench-main ./scripts/functionbench/buildpackmain
+go build -o bin/functionbench-bare ./scripts/functionbench/bare
+go build -o bin/functionbench ./scripts/functionbench
+bin/functionbench -function bin/functionbench-main -bare bin/functionbench-bare

@@ -1,0 +1,292 @@
+// Command functionbench prints each deployed function's start-up figures
+// (make bench), run alone as the Go buildpack runs it: the buildpackmain
+// binary with FUNCTION_TARGET set to the function. For every function of the
+// route table (wiring.Functions) it prints one row:
+//
+//   - the status of its first answer to one of its routes (any answer but a
+//     503, which is a failed start-up and is retried);
+//   - the time from exec to that answer, median of -runs starts, beside the
+//     same median for a bare function on the same framework (the bare
+//     binary, started before each of the function's starts, so both see the
+//     same load), and their ratio;
+//   - resident memory (VmRSS) after the first answer and -settle more;
+//   - the connections made to Firestore and the gRPC calls made on them,
+//     by the first answer and by the end of the settle (which catches what
+//     a cold start sets off in the background, such as a sweep).
+//
+// The first row, Bare, compares the bare function with itself: its ratio is
+// the run's noise.
+//
+// FIRESTORE_EMULATOR_HOST must name a running emulator; each function is
+// given a counting proxy in front of it instead (loopback), and the
+// emulator's functionbench project is wiped before each start.
+//
+//	functionbench [-function bin/functionbench-main] [-bare bin/functionbench-bare] [-runs 5] [-settle 3s]
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/shared/formregistry"
+)
+
+const (
+	project  = "functionbench"
+	database = "introductions"
+)
+
+// probe is the request that asks a function for its first answer.
+type probe struct{ method, path, body string }
+
+// bareProbe asks the bare function for its answer.
+var bareProbe = probe{"GET", "/", ""}
+
+// probes holds one request per function, each to one of its routes; a
+// function of the route table without one, or whose route it misses, stops
+// the run. "{form}" is a form id of the registry.
+var probes = map[string]probe{
+	"Challenge":      {"GET", "/api/introductions/challenge", ""},
+	"Forms":          {"GET", "/api/forms/{form}", ""},
+	"Drafts":         {"POST", "/api/introductions", "{}"},
+	"Confirmation":   {"POST", "/api/introductions/functionbench/confirmation", "{}"},
+	"DeliveryEvents": {"POST", "/hooks/delivery/mailgun", "{}"},
+	"Sweep":          {"POST", "/internal/sweep", ""},
+	"Admin":          {"GET", "/admin/api/health", ""},
+}
+
+// result is one function's figures: medians over its starts, except the
+// status, which is the last start's.
+type result struct {
+	status                      int
+	start                       time.Duration
+	rssMiB                      float64
+	connsAtAnswer, connsSettled int64
+	callsAtAnswer, callsSettled int64
+}
+
+func main() {
+	function := flag.String("function", "bin/functionbench-main", "the built buildpackmain")
+	bare := flag.String("bare", "bin/functionbench-bare", "the built bare function")
+	runs := flag.Int("runs", 5, "starts per function (medians are printed)")
+	settle := flag.Duration("settle", 3*time.Second, "how long after the first answer to keep counting before reading memory")
+	flag.Parse()
+	upstream := os.Getenv("FIRESTORE_EMULATOR_HOST")
+	if upstream == "" {
+		fail("FIRESTORE_EMULATOR_HOST is unset: start the emulator (scripts/emulator.sh start)")
+	}
+	registry, err := formregistry.Load()
+	if err != nil || len(registry.FormIDs()) == 0 {
+		fail(fmt.Sprintf("form registry: %v", err))
+	}
+	proxy, err := newCountingProxy(upstream)
+	if err != nil {
+		fail(err.Error())
+	}
+	defer proxy.Close()
+	b := benchmark{bare: *bare, proxy: proxy, upstream: upstream, runs: *runs, settle: *settle}
+
+	out := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(out, "function\tfirst answer\texec→answer ms (median of %d)\tbare ms\tratio\tRSS MiB\tFirestore conns (answer/+%s)\tgRPC calls (answer/+%s)\t\n", *runs, *settle, *settle)
+	row := func(name string, r result, bare time.Duration) {
+		fmt.Fprintf(out, "%s\t%d\t%.1f\t%.1f\t%.2f\t%.1f\t%d/%d\t%d/%d\t\n", name, r.status,
+			ms(r.start), ms(bare), float64(r.start)/float64(bare),
+			r.rssMiB, r.connsAtAnswer, r.connsSettled, r.callsAtAnswer, r.callsSettled)
+	}
+	r, ref := b.measure(*bare, "Bare", bareProbe)
+	row("Bare", r, ref)
+	for _, name := range wiring.Functions() {
+		p, ok := probes[name]
+		if !ok {
+			fail("no probe for function " + name + ": add one to probes")
+		}
+		p.path = strings.ReplaceAll(p.path, "{form}", registry.FormIDs()[0])
+		if !routed(name, p) {
+			fail(fmt.Sprintf("%s %s is none of %s's routes %q", p.method, p.path, name, wiring.Patterns(name)))
+		}
+		r, ref := b.measure(*function, name, p)
+		row(name, r, ref)
+	}
+	out.Flush()
+}
+
+// routed reports whether p is answered by one of function's routes.
+func routed(function string, p probe) bool {
+	mux := http.NewServeMux()
+	for _, pattern := range wiring.Patterns(function) {
+		mux.Handle(pattern, http.NotFoundHandler())
+	}
+	req, _ := http.NewRequest(p.method, "http://localhost"+p.path, nil)
+	_, pattern := mux.Handler(req)
+	return pattern != ""
+}
+
+type benchmark struct {
+	bare     string // the bare function's binary
+	proxy    *countingProxy
+	upstream string
+	runs     int
+	settle   time.Duration
+}
+
+// measure starts bin with FUNCTION_TARGET=target b.runs times and returns
+// the medians of its figures, and the median start of the bare function,
+// started (and stopped at its first answer) before each.
+func (b benchmark) measure(bin, target string, p probe) (result, time.Duration) {
+	var rs []result
+	var bare []float64
+	for range b.runs {
+		bare = append(bare, float64(b.once(b.bare, "Bare", bareProbe, false).start))
+		rs = append(rs, b.once(bin, target, p, true))
+	}
+	med := func(f func(result) float64) float64 {
+		vs := make([]float64, len(rs))
+		for i, r := range rs {
+			vs[i] = f(r)
+		}
+		return median(vs)
+	}
+	return result{
+		status:        rs[len(rs)-1].status,
+		start:         time.Duration(med(func(r result) float64 { return float64(r.start) })),
+		rssMiB:        med(func(r result) float64 { return r.rssMiB }),
+		connsAtAnswer: int64(med(func(r result) float64 { return float64(r.connsAtAnswer) })),
+		connsSettled:  int64(med(func(r result) float64 { return float64(r.connsSettled) })),
+		callsAtAnswer: int64(med(func(r result) float64 { return float64(r.callsAtAnswer) })),
+		callsSettled:  int64(med(func(r result) float64 { return float64(r.callsSettled) })),
+	}, time.Duration(median(bare))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func median(vs []float64) float64 {
+	slices.Sort(vs)
+	return vs[len(vs)/2]
+}
+
+// once wipes the emulator's project, starts bin and returns its figures;
+// without settle, only the start and the counts at the first answer.
+func (b benchmark) once(bin, target string, p probe, settle bool) result {
+	wipe(b.upstream)
+	b.proxy.Reset()
+	port := freePort()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "FUNCTION_TARGET="+target, "PORT="+port,
+		"FIRESTORE_EMULATOR_HOST="+b.proxy.Addr(), "FIRESTORE_PROJECT="+project, "FIRESTORE_DATABASE="+database, "LOG_LEVEL=error")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		fail(err.Error())
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	stop := func() { cmd.Process.Kill(); <-exited }
+	defer stop()
+	var r result
+	var err error
+	r.status, err = firstAnswer("http://127.0.0.1:"+port, p, exited)
+	r.start = time.Since(began)
+	r.connsAtAnswer, r.callsAtAnswer = b.proxy.Counts()
+	if err == nil && r.status >= 500 {
+		err = fmt.Errorf("answered %d", r.status)
+	}
+	if err != nil {
+		stop()
+		fail(fmt.Sprintf("%s, %s %s: %v; its stderr:\n%s", target, p.method, p.path, err, stderr.String()))
+	}
+	if !settle {
+		return r
+	}
+	time.Sleep(b.settle)
+	r.connsSettled, r.callsSettled = b.proxy.Counts()
+	r.rssMiB = residentMiB(cmd.Process.Pid)
+	return r
+}
+
+// firstAnswer sends p until the server answers something other than 503
+// (a start-up that failed and will be retried) and returns the status; an
+// error if the server exits first.
+func firstAnswer(base string, p probe, exited <-chan struct{}) (int, error) {
+	client := &http.Client{Timeout: 30 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	status := 0
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return 0, errors.New("exited before answering")
+		default:
+		}
+		req, _ := http.NewRequest(p.method, base+p.path, strings.NewReader(p.body))
+		if p.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if status = resp.StatusCode; status != http.StatusServiceUnavailable {
+				return status, nil
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return status, fmt.Errorf("no answer but 503 within 30 s (last status %d)", status)
+}
+
+// wipe deletes every document of the benchmark's project in the emulator.
+func wipe(emulator string) {
+	url := fmt.Sprintf("http://%s/emulator/v1/projects/%s/databases/%s/documents", emulator, project, database)
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fail("wiping the emulator: " + err.Error())
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fail("wiping the emulator: " + resp.Status)
+	}
+}
+
+func freePort() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err.Error())
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// residentMiB reads VmRSS from /proc.
+func residentMiB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		fail(err.Error())
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	fail("no VmRSS in /proc/" + strconv.Itoa(pid) + "/status")
+	return 0
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "functionbench:", msg)
+	os.Exit(1)
+}
