@@ -222,3 +222,15 @@ func TestSecondRequestWithTheKeyInFlightIsRefused(t *testing.T) {
 		t.Fatalf("the in-flight refusal must be logged by the key's hash, never the key itself:\n%s", logs)
 	}
 }
+
+// TestNewReportsWhatIsMissingInAStableOrder: the same missing dependencies
+// are named in the same order every time (a start-up log that reorders
+// itself from run to run hides what changed).
+func TestNewReportsWhatIsMissingInAStableOrder(t *testing.T) {
+	_, first := intakeflow.New(intakeflow.Deps{})
+	for range 20 {
+		if _, err := intakeflow.New(intakeflow.Deps{}); err == nil || err.Error() != first.Error() {
+			t.Fatalf("New named what is missing as\n%v\nthen as\n%v", first, err)
+		}
+	}
+}

@@ -91,14 +91,15 @@ type Service struct {
 // New returns a service, or an error naming every missing dependency.
 func New(d Deps) (*Service, error) {
 	var missing []error
-	for name, ok := range map[string]bool{
+	checks := map[string]bool{
 		"Store": d.Store != nil, "Reviser": d.Reviser != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
 		"Keys": d.Keys != nil, "Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
 		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
 		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,
-	} {
-		if !ok {
+	}
+	for _, name := range slices.Sorted(maps.Keys(checks)) {
+		if !checks[name] {
 			missing = append(missing, errors.New("intakeflow: missing or invalid "+name))
 		}
 	}

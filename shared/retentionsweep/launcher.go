@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,8 +50,9 @@ type flight struct {
 // naming every missing dependency.
 func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger *slog.Logger) (*Launcher, error) {
 	var missing []error
-	for name, ok := range map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil} {
-		if !ok {
+	checks := map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil}
+	for _, name := range slices.Sorted(maps.Keys(checks)) {
+		if !checks[name] {
 			missing = append(missing, errors.New("retentionsweep.NewLauncher: no "+name))
 		}
 	}

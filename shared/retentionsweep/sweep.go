@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,11 +137,12 @@ type Sweeper struct {
 // New returns a Sweeper, or an error naming every missing dependency.
 func New(c Config) (*Sweeper, error) {
 	var missing []error
-	for name, ok := range map[string]bool{
+	checks := map[string]bool{
 		"Store": c.Store != nil, "Registry": c.Registry != nil, "Clock": c.Clock != nil,
 		"Entropy": c.Entropy != nil, "Logger": c.Logger != nil, "RunRetention": c.RunRetention >= 0,
-	} {
-		if !ok {
+	}
+	for _, name := range slices.Sorted(maps.Keys(checks)) {
+		if !checks[name] {
 			missing = append(missing, errors.New("retentionsweep: missing or invalid "+name))
 		}
 	}
