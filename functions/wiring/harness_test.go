@@ -67,6 +67,10 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 		"FIRESTORE_TIMEOUT":  "20s",
 		"LOG_LEVEL":          "debug",
 		"CLIENT_ADDRESS":     "cloud-run", // requests come as through Cloud Run's front end (see fromAddress)
+		// Tests move the clock by hours; a quiet-spell sweep would then run
+		// beside the requests they count (TestAQuietSpellStartsASweep sets
+		// its own).
+		"SWEEP_AFTER_IDLE": "24h",
 	}
 	for k, v := range env {
 		vars[k] = v
