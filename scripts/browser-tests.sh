@@ -5,7 +5,9 @@
 # scripts/devserver against the Firestore emulator at FIRESTORE_EMULATOR_HOST
 # (default 127.0.0.1:8681; scripts/emulator.sh start). It installs what is
 # missing first (scripts/test-deps.sh), and fails when it cannot.
-# UPDATE_SCREENSHOTS=1 rewrites shared/sitepage/screenshots/*.png.
+# UPDATE_SCREENSHOTS=1 rewrites shared/sitepage/screenshots/*.png and
+# functions/admin/screenshots/*.png. TEST_PORTS=first-last keeps the dev
+# servers and static servers the tests start within that range.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/test-deps.sh

@@ -4,6 +4,11 @@
 // comes from the environment (see README.md). It needs
 // FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
 // credentials.
+//
+// It listens on 127.0.0.1 and answers only requests addressed to a
+// loopback name (loopbackOnly): the admin has no sign-in here, and a page
+// on any other name that resolves to 127.0.0.1 (DNS rebinding) must reach
+// nothing.
 package main
 
 import (
@@ -16,6 +21,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +30,7 @@ import (
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/sitepage"
 )
 
@@ -55,7 +63,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	server := newServer(svc.Mux(sitepage.Handler()), devTimeouts)
+	server := newServer(handler(svc, cfg.Port), devTimeouts)
 	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("admin", "http://"+ln.Addr().String()+"/admin/"),
 		slog.String("project", cfg.Project), slog.String("database", cfg.Database))
 	fmt.Fprintf(stderr, "\n  the form:          http://%s/\n  the owner's admin: http://%s/admin/  (loopback only, no sign-in)\n\n", ln.Addr(), ln.Addr())
@@ -72,6 +80,36 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// handler is everything the dev server answers on port: every route of
+// svc and the site's page, for loopback names only.
+func handler(svc *wiring.Service, port int) http.Handler {
+	return loopbackOnly(svc.Mux(sitepage.Handler()), port)
+}
+
+// loopbackOnly passes next the requests whose Host is a loopback name —
+// 127.0.0.1, localhost or [::1], with or without port, in any case — and
+// answers any other 421 HOST_NOT_SERVED before routing. Origin and
+// Sec-Fetch-Site cannot stop DNS rebinding (a page on the attacker's name,
+// re-resolved to 127.0.0.1, is same-origin with itself); its Host names
+// the attacker, which this refuses.
+func loopbackOnly(next http.Handler, port int) http.Handler {
+	names := map[string]bool{}
+	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		names[name] = true
+		names[name+":"+strconv.Itoa(port)] = true
+	}
+	refusal := intake.Errorf(intake.CodeHostNotServed, "The dev server answers only 127.0.0.1, localhost and [::1].")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !names[strings.ToLower(r.Host)] {
+			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			jsonapi.WriteError(w, r, nil, refusal)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // timeouts bound how long one connection may hold the server.

@@ -2,10 +2,13 @@
 // (scripts/devserver on the Firestore emulator, a project of its own filled
 // by scripts/adminseed with a realistic month): the owner's walk from the
 // list to an introduction (conversation folded, consent shown), marking it
-// handled and seeing HANDLED in the list; axe-core finds no violation on
-// the list and the detail; no CSP violation, no request to another origin,
-// no script. UPDATE_SCREENSHOTS=1 writes the README's screenshots to
-// functions/admin/screenshots/.
+// handled and seeing HANDLED in the list; axe-core finds no violation, in
+// the light scheme and the dark one, on the list, the detail, the 409 page,
+// the data subject search with its results (found and nothing held), the
+// erasure step, the retention page, the problem page and an empty
+// project's list; the dark scheme applies; no CSP violation, no request to
+// another origin, no script. UPDATE_SCREENSHOTS=1 writes the README's
+// screenshots to functions/admin/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -72,11 +75,20 @@ async function open(path, viewport) {
 }
 
 // axe injects axe-core (through the debugging protocol, which the page's
-// CSP does not govern) and returns its violations.
+// CSP does not govern) and returns its violations, in the light scheme and
+// the dark one (prefers-color-scheme), each prefixed with its scheme; the
+// page is left in the scheme it was in.
 async function axe(page) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+  const out = [];
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    out.push(...result.violations.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => `${n.target.join(' ')} ${n.failureSummary}`).join('; ')})`));
+  }
+  await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
+  return out;
 }
 
 async function clean(page, seen) {
@@ -99,6 +111,9 @@ test("the owner's walk: list, detail, mark handled, list shows HANDLED", { skip 
   assert.match(await ada.innerText(), /CONFIRMED/i);
   assert.deepEqual(await axe(page), [], 'axe on the list');
   await page.screenshot({ path: join(shotDir, 'list.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(shotDir, 'list-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
   await clean(page, seen);
 
   await page.getByRole('link', { name: 'Ada Lovelace' }).click();
@@ -145,6 +160,7 @@ test('a refused move says why', { skip }, async () => {
   assert.equal(res.status(), 409);
   assert.equal(await b.page.getByRole('alert').innerText(), 'An introduction in state HANDLED cannot handle.');
   assert.match(await b.page.locator('.intro-head .state').innerText(), /HANDLED/i);
+  assert.deepEqual(await axe(b.page), [], 'axe on the 409 page');
   await a.page.close();
   await b.page.close();
 });
@@ -168,5 +184,71 @@ test('the data subject page, the retention page and a phone', { skip }, async ()
   await page.goto(`${server.origin}/admin/introductions/${ids[0]}`);
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scrolling on a phone');
   await page.screenshot({ path: join(shotDir, 'detail-phone.png'), fullPage: true });
+  await page.close();
+});
+
+test('the data subject search: the form, an address found, an address with nothing held', { skip }, async () => {
+  const { page, seen } = await open('/admin/subjects');
+  await page.getByRole('heading', { name: 'Find an address' }).waitFor();
+  assert.deepEqual(await axe(page), [], 'axe on the search form');
+  await page.getByLabel('Email address').fill('ada@analytical-engines.example');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await page.getByRole('heading', { name: /1 introduction held about/ }).waitFor();
+  assert.match(await page.locator('.records').innerText(), /Ada Lovelace/);
+  assert.equal(await page.getByRole('button', { name: 'Download everything as JSON' }).count(), 1);
+  assert.deepEqual(await axe(page), [], 'axe on the results');
+  await page.getByLabel('Email address').fill('nobody@nowhere.example');
+  await page.getByRole('button', { name: 'Find' }).click();
+  await page.getByRole('heading', { name: /0 introductions held about/ }).waitFor();
+  assert.match(await page.locator('main').innerText(), /Nothing is held about this address/);
+  assert.deepEqual(await axe(page), [], 'axe on nothing found');
+  await clean(page, seen);
+  await page.close();
+});
+
+test('an unknown introduction: the problem page', { skip }, async () => {
+  const { page, res, seen } = await open('/admin/introductions/no-such-introduction');
+  assert.equal(res.status(), 404);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  assert.deepEqual(await axe(page), [], 'axe on the problem page');
+  // The browser logs the page's own 404 as a console error: not a fault.
+  seen.errors = seen.errors.filter((e) => !/status of 404/.test(e));
+  await clean(page, seen);
+  await page.close();
+});
+
+test('an empty project: the empty list, the retention page before any sweep, no subject', { skip }, async () => {
+  const empty = await devServer({}, { project: `introductions-admin-empty-${process.pid}-${Date.now().toString(36)}` });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${empty.origin}/admin/`);
+    await page.getByRole('heading', { name: 'Introductions', level: 1 }).waitFor();
+    assert.equal(await page.locator('.empty').innerText(), 'No introduction has been confirmed yet.');
+    assert.match(await page.locator('.waiting').innerText(), /Nothing waits for you/);
+    assert.deepEqual(await axe(page), [], 'axe on the empty list');
+    await page.goto(`${empty.origin}/admin/retention`);
+    assert.deepEqual(await axe(page), [], 'axe on the retention page of an empty project');
+    await page.close();
+  } finally {
+    await empty.stop();
+  }
+});
+
+test('dark mode: the admin follows prefers-color-scheme, every page at AA contrast', { skip }, async () => {
+  const page = await browser.context.newPage();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const colours = async () => page.evaluate(() => {
+    const body = getComputedStyle(document.body);
+    const card = document.querySelector('.card');
+    return { background: body.backgroundColor, color: body.color, card: card && getComputedStyle(card).backgroundColor };
+  });
+  for (const path of ['/admin/', `/admin/introductions/${ids[0]}`, '/admin/subjects', '/admin/retention']) {
+    await page.goto(server.origin + path);
+    assert.deepEqual(await colours(), { background: 'rgb(13, 17, 23)', color: 'rgb(230, 237, 243)', card: 'rgb(22, 27, 34)' }, `dark colours on ${path}`);
+    assert.deepEqual(await axe(page), [], `axe on ${path}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.goto(`${server.origin}/admin/`);
+  assert.deepEqual(await colours(), { background: 'rgb(243, 244, 247)', color: 'rgb(29, 35, 48)', card: 'rgb(255, 255, 255)' }, 'light colours');
   await page.close();
 });

@@ -118,18 +118,42 @@ export async function staticServer(extra = {}, options = {}) {
     res.setHeader('Content-Type', types[extname(file)] || 'application/octet-stream');
     res.end(readFileSync(file));
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
   return { origin, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** freePort asks the kernel for a free loopback port. */
+// nextPort is where freePort looks next within TEST_PORTS.
+let nextPort = 0;
+
+/**
+ * freePort returns a free loopback port: the next free one within
+ * TEST_PORTS ("first-last", for runs that share a machine and are given a
+ * range), else whatever the kernel picks.
+ */
 export async function freePort() {
-  const s = netServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
+  const bind = (want) => new Promise((resolve) => {
+    const s = netServer();
+    s.once('error', () => resolve(0));
+    s.listen(want, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+  const range = /^(\d+)-(\d+)$/.exec(process.env.TEST_PORTS || '');
+  if (!range) return bind(0);
+  const [first, last] = [Number(range[1]), Number(range[2])];
+  const size = last - first + 1;
+  const start = nextPort >= first && nextPort <= last ? nextPort - first : 0;
+  for (let i = 0; i < size; i++) {
+    const port = await bind(first + ((start + i) % size));
+    if (port) {
+      nextPort = port + 1;
+      return port;
+    }
+  }
+  throw new Error(`no free port in TEST_PORTS=${process.env.TEST_PORTS}`);
 }
 
 const built = new Map();

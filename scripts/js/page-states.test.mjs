@@ -4,9 +4,11 @@
 // used again after withdrawing, typed text kept across Back/Forward with a
 // beforeunload warning, live counts and a paste longer than allowed, the
 // service's own words, invisible characters made visible, busy versus
-// offline, the form that could not be loaded, and dark mode. Every state is
-// checked with axe-core. UPDATE_SCREENSHOTS=1 writes receipt.png and
-// dark.png to shared/sitepage/screenshots/.
+// offline, the form that could not be loaded, dark mode, a draft expired
+// before Confirm, the proof of work refused twice, a solver failure, a body
+// too large and a revision of a draft confirmed elsewhere. Every state is
+// checked with axe-core, in the light and the dark scheme. UPDATE_SCREENSHOTS=1
+// writes receipt.png and dark.png to shared/sitepage/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -479,12 +481,122 @@ test('a site on another origin: an opaque failure after the service answered is 
   }
 });
 
+test('a draft that expired before Confirm: back to the form, what was typed kept, the reason said', { skip }, async () => {
+  const { page, seen } = await open(server.origin);
+  await fill(page, { ...grace, email: 'expired@example.com' });
+  const kept = posted(page, '/api/introductions');
+  await page.getByRole('button', { name: 'Review' }).click();
+  const draft = await (await kept).json();
+  await page.waitForSelector('text=Please check your introduction');
+  // The service answers an expired draft byte for byte as it answers a
+  // token it never gave out: the confirmation goes with one.
+  const other = draft.token.slice(0, -1) + (draft.token.endsWith('A') ? 'B' : 'A');
+  await page.route('**/confirmation', (route) => route.continue({ postData: JSON.stringify({ token: other }) }));
+  const answer = posted(page, '/confirmation');
+  await page.getByRole('button', { name: 'Confirm and send' }).click();
+  const res = await answer;
+  assert.equal(res.status(), 404);
+  assert.equal((await res.json()).code, 'NOT_FOUND');
+  await page.waitForSelector('.intro-summary li');
+  assert.match(await page.textContent('.intro-summary'), /This draft is no longer available/);
+  assert.equal(await page.inputValue('#intro-email'), 'expired@example.com', 'what was typed is kept');
+  await checkState(page, 'confirmation: the draft expired');
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+});
+
+test('the proof of work refused twice: said once, after one silent retry', { skip }, async () => {
+  const { page } = await open(server.origin);
+  // Every draft goes with a solution one off: the service refuses each.
+  await page.route('**/api/introductions', (route) => {
+    const body = route.request().postDataJSON();
+    const payload = JSON.parse(Buffer.from(body.altcha, 'base64').toString());
+    payload.number += 1;
+    body.altcha = Buffer.from(JSON.stringify(payload)).toString('base64');
+    return route.continue({ postData: JSON.stringify(body) });
+  });
+  const answers = [];
+  page.on('response', (r) => {
+    if (r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/introductions') answers.push(r);
+  });
+  await fill(page, { ...grace, email: 'pow-twice@example.com' });
+  await page.getByRole('button', { name: 'Review' }).click();
+  await page.waitForSelector('.intro-summary li');
+  assert.equal(answers.length, 2, 'refused, solved again, refused');
+  for (const r of answers) {
+    assert.equal(r.status(), 422);
+    assert.match((await r.json()).code, /^POW_/);
+  }
+  assert.equal(await page.textContent('.intro-summary li'), 'The automatic robot check did not go through. Please press Review again.');
+  await checkState(page, 'proof of work refused twice');
+  await page.close();
+});
+
+test('a solver failure: the page says the browser could not do the check', { skip }, async () => {
+  const page = await browser.context.newPage();
+  // Every challenge the page gets is one no solver can read.
+  await page.route('**/api/introductions/challenge', async (route) => {
+    const res = await route.fetch();
+    const challenge = await res.json();
+    await route.fulfill({ response: res, json: { ...challenge, challenge: 'not hex' } });
+  });
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('form');
+  await fill(page, { ...grace, email: 'solver@example.com' });
+  await page.getByRole('button', { name: 'Review' }).click();
+  await page.waitForSelector('.intro-summary li');
+  assert.equal(await page.textContent('.intro-summary li'), 'Your browser could not complete the automatic robot check. Please reload the page and try again.');
+  await checkState(page, 'solver failure');
+  await page.close();
+});
+
+test('a body too large: the service refuses it whole and the page says what to shorten', { skip }, async () => {
+  const { page } = await open(server.origin);
+  await fill(page, { ...grace, email: 'large@example.com', message: 'A long paste. '.repeat(5000) });
+  const answer = posted(page, '/api/introductions');
+  await page.getByRole('button', { name: 'Review' }).click();
+  const res = await answer;
+  assert.equal(res.status(), 413);
+  assert.equal((await res.json()).code, 'BODY_TOO_LARGE');
+  await page.waitForSelector('.intro-summary li');
+  assert.equal(await page.textContent('.intro-summary li'), 'Your introduction is too large to send. Please shorten the message or remove the conversation.');
+  await checkState(page, 'body too large');
+  await page.close();
+});
+
+test('a revision after the draft was confirmed elsewhere: STATE_CONFLICT is said', { skip }, async () => {
+  const { page } = await open(server.origin);
+  await fill(page, { ...grace, email: 'conflict@example.com' });
+  const kept = posted(page, '/api/introductions');
+  await page.getByRole('button', { name: 'Review' }).click();
+  const draft = await (await kept).json();
+  await page.waitForSelector('text=Please check your introduction');
+  // Confirmed from another tab, which this one cannot know.
+  const confirmed = await fetch(`${server.origin}/api/introductions/${draft.id}/confirmation`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: draft.token }),
+  });
+  assert.equal(confirmed.status, 200);
+  await page.getByRole('button', { name: 'Edit' }).click();
+  await page.waitForSelector('form');
+  await page.fill('#intro-message', 'A second thought about compilers.');
+  const revised = posted(page, '/revision');
+  await page.getByRole('button', { name: 'Review' }).click();
+  const res = await revised;
+  assert.equal(res.status(), 409);
+  assert.equal((await res.json()).code, 'STATE_CONFLICT');
+  await page.waitForSelector('.intro-summary li');
+  assert.equal(await page.textContent('.intro-summary li'), 'This introduction has already moved on, so this step is no longer possible.');
+  await checkState(page, 'revision: already confirmed');
+  await page.close();
+});
+
 test('every state above was checked with axe-core', { skip }, () => {
   for (const state of ['notice open', 'review after ten revisions', 'success with the receipt', 'success restored from this tab',
     'kept (after Keep it)', 'withdraw link used again', 'withdraw link already used', 'typing, with counts',
     'paste longer than allowed', 'error: message too long', 'error: email', 'review with invisible characters',
     'busy (no readable answer)', 'review: service unavailable', 'offline', 'not loaded', 'not loaded (never reached)', 'dark: empty', 'dark: notice open',
-    'dark: field errors', 'dark: review with a conversation', 'dark: success', 'dark: withdraw', 'dark: withdrawn']) {
+    'dark: field errors', 'dark: review with a conversation', 'dark: success', 'dark: withdraw', 'dark: withdrawn',
+    'confirmation: the draft expired', 'proof of work refused twice', 'solver failure', 'body too large', 'revision: already confirmed']) {
     assert.ok(checked.has(state), `state "${state}" was not checked`);
   }
 });

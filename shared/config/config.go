@@ -124,8 +124,9 @@ type Webhook struct {
 	// Secret is the signing secret, "whsec_" + base64 of 24 to 64 bytes
 	// (WEBHOOK_SECRET).
 	Secret string
-	// AllowPrivate lets the webhook reach private, loopback and link-local
-	// addresses (WEBHOOK_ALLOW_PRIVATE=true; local runs and tests only).
+	// AllowPrivate lets the webhook reach private, loopback, link-local
+	// and every other address that is no public internet
+	// (WEBHOOK_ALLOW_PRIVATE=true; local runs and tests only).
 	AllowPrivate bool
 }
 

@@ -42,6 +42,7 @@ const (
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeCursorInvalid         Code = "CURSOR_INVALID"
 	CodeCrossOriginRefused    Code = "CROSS_ORIGIN_REFUSED"
+	CodeHostNotServed         Code = "HOST_NOT_SERVED" // the dev server's, to a Host not among its loopback names
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
 	// The delivery events entry point's refusals: nothing changes.

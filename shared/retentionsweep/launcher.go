@@ -17,8 +17,11 @@ type Runner interface {
 	Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error)
 }
 
-// BackgroundTimeout bounds a run started in the background.
-const BackgroundTimeout = 5 * time.Minute
+// RunTimeout bounds every run, whoever asked for it: a run has its own
+// context, never a caller's, so that it neither dies with the request that
+// started it (another caller may have joined it) nor outlives the Sweep
+// function's request timeout.
+const RunTimeout = 5 * time.Minute
 
 // Launcher starts the sweeps of one instance, never two at once: a run
 // asked for while one is in flight joins it (Run) or is skipped (Start,
@@ -64,12 +67,16 @@ func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger 
 
 // Run runs a sweep and returns its record. When a run is already in flight
 // on this instance, Run waits for that one and returns its record instead
-// of starting a second; an error is then the in-flight run's, or ctx's when
-// ctx ends first.
+// of starting a second. Every caller, the first included, waits with its
+// own ctx: when ctx ends first, Run returns UNAVAILABLE and the run goes on
+// (bounded by RunTimeout) for whoever else waits on it; otherwise the error
+// is the run's.
 func (l *Launcher) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
 	f, started := l.claim()
 	if started {
-		l.fly(ctx, f, trigger)
+		// The run keeps the request's values (its trace, for the logs),
+		// not its end.
+		go l.fly(context.WithoutCancel(ctx), f, trigger)
 	}
 	select {
 	case <-f.done:
@@ -81,17 +88,13 @@ func (l *Launcher) Run(ctx context.Context, trigger intake.SweepTrigger) (intake
 
 // Start starts a run in the background, unless one is in flight on this
 // instance, and returns at once; it reports whether it started one. The
-// run is bounded by BackgroundTimeout, not by any request.
+// run is bounded by RunTimeout, not by any request.
 func (l *Launcher) Start(trigger intake.SweepTrigger) bool {
 	f, started := l.claim()
 	if !started {
 		return false
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), BackgroundTimeout)
-		defer cancel()
-		l.fly(ctx, f, trigger)
-	}()
+	go l.fly(context.Background(), f, trigger)
 	return true
 }
 
@@ -143,8 +146,11 @@ func (l *Launcher) claim() (f *flight, started bool) {
 	return l.inFlight, true
 }
 
-// fly runs the sweep for f and lands it.
-func (l *Launcher) fly(ctx context.Context, f *flight, trigger intake.SweepTrigger) {
+// fly runs the sweep for f, under a context of its own made from parent's
+// values and bounded by RunTimeout, and lands it.
+func (l *Launcher) fly(parent context.Context, f *flight, trigger intake.SweepTrigger) {
+	ctx, cancel := context.WithTimeout(parent, RunTimeout)
+	defer cancel()
 	defer func() {
 		l.mu.Lock()
 		l.inFlight = nil

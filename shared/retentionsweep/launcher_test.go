@@ -230,3 +230,64 @@ func TestNewLauncherRefusesMissingParts(t *testing.T) {
 		t.Error("NewLauncher took a negative quiet spell")
 	}
 }
+
+// heldTask is a sweep task that waits, as a slow Firestore call does, until
+// the test releases it or its context ends (then it fails as Firestore
+// would: UNAVAILABLE).
+type heldTask struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (heldTask) Name() string { return "held" }
+func (h heldTask) Run(ctx context.Context, _ time.Time) (intake.SweepTaskResult, error) {
+	close(h.started)
+	select {
+	case <-h.release:
+		return intake.SweepTaskResult{DeliveriesAttempted: 1}, nil
+	case <-ctx.Done():
+		return intake.SweepTaskResult{}, intake.Unavailable(ctx.Err(), time.Second)
+	}
+}
+
+// TestARunOutlivesTheCallerThatStartedIt: the first caller of Run hangs up
+// while a second has joined its run; the second still gets the run's
+// record, and the run is recorded as finished, not cut by the first
+// caller's end.
+func TestARunOutlivesTheCallerThatStartedIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &fakeStore{collections: []string{"ledger"}}
+		held := heldTask{started: make(chan struct{}), release: make(chan struct{})}
+		l := newLauncher(t, sweeperOver(t, store, held), testsupport.NewClock(time.Now()), discard)
+
+		first, hangUp := context.WithCancel(context.Background())
+		firstErr := make(chan error, 1)
+		go func() {
+			_, err := l.Run(first, intake.SweepByOwner)
+			firstErr <- err
+		}()
+		<-held.started
+		type answer struct {
+			run intake.SweepRun
+			err error
+		}
+		second := make(chan answer, 1)
+		go func() {
+			run, err := l.Run(context.Background(), intake.SweepByScheduler)
+			second <- answer{run, err}
+		}()
+		synctest.Wait() // the second caller now waits on the first one's run
+		hangUp()
+		if err := <-firstErr; intake.CodeOf(err) != intake.CodeUnavailable {
+			t.Fatalf("the caller that hung up got %v, want UNAVAILABLE", err)
+		}
+		close(held.release)
+		got := <-second
+		if got.err != nil || got.run.Trigger != intake.SweepByOwner || got.run.DeliveriesAttempted != 1 {
+			t.Fatalf("the caller that stayed got %+v, %v; want the owner's run, finished", got.run, got.err)
+		}
+		if len(store.finished) != 1 || store.finished[0].Error != "" || store.finished[0].FinishedAt.IsZero() {
+			t.Fatalf("recorded %+v, want one run finished without error", store.finished)
+		}
+	})
+}

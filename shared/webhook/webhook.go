@@ -12,12 +12,15 @@
 // which retrying cannot do, and a FAILED envelope shows the reason in the
 // admin, where the owner can retry it after the fix.
 //
-// The receiver must be on a public address: loopback, private, link-local,
-// shared (carrier-grade NAT), unspecified and multicast addresses are
-// refused when the connection is dialled — after name resolution, so a name
-// that resolves to an inside address (DNS rebinding) is refused too —
-// unless the configuration allows private destinations (local runs and
-// tests). Environment proxies are ignored for the same reason.
+// The receiver must be on a public internet address: every address Inside
+// names a range for (loopback, private, link-local, carrier-grade NAT,
+// documentation, benchmarking, Teredo, multicast, reserved and the rest of
+// IANA's special-purpose ranges, the host's own interface addresses, and
+// IPv6 forms embedding any of them) is refused when the connection is
+// dialled — after name resolution, so a name that resolves to an inside
+// address (DNS rebinding) is refused too — unless the configuration allows
+// private destinations (local runs and tests). Environment proxies are
+// ignored for the same reason.
 package webhook
 
 import (
@@ -110,7 +113,7 @@ func New(cfg config.Webhook, opts Options) (*Sender, error) {
 	}
 	dialer := &net.Dialer{Timeout: timeout}
 	if !cfg.AllowPrivate {
-		dialer.Control = refuseInsideAddresses
+		dialer.Control = guard{own: hostAddresses}.control
 	}
 	transport := &http.Transport{
 		Proxy:                  nil, // a proxy would dial for us, past the address check
@@ -231,7 +234,7 @@ func transportFailure(err error) intake.DeliveryResult {
 	switch {
 	case errors.Is(err, errInsideAddress):
 		return intake.DeliveryResult{Status: intake.DeliveryFailed,
-			Detail: "the receiver's address is loopback, private or link-local: refused (WEBHOOK_ALLOW_PRIVATE is off)"}
+			Detail: "the receiver's address is no public internet address (loopback, private, link-local, special-purpose or this host's own): refused (WEBHOOK_ALLOW_PRIVATE is off)"}
 	case errors.Is(err, context.Canceled):
 		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: "attempt canceled"}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
@@ -245,46 +248,155 @@ func transportFailure(err error) intake.DeliveryResult {
 	}
 }
 
-// refuseInsideAddresses is the dialer's last word on every address it is
-// about to connect to, after name resolution.
-func refuseInsideAddresses(_, address string, _ syscall.RawConn) error {
+// guard is the dialer's last word on every address it is about to
+// connect to, after name resolution: an address Inside names a range for
+// is refused before a packet is sent.
+type guard struct {
+	// own lists the host's own interface addresses, asked at each dial
+	// (they change as interfaces come and go).
+	own func() ([]netip.Addr, error)
+}
+
+// control is a net.Dialer's Control: it refuses errInsideAddress.
+func (g guard) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil || !Public(ap.Addr()) {
+	if err != nil {
+		return errInsideAddress
+	}
+	own, err := g.own()
+	if err != nil {
+		return errInsideAddress // unable to tell the host's own addresses apart: refuse
+	}
+	if Inside(ap.Addr(), own) != "" {
 		return errInsideAddress
 	}
 	return nil
 }
 
-// insidePrefixes are ranges that are global unicast on paper but reach
-// inside a network: shared address space (carrier-grade NAT), "this
-// network", IETF protocol assignments, benchmarking, reserved, and the IPv6
-// translation prefixes that embed an IPv4 address.
-var insidePrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("::/96"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("2002::/16"),
-}
-
-// Public reports whether ip is an address on the public internet: not
-// loopback, private, link-local, unspecified, multicast or one of the other
-// ranges that lead inside a network.
-func Public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() {
-		return false
+// hostAddresses lists the addresses of this host's interfaces.
+func hostAddresses() ([]netip.Addr, error) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
 	}
-	for _, p := range insidePrefixes {
-		if p.Contains(ip) {
-			return false
+	own := make([]netip.Addr, 0, len(addrs))
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			own = append(own, p.Addr().Unmap().WithZone(""))
 		}
 	}
-	return true
+	return own, nil
+}
+
+// special is one range of IANA's IPv4 and IPv6 special-purpose address
+// registries (or the multicast and reserved space beside them) that is no
+// public internet.
+type special struct {
+	prefix netip.Prefix
+	name   string
+}
+
+// specialRanges are the ranges Inside refuses outright, most specific
+// first. Ranges the registries mark globally reachable (AS112, AMT, PCP
+// and TURN anycast within 192.0.0.0/24 and 2001::/23 aside) are not listed.
+var specialRanges = func() []special {
+	var out []special
+	for _, r := range [][2]string{
+		// IPv4
+		{"0.0.0.0/8", `"this network"`},
+		{"10.0.0.0/8", "private-use"},
+		{"100.64.0.0/10", "shared address space (carrier-grade NAT)"},
+		{"127.0.0.0/8", "loopback"},
+		{"169.254.0.0/16", "link-local"},
+		{"172.16.0.0/12", "private-use"},
+		{"192.0.0.0/24", "IETF protocol assignments"},
+		{"192.0.2.0/24", "documentation (TEST-NET-1)"},
+		{"192.88.99.0/24", "6to4 relay anycast (deprecated)"},
+		{"192.168.0.0/16", "private-use"},
+		{"198.18.0.0/15", "benchmarking"},
+		{"198.51.100.0/24", "documentation (TEST-NET-2)"},
+		{"203.0.113.0/24", "documentation (TEST-NET-3)"},
+		{"224.0.0.0/4", "multicast"},
+		{"255.255.255.255/32", "limited broadcast"},
+		{"240.0.0.0/4", "reserved"},
+		// IPv6
+		{"::/128", "unspecified"},
+		{"::1/128", "loopback"},
+		{"::/96", "IPv4-compatible (deprecated)"},
+		{"64:ff9b:1::/48", "local-use IPv4/IPv6 translation"},
+		{"100::/64", "discard-only"},
+		{"100:0:0:1::/64", "dummy prefix"},
+		{"2001::/32", "Teredo"},
+		{"2001:2::/48", "benchmarking"},
+		{"2001:db8::/32", "documentation"},
+		{"2001::/23", "IETF protocol assignments"},
+		{"3fff::/20", "documentation"},
+		{"5f00::/16", "segment routing (SRv6) SIDs"},
+		{"fc00::/7", "unique-local"},
+		{"fe80::/10", "link-local"},
+		{"fec0::/10", "site-local (deprecated)"},
+		{"ff00::/8", "multicast"},
+	} {
+		out = append(out, special{netip.MustParsePrefix(r[0]), r[1]})
+	}
+	return out
+}()
+
+// The IPv6 forms that embed an IPv4 address: they are as public as the
+// address they embed.
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	// globalUnicast is IPv6's only space allocated for public unicast.
+	globalUnicast = netip.MustParsePrefix("2000::/3")
+)
+
+// Inside names why ip is no address on the public internet, or returns ""
+// when it is one: a special-purpose range (loopback, private, link-local,
+// carrier-grade NAT, documentation, benchmarking, Teredo, multicast,
+// reserved, …), IPv6 outside 2000::/3, one of own (the host's own
+// interface addresses), or an IPv4-mapped, NAT64 (64:ff9b::/96) or 6to4
+// (2002::/16) address whose embedded IPv4 address is any of these.
+func Inside(ip netip.Addr, own []netip.Addr) string {
+	if !ip.IsValid() {
+		return "invalid"
+	}
+	ip = ip.WithZone("")
+	if ip.Is4In6() {
+		if why := Inside(ip.Unmap(), own); why != "" {
+			return why + " (IPv4-mapped)"
+		}
+		return ""
+	}
+	for _, o := range own {
+		if o.WithZone("") == ip {
+			return "this host's own address"
+		}
+	}
+	if ip.Is6() {
+		b := ip.As16()
+		switch {
+		case nat64.Contains(ip):
+			if why := Inside(netip.AddrFrom4([4]byte(b[12:16])), own); why != "" {
+				return why + " (NAT64)"
+			}
+			return ""
+		case sixToFour.Contains(ip):
+			if why := Inside(netip.AddrFrom4([4]byte(b[2:6])), own); why != "" {
+				return why + " (6to4)"
+			}
+			return ""
+		}
+	}
+	for _, r := range specialRanges {
+		if r.prefix.Contains(ip) {
+			return r.name
+		}
+	}
+	if ip.Is6() && !globalUnicast.Contains(ip) {
+		return "reserved"
+	}
+	return ""
 }
 
 // Sign is the Standard Webhooks v1 signature of one message: "v1," and the

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -273,18 +274,127 @@ func TestInsideAddressesAreRefusedAtDialTime(t *testing.T) {
 	}
 }
 
-func TestPublic(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"8.8.8.8": true, "2001:4860:4860::8888": true, "93.184.216.34": true,
-		"127.0.0.1": false, "127.5.5.5": false, "::1": false, "0.0.0.0": false, "::": false,
-		"10.1.2.3": false, "172.16.0.1": false, "192.168.1.1": false, "fd00::1": false,
-		"169.254.169.254": false, "fe80::1": false, "100.64.0.1": false, "224.0.0.1": false,
-		"ff02::1": false, "255.255.255.255": false, "::ffff:127.0.0.1": false, "::ffff:10.0.0.1": false,
-		"64:ff9b::a00:1": false, "2002:a00:1::": false, "198.18.0.1": false, "0.1.2.3": false,
+// TestInside is the classifier's table: each address with the range it
+// must be refused for ("" for a public internet address). No test sends
+// anything to these addresses: the classifier is a pure function, and the
+// guard below is called as the dialer calls it, before any packet.
+func TestInside(t *testing.T) {
+	own := []netip.Addr{netip.MustParseAddr("34.120.1.2"), netip.MustParseAddr("2600:1900:4000::5")}
+	for _, c := range []struct{ addr, want string }{
+		// Public internet.
+		{"8.8.8.8", ""},
+		{"93.184.216.34", ""},
+		{"1.1.1.1", ""},
+		{"2001:4860:4860::8888", ""},
+		{"2a00:1450:4001::200e", ""},
+		{"192.0.1.255", ""}, // just below 192.0.0.0/24 and TEST-NET-1
+		{"192.0.3.0", ""},   // just above TEST-NET-1
+		{"100.128.0.0", ""}, // just above carrier-grade NAT
+		{"198.20.0.0", ""},  // just above benchmarking
+		{"223.255.255.255", ""},
+		{"2001:200::1", ""},    // just above 2001::/23
+		{"::ffff:8.8.8.8", ""}, // IPv4-mapped public
+		{"64:ff9b::8.8.8.8", ""},
+		{"2002:808:808::1", ""},
+		// Loopback, in several spellings.
+		{"127.0.0.1", "loopback"},
+		{"127.5.5.5", "loopback"},
+		{"::1", "loopback"},
+		{"::ffff:127.0.0.1", "loopback (IPv4-mapped)"},
+		{"::127.0.0.1", "IPv4-compatible (deprecated)"},
+		{"::8.8.8.8", "IPv4-compatible (deprecated)"},
+		{"64:ff9b::7f00:1", "loopback (NAT64)"},
+		{"2002:7f00:1::", "loopback (6to4)"},
+		// Unspecified and "this network".
+		{"0.0.0.0", `"this network"`},
+		{"0.1.2.3", `"this network"`},
+		{"::", "unspecified"},
+		// Private, shared and link-local.
+		{"10.1.2.3", "private-use"},
+		{"172.16.0.1", "private-use"},
+		{"172.31.255.255", "private-use"},
+		{"192.168.1.1", "private-use"},
+		{"::ffff:10.0.0.1", "private-use (IPv4-mapped)"},
+		{"64:ff9b::a00:1", "private-use (NAT64)"},
+		{"2002:a00:1::", "private-use (6to4)"},
+		{"2002:c0a8:101::1", "private-use (6to4)"},
+		{"100.64.0.1", "shared address space (carrier-grade NAT)"},
+		{"100.127.255.254", "shared address space (carrier-grade NAT)"},
+		{"169.254.169.254", "link-local"},
+		{"fe80::1", "link-local"},
+		{"fe80::1%eth0", "link-local"},
+		{"fd00::1", "unique-local"},
+		{"fc00::1", "unique-local"},
+		{"fec0::1", "site-local (deprecated)"},
+		// Documentation, benchmarking, protocol assignments.
+		{"192.0.2.1", "documentation (TEST-NET-1)"},
+		{"198.51.100.7", "documentation (TEST-NET-2)"},
+		{"203.0.113.9", "documentation (TEST-NET-3)"},
+		{"::ffff:192.0.2.1", "documentation (TEST-NET-1) (IPv4-mapped)"},
+		{"2001:db8::1", "documentation"},
+		{"3fff::1", "documentation"},
+		{"198.18.0.1", "benchmarking"},
+		{"198.19.255.1", "benchmarking"},
+		{"2001:2::1", "benchmarking"},
+		{"192.0.0.8", "IETF protocol assignments"},
+		{"2001:10::1", "IETF protocol assignments"},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"},
+		{"192.88.99.1", "6to4 relay anycast (deprecated)"},
+		{"64:ff9b:1::a", "local-use IPv4/IPv6 translation"},
+		{"100::1", "discard-only"},
+		{"100:0:0:1::1", "dummy prefix"},
+		{"5f00::1", "segment routing (SRv6) SIDs"},
+		// Multicast, broadcast and reserved.
+		{"224.0.0.1", "multicast"},
+		{"239.255.255.250", "multicast"},
+		{"ff02::1", "multicast"},
+		{"ff0e::1", "multicast"},
+		{"255.255.255.255", "limited broadcast"},
+		{"240.0.0.1", "reserved"},
+		{"250.1.2.3", "reserved"},
+		{"4000::1", "reserved"},
+		{"e000::1", "reserved"},
+		// The host's own interface addresses, however spelt.
+		{"34.120.1.2", "this host's own address"},
+		{"::ffff:34.120.1.2", "this host's own address (IPv4-mapped)"},
+		{"64:ff9b::2278:102", "this host's own address (NAT64)"},
+		{"2002:2278:102::", "this host's own address (6to4)"},
+		{"2600:1900:4000::5", "this host's own address"},
+		{"34.120.1.3", ""},
 	} {
-		if got := Public(netip.MustParseAddr(addr)); got != want {
-			t.Errorf("Public(%s) = %v, want %v", addr, got, want)
+		t.Run(c.addr, func(t *testing.T) {
+			if got := Inside(netip.MustParseAddr(c.addr), own); got != c.want {
+				t.Errorf("Inside(%s) = %q, want %q", c.addr, got, c.want)
+			}
+		})
+	}
+	if got := Inside(netip.Addr{}, nil); got == "" {
+		t.Error("the zero Addr passed as public")
+	}
+}
+
+// TestTheGuardAsksForTheHostsOwnAddresses: the dialer's check refuses the
+// addresses its lister names as the host's own, and refuses everything
+// when it cannot list them; the real lister finds loopback at least.
+// Called as the dialer calls it, before connecting: nothing is sent.
+func TestTheGuardAsksForTheHostsOwnAddresses(t *testing.T) {
+	g := guard{own: func() ([]netip.Addr, error) { return []netip.Addr{netip.MustParseAddr("34.120.1.2")}, nil }}
+	for address, refused := range map[string]bool{"34.120.1.2:443": true, "[::ffff:34.120.1.2]:443": true, "8.8.8.8:443": false,
+		"[2001:4860:4860::8888]:443": false, "203.0.113.9:443": true, "not an address": true} {
+		if err := g.control("tcp", address, nil); (err != nil) != refused || (err != nil && !errors.Is(err, errInsideAddress)) {
+			t.Errorf("control(%s) = %v, want refused %v", address, err, refused)
 		}
+	}
+	blind := guard{own: func() ([]netip.Addr, error) { return nil, errors.New("no netlink") }}
+	if err := blind.control("tcp", "8.8.8.8:443", nil); !errors.Is(err, errInsideAddress) {
+		t.Errorf("without the host's addresses, control(8.8.8.8) = %v, want refused", err)
+	}
+	own, err := hostAddresses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(own, netip.MustParseAddr("127.0.0.1")) {
+		t.Fatalf("the host's own addresses %v lack 127.0.0.1", own)
 	}
 }
 
