@@ -89,8 +89,11 @@ type Deps struct {
 	// Scheduler is nil when no scheduler job is configured (locally): the
 	// admin says so rather than failing.
 	Scheduler Scheduler
-	Clock     intake.Clock
-	Logger    *slog.Logger
+	// Keys are the HMAC keys (the service's key ring): the list's cursors
+	// are signed under a key derived from them (CursorPurpose).
+	Keys   intake.Keyring
+	Clock  intake.Clock
+	Logger *slog.Logger
 }
 
 // Handlers are the admin's route handlers; its routes are rows of the
@@ -102,12 +105,15 @@ type Handlers struct {
 	cop *http.CrossOriginProtection
 }
 
-// New returns the admin's handlers. It refuses a missing store, clock or
-// logger.
+// New returns the admin's handlers. It refuses a missing store, keys,
+// clock or logger.
 func New(d Deps) (*Handlers, error) {
 	var errs []error
 	if d.Store == nil {
 		errs = append(errs, errors.New("admin: nil Store"))
+	}
+	if d.Keys == nil {
+		errs = append(errs, errors.New("admin: nil Keys"))
 	}
 	if d.Clock == nil {
 		errs = append(errs, errors.New("admin: nil Clock"))

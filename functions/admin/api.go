@@ -1,8 +1,6 @@
 package admin
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -80,46 +78,13 @@ func detailOf(rec intake.Record) detail {
 	return d
 }
 
-// encodeCursor makes a list position opaque to clients.
-func encodeCursor(p *intake.ListPosition) string {
-	if p == nil {
-		return ""
-	}
-	b, _ := json.Marshal(struct {
-		T time.Time `json:"t"`
-		I string    `json:"i"`
-	}{p.ConfirmedAt.UTC(), p.ID})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decodeCursor reads a cursor encodeCursor made: nil for "", CURSOR_INVALID
-// for anything else it did not make.
-func decodeCursor(s string) (*intake.ListPosition, error) {
-	if s == "" {
-		return nil, nil
-	}
-	bad := intake.Errorf(intake.CodeCursorInvalid, "The cursor is not one this list gave out; start again without it.")
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) > 512 {
-		return nil, bad
-	}
-	var c struct {
-		T time.Time `json:"t"`
-		I string    `json:"i"`
-	}
-	if json.Unmarshal(raw, &c) != nil || c.T.IsZero() || !intake.StorableID(c.I) {
-		return nil, bad
-	}
-	return &intake.ListPosition{ConfirmedAt: c.T, ID: c.I}, nil
-}
-
 func (h *Handlers) list(r *http.Request) ([]intake.Record, string, error) {
-	after, err := decodeCursor(r.URL.Query().Get("cursor"))
+	after, err := h.decodeCursor(r.URL.Query().Get("cursor"))
 	if err != nil {
 		return nil, "", err
 	}
 	recs, next, err := h.Store.ListIntroductions(r.Context(), after, PageSize, h.Clock.Now())
-	return recs, encodeCursor(next), err
+	return recs, h.encodeCursor(next), err
 }
 
 func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {

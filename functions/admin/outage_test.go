@@ -50,7 +50,7 @@ func (downStore) DailyFigures(context.Context, []string) (map[string]intake.Dail
 // cause is logged, never shown.
 func TestFirestoreDownAnswers503(t *testing.T) {
 	logs := &syncBuffer{}
-	h, err := admin.New(admin.Deps{Store: downStore{}, Clock: fixedClock{now}, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	h, err := admin.New(admin.Deps{Store: downStore{}, Keys: testKeys(t, "1"), Clock: fixedClock{now}, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
