@@ -56,11 +56,12 @@ type Store interface {
 	// RecordAdminAction appends a to the ledger entry of submission id.
 	RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error
 	// SubjectRecords returns every live record (drafts included) of one
-	// data subject.
-	SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error)
-	// EraseSubject erases every introduction of one data subject, leaving
-	// content-free tombstones, and says how many it erased.
-	EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error)
+	// data subject: stored under one of q's keys, with an address q owns.
+	SubjectRecords(ctx context.Context, q intake.SubjectQuery, now time.Time) ([]intake.Record, error)
+	// EraseSubject erases every introduction of one data subject (as
+	// SubjectRecords finds them, expired ones too), leaving content-free
+	// tombstones, and says how many it erased.
+	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord) (int, error)
 	// LastRuns returns the n most recent sweep runs, newest first.
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.

@@ -196,7 +196,7 @@ func (h *Handlers) subject(r *http.Request, email string) ([]intake.Record, erro
 	if err := checkEmail(email); err != nil {
 		return nil, err
 	}
-	recs, err := h.Store.SubjectRecords(r.Context(), contentrules.SubjectKey(email), h.Clock.Now())
+	recs, err := h.Store.SubjectRecords(r.Context(), contentrules.Subject(email), h.Clock.Now())
 	h.logAction(r, "subject-access", err, slog.Int("introductions", len(recs)))
 	return recs, err
 }
@@ -230,7 +230,7 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	if err := checkEmail(email); err != nil {
 		return 0, err
 	}
-	n, err := h.Store.EraseSubject(r.Context(), contentrules.SubjectKey(email), intake.ErasureRecord{
+	n, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
 		At: h.Clock.Now(), RequestedBy: actor(r), Reason: "the data subject's erasure request"})
 	h.logAction(r, intake.ActionErased, err, slog.Int("erased", n))
 	return n, err

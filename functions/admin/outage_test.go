@@ -34,10 +34,10 @@ func (downStore) Envelope(context.Context, string, time.Time) (intake.Envelope, 
 	return intake.Envelope{}, errDown
 }
 func (downStore) RecordAdminAction(context.Context, string, intake.AdminAction) error { return errDown }
-func (downStore) SubjectRecords(context.Context, string, time.Time) ([]intake.Record, error) {
+func (downStore) SubjectRecords(context.Context, intake.SubjectQuery, time.Time) ([]intake.Record, error) {
 	return nil, errDown
 }
-func (downStore) EraseSubject(context.Context, string, intake.ErasureRecord) (int, error) {
+func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.ErasureRecord) (int, error) {
 	return 0, errDown
 }
 func (downStore) LastRuns(context.Context, int) ([]intake.SweepRun, error) { return nil, errDown }

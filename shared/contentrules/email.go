@@ -70,8 +70,9 @@ func validDomain(domain string) bool {
 	return strings.ContainsFunc(last, func(r rune) bool { return !unicode.IsDigit(r) })
 }
 
-// NormaliseEmail returns the one normal form of an address, used for the
-// email rate key and to find a person's records: surrounding whitespace
+// NormaliseEmail returns the one normal form of an address used for the
+// email rate key (a data subject's records are found by SubjectAddress's
+// form, which tells ß from ss): surrounding whitespace
 // trimmed, invisible characters (default-ignorable and format characters)
 // removed, Unicode normalisation form NFKC (full-width "ａｄａ" is "ada"),
 // Unicode case folding (so "ADA", "Ada" and "ada" are one), and a +tag

@@ -3,6 +3,7 @@ package firestorestore
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func TestTheOwnersViewTreatsExpiredAndDraftsAsAbsent(t *testing.T) {
 		t.Fatalf("Record(new) = %+v, %v", rec, err)
 	}
 	// A data subject's records include their live draft, never what expired.
-	subject, err := ts.SubjectRecords(ctx, "", t0)
+	subject, err := ts.SubjectRecords(ctx, intake.SubjectQuery{Keys: []string{""}}, t0)
 	if err != nil || len(subject) != 0 {
 		t.Fatalf("records without a subject key: %+v, %v", subject, err)
 	}
@@ -101,9 +102,12 @@ func TestOwnersSideUnreachable(t *testing.T) {
 		"RecordAdminAction": func() error {
 			return s.RecordAdminAction(ctx, "x", intake.AdminAction{At: t0, Actor: "owner", Action: intake.ActionRetry})
 		},
-		"SubjectRecords": func() error { _, err := s.SubjectRecords(ctx, "k", t0); return err },
+		"SubjectRecords": func() error {
+			_, err := s.SubjectRecords(ctx, intake.SubjectQuery{Keys: []string{"k"}}, t0)
+			return err
+		},
 		"EraseSubject": func() error {
-			_, err := s.EraseSubject(ctx, "k", intake.ErasureRecord{At: t0, RequestedBy: "owner"})
+			_, err := s.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"k"}}, intake.ErasureRecord{At: t0, RequestedBy: "owner"})
 			return err
 		},
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
@@ -135,9 +139,48 @@ func TestARevisedEmailMovesTheDraftToItsNewSubject(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, want := range map[string]int{"subject-old": 0, "subject-new": 1} {
-		recs, err := ts.SubjectRecords(ctx, key, t0.Add(2*time.Minute))
+		recs, err := ts.SubjectRecords(ctx, intake.SubjectQuery{Keys: []string{key}}, t0.Add(2*time.Minute))
 		if err != nil || len(recs) != want {
 			t.Errorf("SubjectRecords(%s) = %d records, %v; want %d", key, len(recs), err, want)
+		}
+	}
+}
+
+// TestSubjectLookUpsAskEveryKeyAndKeepWhatTheSubjectOwns: SubjectRecords
+// and EraseSubject find the introductions stored under any of the query's
+// keys, and keep (and erase) only those whose stored address it owns.
+func TestSubjectLookUpsAskEveryKeyAndKeepWhatTheSubjectOwns(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for id, key := range map[string]string{"current": "key-v2", "legacy": "key-v1", "merged": "key-v1", "stranger": "key-other"} {
+		k := draft(id, t0)
+		k.Introduction.SubjectKey = key
+		if _, err := ts.KeepDraft(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owned := map[string]bool{canary("email", "current") + "@example.com": true, canary("email", "legacy") + "@example.com": true}
+	q := intake.SubjectQuery{Keys: []string{"key-v2", "key-v1"}, Owns: func(email string) bool { return owned[email] }}
+	recs, err := ts.SubjectRecords(ctx, q, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Introduction.ID)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"current", "legacy"}) {
+		t.Errorf("SubjectRecords found %v, want [current legacy]", got)
+	}
+	n, err := ts.EraseSubject(ctx, q, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: "request"})
+	if err != nil || n != 2 {
+		t.Fatalf("EraseSubject = %d, %v; want 2", n, err)
+	}
+	for id, gone := range map[string]bool{"current": true, "legacy": true, "merged": false, "stranger": false} {
+		snap, err := ts.client.Collection(Introductions).Doc(id).Get(ctx)
+		if exists := err == nil && snap.Exists(); exists == gone {
+			t.Errorf("%s: exists %v after the erasure, want %v", id, exists, !gone)
 		}
 	}
 }
