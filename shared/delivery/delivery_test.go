@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func TestOutboxAcceptedThenReceiptCompletes(t *testing.T) {
 		t.Fatalf("the sender got %+v", d)
 	}
 
-	ev := intake.ProviderEvent{Provider: "mailgun", Token: "tok-1", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
+	ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-1", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
 	if _, err := w.svc.ApplyEvent(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestProviderEventsMoveTheEnvelope(t *testing.T) {
 	mailID := envID("intro2", intake.DestinationEmail)
 	ctx := context.Background()
 
-	temp := intake.ProviderEvent{Provider: "mailgun", Token: "t-temp", EnvelopeID: mailID, Kind: intake.ProviderFailedTemporary, Reason: "mailbox full"}
+	temp := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-temp", EnvelopeID: mailID, Kind: intake.ProviderFailedTemporary, Reason: "mailbox full"}
 	e, err := w.svc.ApplyEvent(ctx, temp)
 	if err != nil || e.Status != intake.DeliveryRetryPending || !e.NextAttemptAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("after a temporary failure: %+v, %v (want RETRY_PENDING at +1m, the first wait)", e, err)
@@ -116,20 +117,20 @@ func TestProviderEventsMoveTheEnvelope(t *testing.T) {
 	if e := w.envelope(mailID); e.Status != intake.DeliveryAccepted {
 		t.Fatalf("after the retry: %s", e.Status)
 	}
-	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t-del", EnvelopeID: mailID, Kind: intake.ProviderDelivered}); err != nil {
+	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-del", EnvelopeID: mailID, Kind: intake.ProviderDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	if l := w.ledger("intro2"); l.Decision != intake.DecisionHandoffComplete {
 		t.Fatalf("after the receipt: %s", l.Decision)
 	}
-	e, err = w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t-bounce", EnvelopeID: mailID, Kind: intake.ProviderFailedPermanent, Reason: "550 5.1.1 no such user"})
+	e, err = w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-bounce", EnvelopeID: mailID, Kind: intake.ProviderFailedPermanent, Reason: "550 5.1.1 no such user"})
 	if err != nil || e.Status != intake.DeliveryFailed || !strings.Contains(e.LastError, "550 5.1.1") {
 		t.Fatalf("after a bounce: %+v %v", e, err)
 	}
 	if l := w.ledger("intro2"); l.Decision != intake.DecisionHandoffPending || !strings.Contains(l.Reason, "email FAILED") {
 		t.Fatalf("a bounce must reopen the decision: %s %q", l.Decision, l.Reason)
 	}
-	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t-unknown", EnvelopeID: "env_nope_email_confirmed", Kind: intake.ProviderDelivered}); !errors.Is(err, intake.ErrNotFound) {
+	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-unknown", EnvelopeID: "env_nope_email_confirmed", Kind: intake.ProviderDelivered}); !errors.Is(err, intake.ErrNotFound) {
 		t.Fatalf("an unknown envelope: %v", err)
 	}
 }
@@ -455,7 +456,7 @@ func TestAReceiptBeforeTheAcceptanceIsWrittenStays(t *testing.T) {
 	ids := w.confirmed("intro1")
 	w.svc.Dispatch(ids)
 	<-mail.started
-	ev := intake.ProviderEvent{Provider: "mailgun", Token: "tok-early", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
+	ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-early", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
 	if _, err := w.svc.ApplyEvent(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
@@ -473,5 +474,31 @@ func TestAReceiptBeforeTheAcceptanceIsWrittenStays(t *testing.T) {
 	w.clock.Advance(time.Hour)
 	if r, err := w.svc.Run(context.Background(), w.clock.Now()); err != nil || r.DeliveriesAttempted != 0 || len(mail.calls()) != 1 {
 		t.Fatalf("sweep after the receipt: %+v %v, %d sends", r, err, len(mail.calls()))
+	}
+}
+
+// TestAnEmailEventMovesNoOtherEnvelope: a verified email provider's event
+// naming the inbox or the webhook envelope is NOT_FOUND and moves neither
+// it nor the ledger's decision: the inbox stays DELIVERED.
+func TestAnEmailEventMovesNoOtherEnvelope(t *testing.T) {
+	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{result(intake.DeliveryDelivered, "204")}}
+	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 OK")}}
+	w := newWorld(t, mail, hook)
+	w.dispatch(w.confirmed("wrong"))
+	ctx := context.Background()
+	before := w.ledger("wrong")
+	for _, d := range []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook} {
+		id := envID("wrong", d)
+		was := w.envelope(id)
+		ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-" + string(d), EnvelopeID: id, Kind: intake.ProviderFailedPermanent, Reason: "550"}
+		if _, err := w.svc.ApplyEvent(ctx, ev); !errors.Is(err, intake.ErrNotFound) {
+			t.Errorf("an email event naming the %s envelope: %v, want NOT_FOUND", d, err)
+		}
+		if e := w.envelope(id); e.Status != intake.DeliveryDelivered || len(e.Attempts) != len(was.Attempts) {
+			t.Errorf("the %s envelope after an email event: %s with %d attempts, want DELIVERED unchanged", d, e.Status, len(e.Attempts))
+		}
+	}
+	if after := w.ledger("wrong"); after.Decision != before.Decision || after.Reason != before.Reason || !reflect.DeepEqual(after.Handoffs, before.Handoffs) {
+		t.Errorf("the ledger moved: %s %q, want %s %q", after.Decision, after.Reason, before.Decision, before.Reason)
 	}
 }

@@ -2,6 +2,7 @@ package firestorestore
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -65,5 +66,45 @@ func TestConfirmWritesTheOutboxOnce(t *testing.T) {
 	}
 	if after := ts.dump(t); !reflect.DeepEqual(dump, after) || ts.count(t, Envelopes) != 3 {
 		t.Fatal("a refused outbox wrote something")
+	}
+}
+
+// TestAProviderEventMovesOnlyAnEnvelopeOfItsDestination: an email
+// provider's event naming the inbox or webhook envelope is as one naming
+// no envelope: NOT_FOUND, nothing moved (its apply never runs), its token
+// recorded; naming the email envelope, it applies.
+func TestAProviderEventMovesOnlyAnEnvelopeOfItsDestination(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("pe", t0)); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	if _, err := ts.Confirm(ctx, "pe", intake.HashToken(token("pe")), at, keepFor, fullOutbox("pe", at)); err != nil {
+		t.Fatal(err)
+	}
+	fail := func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+		e.Status, e.LastError = intake.DeliveryFailed, "provider event: mailgun failed-permanent"
+		entry.SetHandoff(e.Record())
+		return nil
+	}
+	before := ts.dump(t)
+	for _, d := range []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook} {
+		ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-" + string(d),
+			EnvelopeID: intake.EnvelopeID("pe", d, intake.EventConfirmed), Kind: intake.ProviderFailedPermanent}
+		if _, err := ts.ApplyProviderEvent(ctx, ev, at, at.Add(time.Hour), fail); !errors.Is(err, intake.ErrNotFound) {
+			t.Errorf("an email event naming the %s envelope: %v, want NOT_FOUND", d, err)
+		}
+		if _, err := ts.ApplyProviderEvent(ctx, ev, at, at.Add(time.Hour), fail); intake.CodeOf(err) != intake.CodeEventReplayed {
+			t.Errorf("its token again: %v, want EVENT_REPLAYED (the token is recorded)", err)
+		}
+	}
+	if after := ts.dump(t); !reflect.DeepEqual(before, after) {
+		t.Fatal("an email provider's event moved an inbox or webhook envelope, or its ledger entry")
+	}
+	mail := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-email",
+		EnvelopeID: intake.EnvelopeID("pe", intake.DestinationEmail, intake.EventConfirmed), Kind: intake.ProviderFailedPermanent}
+	if e, err := ts.ApplyProviderEvent(ctx, mail, at, at.Add(time.Hour), fail); err != nil || e.Status != intake.DeliveryFailed {
+		t.Fatalf("the email envelope: %+v, %v; want FAILED", e, err)
 	}
 }
