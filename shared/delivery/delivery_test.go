@@ -502,3 +502,48 @@ func TestAnEmailEventMovesNoOtherEnvelope(t *testing.T) {
 		t.Errorf("the ledger moved: %s %q, want %s %q", after.Decision, after.Reason, before.Decision, before.Reason)
 	}
 }
+
+// TestWithdrawalDuringAnEmailSendNamesEmail: the visitor withdraws while
+// the email is being sent (its lease held, the SMTP server not yet
+// answered); when the send then ends ACCEPTED - handed to the mail server,
+// never DELIVERED - the withdrawal's record of where the content had gone
+// names email.
+func TestWithdrawalDuringAnEmailSendNamesEmail(t *testing.T) {
+	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 OK")},
+		started: make(chan struct{}, 1), release: make(chan struct{})}
+	w := newWorld(t, mail)
+	w.confirmed("inflight")
+	id := envID("inflight", intake.DestinationEmail)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Deliver(context.Background(), id)
+		done <- err
+	}()
+	select {
+	case <-mail.started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the email send did not start within 30 s")
+	}
+	w.clock.Advance(time.Second)
+	w.withdraw("inflight")
+	if l := w.ledger("inflight"); l.Withdrawal == nil || len(l.Withdrawal.AlreadyDeliveredTo) != 0 {
+		t.Fatalf("the withdrawal during the send: %+v, want a record naming nothing yet", l.Withdrawal)
+	}
+	close(mail.release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the email send did not end within 30 s of its release")
+	}
+	if e := w.envelope(id); e.Status != intake.DeliveryAccepted {
+		t.Fatalf("the email after its 250: %s, want ACCEPTED", e.Status)
+	}
+	l := w.ledger("inflight")
+	if l.Decision != intake.DecisionWithdrawn || l.Withdrawal == nil || !slices.Equal(l.Withdrawal.AlreadyDeliveredTo, []intake.Destination{intake.DestinationEmail}) {
+		t.Fatalf("after the send ended ACCEPTED: %s %+v, want WITHDRAWN with the content already handed to email", l.Decision, l.Withdrawal)
+	}
+	testsupport.MatchesSchema(t, testsupport.LedgerSchema(t, ""), "ledger entry", l)
+}

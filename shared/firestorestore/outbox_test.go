@@ -108,3 +108,40 @@ func TestAProviderEventMovesOnlyAnEnvelopeOfItsDestination(t *testing.T) {
 		t.Fatalf("the email envelope: %+v, %v; want FAILED", e, err)
 	}
 }
+
+// TestAWithdrawalNamesAnEmailAcceptedBeforeIt: the withdrawal's record of
+// where the content had gone names a destination whose envelope was
+// ACCEPTED (the mail server took it; no receipt yet) as well as DELIVERED
+// ones, and not one still PENDING or the inbox.
+func TestAWithdrawalNamesAnEmailAcceptedBeforeIt(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("wa", t0)); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	if _, err := ts.Confirm(ctx, "wa", intake.HashToken(token("wa")), at, keepFor, fullOutbox("wa", at)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.UpdateEnvelope(ctx, intake.EnvelopeID("wa", intake.DestinationEmail, intake.EventConfirmed), at, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+		e.Status = intake.DeliveryAccepted
+		entry.SetHandoff(e.Record())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Withdraw(ctx, "wa", intake.HashToken(token("wa")), at.Add(time.Second), nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := ts.client.Collection(Ledger).Doc("wa").Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l intake.LedgerEntry
+	if err := snap.DataTo(&l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Withdrawal == nil || !reflect.DeepEqual(l.Withdrawal.AlreadyDeliveredTo, []intake.Destination{intake.DestinationEmail}) {
+		t.Fatalf("withdrawal record %+v, want the content already handed to email only", l.Withdrawal)
+	}
+}
