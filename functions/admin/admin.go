@@ -62,6 +62,10 @@ type Store interface {
 	// SubjectRecords finds them, expired ones too), leaving content-free
 	// tombstones, and says how many it erased.
 	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord) (int, error)
+	// LedgerEntries hands every live ledger entry whose attempt arrived
+	// in [from, to) to page, a page at a time, oldest first; page's error
+	// stops it and is returned.
+	LedgerEntries(ctx context.Context, from, to, now time.Time, page func([]intake.LedgerEntry) error) error
 	// LastRuns returns the n most recent sweep runs, newest first.
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.
@@ -194,6 +198,11 @@ func (h *Handlers) APIErasure(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.apiErasure)(w, r)
 }
 
+// APILedger streams the ledger entries of ?from=&to= as NDJSON.
+func (h *Handlers) APILedger(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiLedger)(w, r)
+}
+
 // APIHealth answers the retention health.
 func (h *Handlers) APIHealth(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.apiHealth)(w, r)
@@ -242,6 +251,12 @@ func (h *Handlers) Erasure(w http.ResponseWriter, r *http.Request) error {
 // Retention is the retention page.
 func (h *Handlers) Retention(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.pageRetention)(w, r)
+}
+
+// LedgerExport downloads the ledger entries of ?from=&to= as an NDJSON
+// file (the retention page's form).
+func (h *Handlers) LedgerExport(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageLedgerExport)(w, r)
 }
 
 // Stylesheet serves the pages' one stylesheet.

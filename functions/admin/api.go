@@ -257,6 +257,9 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 type health struct {
 	Runs      []intake.SweepRun
 	Scheduler schedulerView
+	// LedgerFrom and LedgerTo fill the retention page's ledger export form:
+	// the last 30 days.
+	LedgerFrom, LedgerTo string
 }
 
 type schedulerView struct {

@@ -379,6 +379,8 @@ func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 		h.problemPage(w, r, err)
 		return nil
 	}
+	today := h.Clock.Now().UTC()
+	hl.LedgerFrom, hl.LedgerTo = today.AddDate(0, 0, -29).Format(time.DateOnly), today.Format(time.DateOnly)
 	h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
 	return nil
 }

@@ -41,6 +41,7 @@ const (
 	CodeStateConflict         Code = "STATE_CONFLICT"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeCursorInvalid         Code = "CURSOR_INVALID"
+	CodeDateRangeInvalid      Code = "DATE_RANGE_INVALID"
 	CodeCrossOriginRefused    Code = "CROSS_ORIGIN_REFUSED"
 	CodeUnavailable           Code = "UNAVAILABLE"
 	CodeInternal              Code = "INTERNAL"
