@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -310,29 +311,54 @@ func TestCrashAfterSendResendsTheSameEnvelope(t *testing.T) {
 func TestLeaseKeepsInstancesApart(t *testing.T) {
 	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{result(intake.DeliveryDelivered, "200 OK")},
 		started: make(chan struct{}, 2), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(hook.release) }) }
 	w := newWorld(t, hook)
+	t.Cleanup(release) // first of the cleanups: a failure below leaves no send waiting
 	w.confirmed("intro7")
 	id := envID("intro7", intake.DestinationWebhook)
 	other := w.service(slog.New(slog.NewJSONHandler(w.logs, nil)), hook)
 	ctx := context.Background()
-	done := make(chan bool)
+	type attempt struct {
+		ok  bool
+		err error
+	}
+	first := make(chan attempt, 1)
 	go func() {
 		ok, err := w.svc.Deliver(ctx, id)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- ok
+		first <- attempt{ok, err}
 	}()
-	<-hook.started // the first instance holds the lease and is sending
-	if ok, err := other.Deliver(ctx, id); ok || err != nil {
-		t.Fatalf("second instance: attempted=%v err=%v, want it kept off by the lease", ok, err)
+	select { // the first instance holds the lease and is sending
+	case <-hook.started:
+	case <-time.After(bounded):
+		t.Fatalf("the first instance did not start sending within %s", bounded)
+	}
+	second := make(chan attempt, 1)
+	go func() {
+		ok, err := other.Deliver(ctx, id)
+		second <- attempt{ok, err}
+	}()
+	select {
+	case <-hook.started:
+		t.Fatal("a second instance started sending the leased envelope: the lease was ignored")
+	case a := <-second:
+		if a.ok || a.err != nil {
+			t.Fatalf("second instance: attempted=%v err=%v, want it kept off by the lease", a.ok, a.err)
+		}
+	case <-time.After(bounded):
+		t.Fatalf("the second instance's attempt did not return within %s", bounded)
 	}
 	if err := other.RetryNow(ctx, id); intake.CodeOf(err) != intake.CodeStateConflict {
 		t.Fatalf("retry now during a send: %v", err)
 	}
-	close(hook.release)
-	if !<-done {
-		t.Fatal("the first instance did not attempt")
+	release()
+	select {
+	case a := <-first:
+		if !a.ok || a.err != nil {
+			t.Fatalf("the first instance: attempted=%v err=%v, want its send", a.ok, a.err)
+		}
+	case <-time.After(bounded):
+		t.Fatalf("the first instance's send did not end within %s of its release", bounded)
 	}
 	if n := len(hook.calls()); n != 1 {
 		t.Fatalf("%d sends, want 1", n)
@@ -511,7 +537,10 @@ func TestAnEmailEventMovesNoOtherEnvelope(t *testing.T) {
 func TestWithdrawalDuringAnEmailSendNamesEmail(t *testing.T) {
 	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 OK")},
 		started: make(chan struct{}, 1), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(mail.release) }) }
 	w := newWorld(t, mail)
+	t.Cleanup(release) // first of the cleanups: a failure below leaves no send waiting
 	w.confirmed("inflight")
 	id := envID("inflight", intake.DestinationEmail)
 	done := make(chan error, 1)
@@ -521,22 +550,22 @@ func TestWithdrawalDuringAnEmailSendNamesEmail(t *testing.T) {
 	}()
 	select {
 	case <-mail.started:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the email send did not start within 30 s")
+	case <-time.After(bounded):
+		t.Fatalf("the email send did not start within %s", bounded)
 	}
 	w.clock.Advance(time.Second)
 	w.withdraw("inflight")
 	if l := w.ledger("inflight"); l.Withdrawal == nil || len(l.Withdrawal.AlreadyDeliveredTo) != 0 {
 		t.Fatalf("the withdrawal during the send: %+v, want a record naming nothing yet", l.Withdrawal)
 	}
-	close(mail.release)
+	release()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the email send did not end within 30 s of its release")
+	case <-time.After(bounded):
+		t.Fatalf("the email send did not end within %s of its release", bounded)
 	}
 	if e := w.envelope(id); e.Status != intake.DeliveryAccepted {
 		t.Fatalf("the email after its 250: %s, want ACCEPTED", e.Status)

@@ -145,3 +145,57 @@ func TestAWithdrawalNamesAnEmailAcceptedBeforeIt(t *testing.T) {
 		t.Fatalf("withdrawal record %+v, want the content already handed to email only", l.Withdrawal)
 	}
 }
+
+// TestLeaseEnvelopeClaimsOnceUntilTheLeaseEnds: a due envelope is leased
+// once; while its lease runs no other claim succeeds (and nothing is
+// written); once it has run out, the envelope can be claimed again. An
+// envelope that is not due (DELIVERED, or RETRY_PENDING before its time)
+// is never leased.
+func TestLeaseEnvelopeClaimsOnceUntilTheLeaseEnds(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("ls", t0)); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute)
+	if _, err := ts.Confirm(ctx, "ls", intake.HashToken(token("ls")), at, keepFor, fullOutbox("ls", at)); err != nil {
+		t.Fatal(err)
+	}
+	mail := intake.EnvelopeID("ls", intake.DestinationEmail, intake.EventConfirmed)
+	const lease = time.Minute
+	e, ok, err := ts.LeaseEnvelope(ctx, mail, at, lease)
+	if err != nil || !ok || !e.LeaseUntil.Equal(at.Add(lease)) {
+		t.Fatalf("the first claim: %v, %v, lease until %v", ok, err, e.LeaseUntil)
+	}
+	before := ts.dump(t)
+	for _, when := range []time.Time{at, at.Add(lease / 2), at.Add(lease - time.Microsecond)} {
+		if _, ok, err := ts.LeaseEnvelope(ctx, mail, when, lease); ok || err != nil {
+			t.Errorf("a claim at %v, during the lease: leased %v, %v; want refused", when.Sub(at), ok, err)
+		}
+	}
+	if !reflect.DeepEqual(before, ts.dump(t)) {
+		t.Error("a refused claim wrote")
+	}
+	if _, ok, err := ts.LeaseEnvelope(ctx, mail, at.Add(lease), lease); !ok || err != nil {
+		t.Errorf("a claim once the lease ended: leased %v, %v; want it", ok, err)
+	}
+
+	inbox := intake.EnvelopeID("ls", intake.DestinationInbox, intake.EventConfirmed)
+	if _, ok, err := ts.LeaseEnvelope(ctx, inbox, at, lease); ok || err != nil {
+		t.Errorf("the DELIVERED inbox: leased %v, %v", ok, err)
+	}
+	hook := intake.EnvelopeID("ls", intake.DestinationWebhook, intake.EventConfirmed)
+	if _, err := ts.UpdateEnvelope(ctx, hook, at, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+		e.Status, e.NextAttemptAt = intake.DeliveryRetryPending, at.Add(time.Hour)
+		entry.SetHandoff(e.Record())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := ts.LeaseEnvelope(ctx, hook, at.Add(time.Hour-time.Second), lease); ok || err != nil {
+		t.Errorf("a RETRY_PENDING envelope before its time: leased %v, %v", ok, err)
+	}
+	if _, ok, err := ts.LeaseEnvelope(ctx, hook, at.Add(time.Hour), lease); !ok || err != nil {
+		t.Errorf("a RETRY_PENDING envelope at its time: leased %v, %v", ok, err)
+	}
+}
