@@ -11,6 +11,7 @@ require (
 	github.com/googleapis/gax-go/v2 v2.27.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/wneessen/go-mail v0.8.1
+	golang.org/x/net v0.62.0
 	golang.org/x/text v0.43.0
 	google.golang.org/api v0.315.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261104224025-d1e00e9f33ab
@@ -48,7 +49,6 @@ require (
 	go.uber.org/multierr v1.1.0 // indirect
 	go.uber.org/zap v1.10.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect

@@ -232,7 +232,7 @@ func TestEnvironmentAsApplied(t *testing.T) {
 			"confirmation":    {with(store, key, pepper, adminURL), nil},
 			"delivery-events": {with(store), nil},
 			"sweep":           {with(store, adminURL), nil},
-			"admin":           {with(store, adminURL, job), nil},
+			"admin":           {with(store, key, adminURL, job), nil},
 		}},
 		{"destinations on", on, map[string]want{
 			"challenge":       {with(key), nil},
@@ -241,7 +241,7 @@ func TestEnvironmentAsApplied(t *testing.T) {
 			"confirmation":    {with(store, key, pepper, handoffOn), delivering},
 			"delivery-events": {with(store), []string{"MAILGUN_WEBHOOK_SIGNING_KEY"}},
 			"sweep":           {with(store, handoffOn), delivering},
-			"admin":           {with(store, handoffOn, job), delivering},
+			"admin":           {with(store, key, handoffOn, job), delivering},
 		}},
 		{"mail without login", noLogin, map[string]want{
 			"challenge":       {with(key), nil},
@@ -250,7 +250,7 @@ func TestEnvironmentAsApplied(t *testing.T) {
 			"confirmation":    {with(store, key, pepper, mailNoLogin), nil},
 			"delivery-events": {with(store), nil},
 			"sweep":           {with(store, mailNoLogin), nil},
-			"admin":           {with(store, mailNoLogin, job), nil},
+			"admin":           {with(store, key, mailNoLogin, job), nil},
 		}},
 	}
 	// What the owner would have put in the secrets.

@@ -115,7 +115,7 @@ locals {
       public          = false
       invokers        = ["owner"]
       firestore       = true
-      secrets         = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
+      secrets         = ["HMAC_SECRET", "WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff", "admin"]
       memory          = "256Mi"
       cpu             = "1"

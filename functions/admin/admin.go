@@ -56,11 +56,16 @@ type Store interface {
 	// RecordAdminAction appends a to the ledger entry of submission id.
 	RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error
 	// SubjectRecords returns every live record (drafts included) of one
-	// data subject.
-	SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error)
-	// EraseSubject erases every introduction of one data subject, leaving
-	// content-free tombstones, and says how many it erased.
-	EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error)
+	// data subject: stored under one of q's keys, with an address q owns.
+	SubjectRecords(ctx context.Context, q intake.SubjectQuery, now time.Time) ([]intake.Record, error)
+	// EraseSubject erases every introduction of one data subject (as
+	// SubjectRecords finds them, expired ones too), leaving content-free
+	// tombstones, and says how many it erased.
+	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord) (int, error)
+	// LedgerEntries hands every live ledger entry whose attempt arrived
+	// in [from, to) to page, a page at a time, oldest first; page's error
+	// stops it and is returned.
+	LedgerEntries(ctx context.Context, from, to, now time.Time, page func([]intake.LedgerEntry) error) error
 	// LastRuns returns the n most recent sweep runs, newest first.
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.
@@ -89,8 +94,11 @@ type Deps struct {
 	// Scheduler is nil when no scheduler job is configured (locally): the
 	// admin says so rather than failing.
 	Scheduler Scheduler
-	Clock     intake.Clock
-	Logger    *slog.Logger
+	// Keys are the HMAC keys (the service's key ring): the list's cursors
+	// are signed under a key derived from them (CursorPurpose).
+	Keys   intake.Keyring
+	Clock  intake.Clock
+	Logger *slog.Logger
 }
 
 // Handlers are the admin's route handlers; its routes are rows of the
@@ -102,12 +110,15 @@ type Handlers struct {
 	cop *http.CrossOriginProtection
 }
 
-// New returns the admin's handlers. It refuses a missing store, clock or
-// logger.
+// New returns the admin's handlers. It refuses a missing store, keys,
+// clock or logger.
 func New(d Deps) (*Handlers, error) {
 	var errs []error
 	if d.Store == nil {
 		errs = append(errs, errors.New("admin: nil Store"))
+	}
+	if d.Keys == nil {
+		errs = append(errs, errors.New("admin: nil Keys"))
 	}
 	if d.Clock == nil {
 		errs = append(errs, errors.New("admin: nil Clock"))
@@ -187,6 +198,11 @@ func (h *Handlers) APIErasure(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.apiErasure)(w, r)
 }
 
+// APILedger streams the ledger entries of ?from=&to= as NDJSON.
+func (h *Handlers) APILedger(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiLedger)(w, r)
+}
+
 // APIHealth answers the retention health.
 func (h *Handlers) APIHealth(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.apiHealth)(w, r)
@@ -235,6 +251,12 @@ func (h *Handlers) Erasure(w http.ResponseWriter, r *http.Request) error {
 // Retention is the retention page.
 func (h *Handlers) Retention(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.pageRetention)(w, r)
+}
+
+// LedgerExport downloads the ledger entries of ?from=&to= as an NDJSON
+// file (the retention page's form).
+func (h *Handlers) LedgerExport(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageLedgerExport)(w, r)
 }
 
 // Stylesheet serves the pages' one stylesheet.

@@ -1,8 +1,6 @@
 package admin
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -80,46 +78,13 @@ func detailOf(rec intake.Record) detail {
 	return d
 }
 
-// encodeCursor makes a list position opaque to clients.
-func encodeCursor(p *intake.ListPosition) string {
-	if p == nil {
-		return ""
-	}
-	b, _ := json.Marshal(struct {
-		T time.Time `json:"t"`
-		I string    `json:"i"`
-	}{p.ConfirmedAt.UTC(), p.ID})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decodeCursor reads a cursor encodeCursor made: nil for "", CURSOR_INVALID
-// for anything else it did not make.
-func decodeCursor(s string) (*intake.ListPosition, error) {
-	if s == "" {
-		return nil, nil
-	}
-	bad := intake.Errorf(intake.CodeCursorInvalid, "The cursor is not one this list gave out; start again without it.")
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(raw) > 512 {
-		return nil, bad
-	}
-	var c struct {
-		T time.Time `json:"t"`
-		I string    `json:"i"`
-	}
-	if json.Unmarshal(raw, &c) != nil || c.T.IsZero() || !intake.StorableID(c.I) {
-		return nil, bad
-	}
-	return &intake.ListPosition{ConfirmedAt: c.T, ID: c.I}, nil
-}
-
 func (h *Handlers) list(r *http.Request) ([]intake.Record, string, error) {
-	after, err := decodeCursor(r.URL.Query().Get("cursor"))
+	after, err := h.decodeCursor(r.URL.Query().Get("cursor"))
 	if err != nil {
 		return nil, "", err
 	}
 	recs, next, err := h.Store.ListIntroductions(r.Context(), after, PageSize, h.Clock.Now())
-	return recs, encodeCursor(next), err
+	return recs, h.encodeCursor(next), err
 }
 
 func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {
@@ -231,7 +196,7 @@ func (h *Handlers) subject(r *http.Request, email string) ([]intake.Record, erro
 	if err := checkEmail(email); err != nil {
 		return nil, err
 	}
-	recs, err := h.Store.SubjectRecords(r.Context(), contentrules.SubjectKey(email), h.Clock.Now())
+	recs, err := h.Store.SubjectRecords(r.Context(), contentrules.Subject(email), h.Clock.Now())
 	h.logAction(r, "subject-access", err, slog.Int("introductions", len(recs)))
 	return recs, err
 }
@@ -265,7 +230,7 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	if err := checkEmail(email); err != nil {
 		return 0, err
 	}
-	n, err := h.Store.EraseSubject(r.Context(), contentrules.SubjectKey(email), intake.ErasureRecord{
+	n, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
 		At: h.Clock.Now(), RequestedBy: actor(r), Reason: "the data subject's erasure request"})
 	h.logAction(r, intake.ActionErased, err, slog.Int("erased", n))
 	return n, err
@@ -292,6 +257,9 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 type health struct {
 	Runs      []intake.SweepRun
 	Scheduler schedulerView
+	// LedgerFrom and LedgerTo fill the retention page's ledger export form:
+	// the last 30 days.
+	LedgerFrom, LedgerTo string
 }
 
 type schedulerView struct {

@@ -54,7 +54,7 @@ func BenchmarkPages(b *testing.B) {
 	if _, err := figures.Run(ctx, now); err != nil {
 		b.Fatal(err)
 	}
-	h, err := admin.New(admin.Deps{Store: db.Owner(), Clock: fixedClock{now}, Logger: logger})
+	h, err := admin.New(admin.Deps{Store: db.Owner(), Keys: testKeys(b, "1"), Clock: fixedClock{now}, Logger: logger})
 	if err != nil {
 		b.Fatal(err)
 	}

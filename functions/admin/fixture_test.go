@@ -22,6 +22,7 @@ import (
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -87,6 +88,21 @@ type fixture struct {
 
 type option func(*admin.Deps)
 
+// testKeys is a key ring of fixed keys, one per version given (the last
+// one current), as every instance of a deployment holds the same.
+func testKeys(t testing.TB, versions ...string) *keyring.Ring {
+	t.Helper()
+	keys := map[string][]byte{}
+	for _, v := range versions {
+		keys[v] = bytes.Repeat([]byte("k"+v), keyring.MinKeyLen)
+	}
+	ring, err := keyring.New(keys, versions[len(versions)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ring
+}
+
 func newFixture(t *testing.T, opts ...option) *fixture {
 	t.Helper()
 	client, _ := emulatortest.Client(t)
@@ -97,7 +113,7 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, client: client, db: db, logs: logs, retrier: &recordingRetrier{}, logger: logger}
-	deps := admin.Deps{Store: db.Owner(), Retrier: f.retrier, Clock: fixedClock{now}, Logger: logger}
+	deps := admin.Deps{Store: db.Owner(), Retrier: f.retrier, Keys: testKeys(t, "1"), Clock: fixedClock{now}, Logger: logger}
 	for _, o := range opts {
 		o(&deps)
 	}

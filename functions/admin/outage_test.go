@@ -34,11 +34,14 @@ func (downStore) Envelope(context.Context, string, time.Time) (intake.Envelope, 
 	return intake.Envelope{}, errDown
 }
 func (downStore) RecordAdminAction(context.Context, string, intake.AdminAction) error { return errDown }
-func (downStore) SubjectRecords(context.Context, string, time.Time) ([]intake.Record, error) {
+func (downStore) SubjectRecords(context.Context, intake.SubjectQuery, time.Time) ([]intake.Record, error) {
 	return nil, errDown
 }
-func (downStore) EraseSubject(context.Context, string, intake.ErasureRecord) (int, error) {
+func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.ErasureRecord) (int, error) {
 	return 0, errDown
+}
+func (downStore) LedgerEntries(context.Context, time.Time, time.Time, time.Time, func([]intake.LedgerEntry) error) error {
+	return errDown
 }
 func (downStore) LastRuns(context.Context, int) ([]intake.SweepRun, error) { return nil, errDown }
 func (downStore) DailyFigures(context.Context, []string) (map[string]intake.DailyFigures, error) {
@@ -50,7 +53,7 @@ func (downStore) DailyFigures(context.Context, []string) (map[string]intake.Dail
 // cause is logged, never shown.
 func TestFirestoreDownAnswers503(t *testing.T) {
 	logs := &syncBuffer{}
-	h, err := admin.New(admin.Deps{Store: downStore{}, Clock: fixedClock{now}, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	h, err := admin.New(admin.Deps{Store: downStore{}, Keys: testKeys(t, "1"), Clock: fixedClock{now}, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +69,14 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 		{"GET", "/admin/api/subjects?email=a@example.com", "", ""},
 		{"POST", "/admin/api/subjects/erasure", `{"email":"a@example.com"}`, "application/json"},
 		{"GET", "/admin/api/health", "", ""},
+		{"GET", "/admin/api/ledger?from=2026-11-01&to=2026-11-30", "", ""},
 		{"GET", "/admin/", "", ""},
 		{"GET", "/admin/introductions/x", "", ""},
 		{"POST", "/admin/introductions/x/handled", "", ""},
 		{"POST", "/admin/subjects", "email=a%40example.com", "application/x-www-form-urlencoded"},
 		{"POST", "/admin/subjects/erasure", "email=a%40example.com&confirm=yes", "application/x-www-form-urlencoded"},
 		{"GET", "/admin/retention", "", ""},
+		{"GET", "/admin/ledger/export?from=2026-11-01&to=2026-11-30", "", ""},
 	} {
 		r := httptest.NewRequest(rq.method, rq.path, strings.NewReader(rq.body))
 		if rq.contentType != "" {

@@ -76,6 +76,7 @@ var funcs = template.FuncMap{
 		return strconv.Itoa(len([]rune(s)))
 	},
 	"retryable": retryable,
+	"mailto":    mailto,
 	"since": func(a, b time.Time) string {
 		if a.IsZero() || b.IsZero() {
 			return "—"
@@ -90,6 +91,27 @@ var funcs = template.FuncMap{
 		sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
 		return out
 	},
+}
+
+// mailto is the Reply-to link of an address: the address is only ever the
+// recipient. Every byte but an unreserved one (RFC 3986) and the last @ is
+// percent-encoded, so a ? cannot start header fields (cc, bcc, body), a %
+// cannot decode into one, a # cannot start a fragment and a comma cannot
+// add a recipient, whatever an address kept before a rule refused them
+// holds.
+func mailto(address string) template.URL {
+	at := strings.LastIndexByte(address, '@')
+	var b strings.Builder
+	b.WriteString("mailto:")
+	for i := 0; i < len(address); i++ {
+		c := address[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 || i == at {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return template.URL(b.String())
 }
 
 type classCount struct {
@@ -357,6 +379,8 @@ func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 		h.problemPage(w, r, err)
 		return nil
 	}
+	today := h.Clock.Now().UTC()
+	hl.LedgerFrom, hl.LedgerTo = today.AddDate(0, 0, -29).Format(time.DateOnly), today.Format(time.DateOnly)
 	h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
 	return nil
 }

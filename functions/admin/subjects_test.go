@@ -2,6 +2,8 @@ package admin_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"cloud.google.com/go/firestore"
 
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/firestorestore"
@@ -146,6 +150,77 @@ func TestSubjectExportAndErasure(t *testing.T) {
 	for body, code := range map[string]string{`{"email":""}`: "EMAIL_INVALID", `{"mail":"x@y.z"}`: "UNREADABLE_BODY", `[]`: "UNREADABLE_BODY"} {
 		if a := f.do(http.MethodPost, "/admin/api/subjects/erasure", body); a.code(t) != code {
 			t.Errorf("%s: %d %s", body, a.status, a.body)
+		}
+	}
+}
+
+// v1SubjectKey is the key an introduction kept before SubjectKey's v2
+// carries (full case folding, the domain as typed).
+func v1SubjectKey(email string) string {
+	sum := sha256.Sum256([]byte("subject/v1\x00" + contentrules.NormaliseEmail(email)))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestSubjectRequestsTellMailboxesApart: access and erasure for
+// straße@… find and erase only straße@… (not strasse@…, which full case
+// folding merged with it), the IDN domain matches its punycode, and an
+// introduction kept under the v1 key is still found, and only by its own
+// subject.
+func TestSubjectRequestsTellMailboxesApart(t *testing.T) {
+	f := newFixture(t)
+	at := now.Add(-time.Hour)
+	ids := map[string]string{}
+	for i, s := range []struct{ name, email string }{
+		{"sharp", "straße@example.com"}, {"double", "strasse@example.com"}, {"idn", "jürgen@bücher.example"},
+		{"old sharp", "Straße@example.com"}, {"old double", "STRASSE@example.com"},
+	} {
+		ids[s.name] = f.keep(sample(s.name, s.email, at.Add(time.Duration(i)*time.Minute)))
+		if strings.HasPrefix(s.name, "old ") {
+			// Kept before v2: its key is the v1 one.
+			if _, err := f.client.Collection(firestorestore.Introductions).Doc(ids[s.name]).Update(context.Background(),
+				[]firestore.Update{{Path: "subjectKey", Value: v1SubjectKey(s.email)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	found := func(email string) []string {
+		t.Helper()
+		a := f.do(http.MethodGet, "/admin/api/subjects?email="+url.QueryEscape(email), "")
+		if a.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", email, a.status, a.body)
+		}
+		var got []string
+		for _, it := range a.json(t)["introductions"].([]any) {
+			got = append(got, it.(map[string]any)["id"].(string))
+		}
+		slices.Sort(got)
+		return got
+	}
+	want := func(names ...string) []string {
+		var out []string
+		for _, n := range names {
+			out = append(out, ids[n])
+		}
+		slices.Sort(out)
+		return out
+	}
+	for email, names := range map[string][]string{
+		"STRAẞE@Example.com":           {"sharp", "old sharp"},
+		"strasse@example.com":          {"double", "old double"},
+		"jürgen@xn--bcher-kva.example": {"idn"},
+		"JÜRGEN@BÜCHER.example":        {"idn"},
+	} {
+		if got := found(email); !slices.Equal(got, want(names...)) {
+			t.Errorf("%s finds %v, want %v", email, got, want(names...))
+		}
+	}
+	er := f.do(http.MethodPost, "/admin/api/subjects/erasure", `{"email":"straße@example.com"}`)
+	if er.status != http.StatusOK || er.json(t)["erased"] != float64(2) {
+		t.Fatalf("erasing straße@: %d %s, want 2 erased", er.status, er.body)
+	}
+	for name, gone := range map[string]bool{"sharp": true, "old sharp": true, "double": false, "old double": false, "idn": false} {
+		if f.exists(firestorestore.Introductions, ids[name]) == gone {
+			t.Errorf("%s: exists %v after erasing straße@", name, !gone)
 		}
 	}
 }

@@ -29,7 +29,7 @@ func (fakeProvider) Read(body []byte) (intake.ProviderEvent, bool, error) {
 	case "opened":
 		return intake.ProviderEvent{}, false, nil
 	case "delivered":
-		return intake.ProviderEvent{Provider: "mailgun", Token: "tok-" + id, EnvelopeID: id, Kind: intake.ProviderDelivered}, true, nil
+		return intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-" + id, EnvelopeID: id, Kind: intake.ProviderDelivered}, true, nil
 	}
 	return intake.ProviderEvent{}, false, intake.Errorf(intake.CodeUnreadableBody, "not an event")
 }

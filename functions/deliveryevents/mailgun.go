@@ -36,5 +36,5 @@ func (p mailgunProvider) Read(body []byte) (intake.ProviderEvent, bool, error) {
 	case intake.DeliveryRetryPending:
 		kind = intake.ProviderFailedTemporary
 	}
-	return intake.ProviderEvent{Provider: ProviderMailgun, Token: e.Token, EnvelopeID: e.EnvelopeID, Kind: kind, Reason: e.Detail, At: e.At}, true, nil
+	return intake.ProviderEvent{Provider: ProviderMailgun, Destination: intake.DestinationEmail, Token: e.Token, EnvelopeID: e.EnvelopeID, Kind: kind, Reason: e.Detail, At: e.At}, true, nil
 }

@@ -39,9 +39,11 @@ var accesses = []Access{
 	// sends the handoff right after its commit.
 	{Function: "Confirmation", Firestore: true, Secrets: append([]string{SecretHMAC, SecretPepper}, handoffSecrets...)},
 	{Function: "DeliveryEvents", Firestore: true, Secrets: []string{SecretMailgunKey}},
-	// Sweep retries due deliveries; Admin retries one when the owner asks.
+	// Sweep retries due deliveries; Admin retries one when the owner asks,
+	// and signs its list's cursors under a key derived from the HMAC key
+	// (the same on every instance and across restarts).
 	{Function: "Sweep", Firestore: true, Secrets: handoffSecrets},
-	{Function: "Admin", Firestore: true, Secrets: handoffSecrets},
+	{Function: "Admin", Firestore: true, Secrets: append([]string{SecretHMAC}, handoffSecrets...)},
 }
 
 // Accesses returns every function's row of what it may touch, in the route

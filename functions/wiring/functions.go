@@ -122,10 +122,15 @@ func buildSweep(p *parts, h *Handlers) (err error) {
 	return err
 }
 
-// buildAdmin: the owner's store, the delivery service (retry now), the
-// scheduler job's reader and the retention sweeps.
+// buildAdmin: the owner's store, the HMAC keys (the list's cursors), the
+// delivery service (retry now), the scheduler job's reader and the
+// retention sweeps.
 func buildAdmin(p *parts, h *Handlers) (err error) {
 	db, err := p.database()
+	if err != nil {
+		return err
+	}
+	keys, err := p.hmacKeys()
 	if err != nil {
 		return err
 	}
@@ -136,7 +141,7 @@ func buildAdmin(p *parts, h *Handlers) (err error) {
 	if h.Sweeps, err = p.retention(); err != nil {
 		return err
 	}
-	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Clock: p.o.Clock, Logger: p.logger}
+	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Keys: keys, Clock: p.o.Clock, Logger: p.logger}
 	scheduler, err := p.schedulerJob()
 	if err != nil {
 		return err

@@ -304,3 +304,33 @@ func (h *harness) settle() {
 	h.svc.Sweeps.Wait()
 	h.svc.Delivery.Wait()
 }
+
+// TestAMailgunEventNamingAnotherEnvelopeMovesNothing: a correctly signed
+// Mailgun event naming the inbox or the webhook envelope answers 200 with
+// applied false (so Mailgun does not send it again) and moves neither: the
+// inbox stays DELIVERED, as does the webhook after its 2xx.
+func TestAMailgunEventNamingAnotherEnvelopeMovesNothing(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusNoContent)
+	h := newHarness(t, handoffEnv(rcv, mp))
+	d := h.postJSON("/api/introductions", h.draftBody(nil)).json(t)
+	id, token := d["id"].(string), d["token"].(string)
+	if c := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": token}); c.status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", c.status, c.body)
+	}
+	h.settle()
+	before := h.docs("envelopes")
+	for _, dest := range []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook} {
+		envID := intake.EnvelopeID(id, dest, intake.EventConfirmed)
+		r := h.postEvent(h.mailgunEvent("tok-"+string(dest), envID, "failed", "permanent", "bounce"))
+		if r.status != http.StatusOK || r.json(t)["applied"] != false {
+			t.Errorf("a Mailgun event naming the %s envelope: %d %s, want 200 applied false", dest, r.status, r.body)
+		}
+		if e := h.envelope(envID); e.Status != intake.DeliveryDelivered {
+			t.Errorf("the %s envelope after a Mailgun bounce naming it: %s, want DELIVERED", dest, e.Status)
+		}
+	}
+	if after := h.docs("envelopes"); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Error("a Mailgun event moved an envelope that is not the email's")
+	}
+}

@@ -54,6 +54,7 @@ var routes = []route{
 	{"Admin", "GET /admin/api/subjects", func(h *Handlers) jsonapi.Handler { return h.Admin.APISubject }},
 	{"Admin", "POST /admin/api/subjects/erasure", func(h *Handlers) jsonapi.Handler { return h.Admin.APIErasure }},
 	{"Admin", "GET /admin/api/health", func(h *Handlers) jsonapi.Handler { return h.Admin.APIHealth }},
+	{"Admin", "GET /admin/api/ledger", func(h *Handlers) jsonapi.Handler { return h.Admin.APILedger }},
 	{"Admin", "GET /admin", func(h *Handlers) jsonapi.Handler { return h.Admin.Home }},
 	{"Admin", "GET /admin/{$}", func(h *Handlers) jsonapi.Handler { return h.Admin.List }},
 	{"Admin", "GET /admin/introductions/{id}", func(h *Handlers) jsonapi.Handler { return h.Admin.Detail }},
@@ -64,6 +65,7 @@ var routes = []route{
 	{"Admin", "POST /admin/subjects/export", func(h *Handlers) jsonapi.Handler { return h.Admin.Export }},
 	{"Admin", "POST /admin/subjects/erasure", func(h *Handlers) jsonapi.Handler { return h.Admin.Erasure }},
 	{"Admin", "GET /admin/retention", func(h *Handlers) jsonapi.Handler { return h.Admin.Retention }},
+	{"Admin", "GET /admin/ledger/export", func(h *Handlers) jsonapi.Handler { return h.Admin.LedgerExport }},
 	{"Admin", "GET /admin/assets/admin.css", func(h *Handlers) jsonapi.Handler { return h.Admin.Stylesheet }},
 	{"Admin", "GET /admin/assets/icon.svg", func(h *Handlers) jsonapi.Handler { return h.Admin.Icon }},
 }

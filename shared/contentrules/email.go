@@ -16,7 +16,9 @@ import (
 // an invisible character would make one address look like another); it has
 // exactly one @; a local part of 1 to 64 bytes without whitespace, without
 // any of ( ) < > [ ] \ , ; : " and without a leading, trailing or doubled
-// dot; and a domain of at most 253 bytes with at least one dot, whose labels
+// dot, nor a ? or % (legal in an address, unused in practice, and what
+// turns an address in a mailto: link into header fields or escapes); and a
+// domain of at most 253 bytes with at least one dot, whose labels
 // are each 1 to 63 bytes of letters (any script), digits and inner hyphens,
 // the last one not all digits. It is a sanity check, not proof the address
 // receives mail.
@@ -39,6 +41,8 @@ func checkEmail(s string) string {
 	case strings.ContainsFunc(local, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(`()<>[]\,;:"`, r) }),
 		strings.HasPrefix(local, "."), strings.HasSuffix(local, "."), strings.Contains(local, ".."):
 		return "The part before the @ holds characters or dots an address cannot have. Please check it for typos."
+	case strings.ContainsAny(local, "?%"):
+		return "The part before the @ holds a ? or %, which this form does not take in an address. Please check it for typos."
 	case domain == "":
 		return "The domain after the @ is missing." + example
 	case !strings.Contains(domain, "."):
@@ -66,8 +70,9 @@ func validDomain(domain string) bool {
 	return strings.ContainsFunc(last, func(r rune) bool { return !unicode.IsDigit(r) })
 }
 
-// NormaliseEmail returns the one normal form of an address, used for the
-// email rate key and to find a person's records: surrounding whitespace
+// NormaliseEmail returns the one normal form of an address used for the
+// email rate key (a data subject's records are found by SubjectAddress's
+// form, which tells ß from ss): surrounding whitespace
 // trimmed, invisible characters (default-ignorable and format characters)
 // removed, Unicode normalisation form NFKC (full-width "ａｄａ" is "ada"),
 // Unicode case folding (so "ADA", "Ada" and "ada" are one), and a +tag

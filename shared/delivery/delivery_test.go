@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,7 +64,7 @@ func TestOutboxAcceptedThenReceiptCompletes(t *testing.T) {
 		t.Fatalf("the sender got %+v", d)
 	}
 
-	ev := intake.ProviderEvent{Provider: "mailgun", Token: "tok-1", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
+	ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-1", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
 	if _, err := w.svc.ApplyEvent(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestProviderEventsMoveTheEnvelope(t *testing.T) {
 	mailID := envID("intro2", intake.DestinationEmail)
 	ctx := context.Background()
 
-	temp := intake.ProviderEvent{Provider: "mailgun", Token: "t-temp", EnvelopeID: mailID, Kind: intake.ProviderFailedTemporary, Reason: "mailbox full"}
+	temp := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-temp", EnvelopeID: mailID, Kind: intake.ProviderFailedTemporary, Reason: "mailbox full"}
 	e, err := w.svc.ApplyEvent(ctx, temp)
 	if err != nil || e.Status != intake.DeliveryRetryPending || !e.NextAttemptAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("after a temporary failure: %+v, %v (want RETRY_PENDING at +1m, the first wait)", e, err)
@@ -116,20 +118,20 @@ func TestProviderEventsMoveTheEnvelope(t *testing.T) {
 	if e := w.envelope(mailID); e.Status != intake.DeliveryAccepted {
 		t.Fatalf("after the retry: %s", e.Status)
 	}
-	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t-del", EnvelopeID: mailID, Kind: intake.ProviderDelivered}); err != nil {
+	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-del", EnvelopeID: mailID, Kind: intake.ProviderDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	if l := w.ledger("intro2"); l.Decision != intake.DecisionHandoffComplete {
 		t.Fatalf("after the receipt: %s", l.Decision)
 	}
-	e, err = w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t-bounce", EnvelopeID: mailID, Kind: intake.ProviderFailedPermanent, Reason: "550 5.1.1 no such user"})
+	e, err = w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-bounce", EnvelopeID: mailID, Kind: intake.ProviderFailedPermanent, Reason: "550 5.1.1 no such user"})
 	if err != nil || e.Status != intake.DeliveryFailed || !strings.Contains(e.LastError, "550 5.1.1") {
 		t.Fatalf("after a bounce: %+v %v", e, err)
 	}
 	if l := w.ledger("intro2"); l.Decision != intake.DecisionHandoffPending || !strings.Contains(l.Reason, "email FAILED") {
 		t.Fatalf("a bounce must reopen the decision: %s %q", l.Decision, l.Reason)
 	}
-	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t-unknown", EnvelopeID: "env_nope_email_confirmed", Kind: intake.ProviderDelivered}); !errors.Is(err, intake.ErrNotFound) {
+	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t-unknown", EnvelopeID: "env_nope_email_confirmed", Kind: intake.ProviderDelivered}); !errors.Is(err, intake.ErrNotFound) {
 		t.Fatalf("an unknown envelope: %v", err)
 	}
 }
@@ -309,29 +311,54 @@ func TestCrashAfterSendResendsTheSameEnvelope(t *testing.T) {
 func TestLeaseKeepsInstancesApart(t *testing.T) {
 	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{result(intake.DeliveryDelivered, "200 OK")},
 		started: make(chan struct{}, 2), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(hook.release) }) }
 	w := newWorld(t, hook)
+	t.Cleanup(release) // first of the cleanups: a failure below leaves no send waiting
 	w.confirmed("intro7")
 	id := envID("intro7", intake.DestinationWebhook)
 	other := w.service(slog.New(slog.NewJSONHandler(w.logs, nil)), hook)
 	ctx := context.Background()
-	done := make(chan bool)
+	type attempt struct {
+		ok  bool
+		err error
+	}
+	first := make(chan attempt, 1)
 	go func() {
 		ok, err := w.svc.Deliver(ctx, id)
-		if err != nil {
-			t.Error(err)
-		}
-		done <- ok
+		first <- attempt{ok, err}
 	}()
-	<-hook.started // the first instance holds the lease and is sending
-	if ok, err := other.Deliver(ctx, id); ok || err != nil {
-		t.Fatalf("second instance: attempted=%v err=%v, want it kept off by the lease", ok, err)
+	select { // the first instance holds the lease and is sending
+	case <-hook.started:
+	case <-time.After(bounded):
+		t.Fatalf("the first instance did not start sending within %s", bounded)
+	}
+	second := make(chan attempt, 1)
+	go func() {
+		ok, err := other.Deliver(ctx, id)
+		second <- attempt{ok, err}
+	}()
+	select {
+	case <-hook.started:
+		t.Fatal("a second instance started sending the leased envelope: the lease was ignored")
+	case a := <-second:
+		if a.ok || a.err != nil {
+			t.Fatalf("second instance: attempted=%v err=%v, want it kept off by the lease", a.ok, a.err)
+		}
+	case <-time.After(bounded):
+		t.Fatalf("the second instance's attempt did not return within %s", bounded)
 	}
 	if err := other.RetryNow(ctx, id); intake.CodeOf(err) != intake.CodeStateConflict {
 		t.Fatalf("retry now during a send: %v", err)
 	}
-	close(hook.release)
-	if !<-done {
-		t.Fatal("the first instance did not attempt")
+	release()
+	select {
+	case a := <-first:
+		if !a.ok || a.err != nil {
+			t.Fatalf("the first instance: attempted=%v err=%v, want its send", a.ok, a.err)
+		}
+	case <-time.After(bounded):
+		t.Fatalf("the first instance's send did not end within %s of its release", bounded)
 	}
 	if n := len(hook.calls()); n != 1 {
 		t.Fatalf("%d sends, want 1", n)
@@ -455,7 +482,7 @@ func TestAReceiptBeforeTheAcceptanceIsWrittenStays(t *testing.T) {
 	ids := w.confirmed("intro1")
 	w.svc.Dispatch(ids)
 	<-mail.started
-	ev := intake.ProviderEvent{Provider: "mailgun", Token: "tok-early", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
+	ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-early", EnvelopeID: envID("intro1", intake.DestinationEmail), Kind: intake.ProviderDelivered, At: t0}
 	if _, err := w.svc.ApplyEvent(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
@@ -474,4 +501,78 @@ func TestAReceiptBeforeTheAcceptanceIsWrittenStays(t *testing.T) {
 	if r, err := w.svc.Run(context.Background(), w.clock.Now()); err != nil || r.DeliveriesAttempted != 0 || len(mail.calls()) != 1 {
 		t.Fatalf("sweep after the receipt: %+v %v, %d sends", r, err, len(mail.calls()))
 	}
+}
+
+// TestAnEmailEventMovesNoOtherEnvelope: a verified email provider's event
+// naming the inbox or the webhook envelope is NOT_FOUND and moves neither
+// it nor the ledger's decision: the inbox stays DELIVERED.
+func TestAnEmailEventMovesNoOtherEnvelope(t *testing.T) {
+	hook := &sender{dest: intake.DestinationWebhook, script: []intake.DeliveryResult{result(intake.DeliveryDelivered, "204")}}
+	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 OK")}}
+	w := newWorld(t, mail, hook)
+	w.dispatch(w.confirmed("wrong"))
+	ctx := context.Background()
+	before := w.ledger("wrong")
+	for _, d := range []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook} {
+		id := envID("wrong", d)
+		was := w.envelope(id)
+		ev := intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "tok-" + string(d), EnvelopeID: id, Kind: intake.ProviderFailedPermanent, Reason: "550"}
+		if _, err := w.svc.ApplyEvent(ctx, ev); !errors.Is(err, intake.ErrNotFound) {
+			t.Errorf("an email event naming the %s envelope: %v, want NOT_FOUND", d, err)
+		}
+		if e := w.envelope(id); e.Status != intake.DeliveryDelivered || len(e.Attempts) != len(was.Attempts) {
+			t.Errorf("the %s envelope after an email event: %s with %d attempts, want DELIVERED unchanged", d, e.Status, len(e.Attempts))
+		}
+	}
+	if after := w.ledger("wrong"); after.Decision != before.Decision || after.Reason != before.Reason || !reflect.DeepEqual(after.Handoffs, before.Handoffs) {
+		t.Errorf("the ledger moved: %s %q, want %s %q", after.Decision, after.Reason, before.Decision, before.Reason)
+	}
+}
+
+// TestWithdrawalDuringAnEmailSendNamesEmail: the visitor withdraws while
+// the email is being sent (its lease held, the SMTP server not yet
+// answered); when the send then ends ACCEPTED - handed to the mail server,
+// never DELIVERED - the withdrawal's record of where the content had gone
+// names email.
+func TestWithdrawalDuringAnEmailSendNamesEmail(t *testing.T) {
+	mail := &sender{dest: intake.DestinationEmail, script: []intake.DeliveryResult{result(intake.DeliveryAccepted, "250 OK")},
+		started: make(chan struct{}, 1), release: make(chan struct{})}
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(mail.release) }) }
+	w := newWorld(t, mail)
+	t.Cleanup(release) // first of the cleanups: a failure below leaves no send waiting
+	w.confirmed("inflight")
+	id := envID("inflight", intake.DestinationEmail)
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Deliver(context.Background(), id)
+		done <- err
+	}()
+	select {
+	case <-mail.started:
+	case <-time.After(bounded):
+		t.Fatalf("the email send did not start within %s", bounded)
+	}
+	w.clock.Advance(time.Second)
+	w.withdraw("inflight")
+	if l := w.ledger("inflight"); l.Withdrawal == nil || len(l.Withdrawal.AlreadyDeliveredTo) != 0 {
+		t.Fatalf("the withdrawal during the send: %+v, want a record naming nothing yet", l.Withdrawal)
+	}
+	release()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(bounded):
+		t.Fatalf("the email send did not end within %s of its release", bounded)
+	}
+	if e := w.envelope(id); e.Status != intake.DeliveryAccepted {
+		t.Fatalf("the email after its 250: %s, want ACCEPTED", e.Status)
+	}
+	l := w.ledger("inflight")
+	if l.Decision != intake.DecisionWithdrawn || l.Withdrawal == nil || !slices.Equal(l.Withdrawal.AlreadyDeliveredTo, []intake.Destination{intake.DestinationEmail}) {
+		t.Fatalf("after the send ended ACCEPTED: %s %+v, want WITHDRAWN with the content already handed to email", l.Decision, l.Withdrawal)
+	}
+	testsupport.MatchesSchema(t, testsupport.LedgerSchema(t, ""), "ledger entry", l)
 }

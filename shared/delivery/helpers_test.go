@@ -22,6 +22,11 @@ var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 const keepFor = 180 * 24 * time.Hour
 
+// bounded is the longest a test waits for something another goroutine
+// does before it fails saying what did not happen (never a measure of
+// speed: it turns a hang into a clear failure).
+const bounded = 30 * time.Second
+
 // sender is a fake at our own interface (intake.Sender): it answers from a
 // script, one result per call (the last one repeated), and records what it
 // was given.

@@ -53,7 +53,7 @@ func TestLedgerSchemaHoldsRealEntries(t *testing.T) {
 	if _, err := w.svc.Run(ctx, w.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Token: "t1", EnvelopeID: envID("s1", intake.DestinationEmail), Kind: intake.ProviderDelivered}); err != nil {
+	if _, err := w.svc.ApplyEvent(ctx, intake.ProviderEvent{Provider: "mailgun", Destination: intake.DestinationEmail, Token: "t1", EnvelopeID: envID("s1", intake.DestinationEmail), Kind: intake.ProviderDelivered}); err != nil {
 		t.Fatal(err)
 	}
 	if e := w.ledger("s1"); e.Decision != intake.DecisionHandoffComplete {

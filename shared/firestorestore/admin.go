@@ -268,18 +268,18 @@ func (s *OwnerStore) RecordAdminAction(ctx context.Context, id string, a intake.
 }
 
 // SubjectRecords returns the record of every live introduction (drafts
-// included) whose subject key is subjectKey, newest first. Errors:
-// UNAVAILABLE.
-func (s *OwnerStore) SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error) {
+// included) stored under one of q's keys whose address q owns, newest
+// first. Errors: UNAVAILABLE.
+func (s *OwnerStore) SubjectRecords(ctx context.Context, q intake.SubjectQuery, now time.Time) ([]intake.Record, error) {
 	out := []intake.Record{}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		out = []intake.Record{}
-		snaps, err := s.client.Collection(Introductions).Where("subjectKey", "==", subjectKey).Documents(ctx).GetAll()
+		ids, err := s.subjectIntroductions(ctx, q)
 		if err != nil {
 			return err
 		}
-		for _, snap := range snaps {
-			rec, err := s.record(ctx, snap.Ref.ID, now, true)
+		for _, id := range ids {
+			rec, err := s.record(ctx, id, now, true)
 			if intake.CodeOf(err) == intake.CodeNotFound {
 				continue
 			}
@@ -294,22 +294,43 @@ func (s *OwnerStore) SubjectRecords(ctx context.Context, subjectKey string, now 
 	return out, err
 }
 
-// EraseSubject erases every introduction whose subject key is subjectKey,
-// expired or not: the introduction, its transcript and its envelopes are
-// deleted, and its ledger entry keeps a content-free tombstone (e, an
-// admin action, the reason) in the same transaction. It returns how many
-// introductions it erased. A failure part-way leaves each introduction
-// either erased or untouched; erasing again finishes the job. Errors:
-// UNAVAILABLE.
-func (s *OwnerStore) EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error) {
+// subjectIntroductions returns the ids of the introductions, expired or
+// not, stored under one of q's keys whose address q owns (every one found
+// when q.Owns is nil).
+func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([]string, error) {
+	ids := []string{}
+	if len(q.Keys) == 0 {
+		return ids, nil
+	}
+	snaps, err := s.client.Collection(Introductions).Where("subjectKey", "in", q.Keys).Documents(ctx).GetAll()
+	if err != nil {
+		return nil, err
+	}
+	for _, snap := range snaps {
+		var d introductionDoc
+		if err := snap.DataTo(&d); err != nil {
+			return nil, err
+		}
+		if q.Owns == nil || q.Owns(d.Email) {
+			ids = append(ids, snap.Ref.ID)
+		}
+	}
+	return ids, nil
+}
+
+// EraseSubject erases every introduction stored under one of q's keys
+// whose address q owns, expired or not: the introduction, its transcript
+// and its envelopes are deleted, and its ledger entry keeps a content-free
+// tombstone (e, an admin action, the reason) in the same transaction. It
+// returns how many introductions it erased. A failure part-way leaves each
+// introduction either erased or untouched; erasing again finishes the job.
+// Errors: UNAVAILABLE.
+func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord) (int, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		refs, err := s.client.Collection(Introductions).Where("subjectKey", "==", subjectKey).Documents(ctx).GetAll()
-		ids = ids[:0]
-		for _, r := range refs {
-			ids = append(ids, r.Ref.ID)
-		}
+		var err error
+		ids, err = s.subjectIntroductions(ctx, q)
 		return err
 	})
 	if err != nil {

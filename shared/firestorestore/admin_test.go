@@ -3,6 +3,10 @@ package firestorestore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,7 +57,7 @@ func TestTheOwnersViewTreatsExpiredAndDraftsAsAbsent(t *testing.T) {
 		t.Fatalf("Record(new) = %+v, %v", rec, err)
 	}
 	// A data subject's records include their live draft, never what expired.
-	subject, err := ts.SubjectRecords(ctx, "", t0)
+	subject, err := ts.SubjectRecords(ctx, intake.SubjectQuery{Keys: []string{""}}, t0)
 	if err != nil || len(subject) != 0 {
 		t.Fatalf("records without a subject key: %+v, %v", subject, err)
 	}
@@ -101,9 +105,12 @@ func TestOwnersSideUnreachable(t *testing.T) {
 		"RecordAdminAction": func() error {
 			return s.RecordAdminAction(ctx, "x", intake.AdminAction{At: t0, Actor: "owner", Action: intake.ActionRetry})
 		},
-		"SubjectRecords": func() error { _, err := s.SubjectRecords(ctx, "k", t0); return err },
+		"SubjectRecords": func() error {
+			_, err := s.SubjectRecords(ctx, intake.SubjectQuery{Keys: []string{"k"}}, t0)
+			return err
+		},
 		"EraseSubject": func() error {
-			_, err := s.EraseSubject(ctx, "k", intake.ErasureRecord{At: t0, RequestedBy: "owner"})
+			_, err := s.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"k"}}, intake.ErasureRecord{At: t0, RequestedBy: "owner"})
 			return err
 		},
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
@@ -135,9 +142,168 @@ func TestARevisedEmailMovesTheDraftToItsNewSubject(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, want := range map[string]int{"subject-old": 0, "subject-new": 1} {
-		recs, err := ts.SubjectRecords(ctx, key, t0.Add(2*time.Minute))
+		recs, err := ts.SubjectRecords(ctx, intake.SubjectQuery{Keys: []string{key}}, t0.Add(2*time.Minute))
 		if err != nil || len(recs) != want {
 			t.Errorf("SubjectRecords(%s) = %d records, %v; want %d", key, len(recs), err, want)
 		}
+	}
+}
+
+// TestSubjectLookUpsAskEveryKeyAndKeepWhatTheSubjectOwns: SubjectRecords
+// and EraseSubject find the introductions stored under any of the query's
+// keys, and keep (and erase) only those whose stored address it owns.
+func TestSubjectLookUpsAskEveryKeyAndKeepWhatTheSubjectOwns(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for id, key := range map[string]string{"current": "key-v2", "legacy": "key-v1", "merged": "key-v1", "stranger": "key-other"} {
+		k := draft(id, t0)
+		k.Introduction.SubjectKey = key
+		if _, err := ts.KeepDraft(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owned := map[string]bool{canary("email", "current") + "@example.com": true, canary("email", "legacy") + "@example.com": true}
+	q := intake.SubjectQuery{Keys: []string{"key-v2", "key-v1"}, Owns: func(email string) bool { return owned[email] }}
+	recs, err := ts.SubjectRecords(ctx, q, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Introduction.ID)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"current", "legacy"}) {
+		t.Errorf("SubjectRecords found %v, want [current legacy]", got)
+	}
+	n, err := ts.EraseSubject(ctx, q, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: "request"})
+	if err != nil || n != 2 {
+		t.Fatalf("EraseSubject = %d, %v; want 2", n, err)
+	}
+	for id, gone := range map[string]bool{"current": true, "legacy": true, "merged": false, "stranger": false} {
+		snap, err := ts.client.Collection(Introductions).Doc(id).Get(ctx)
+		if exists := err == nil && snap.Exists(); exists == gone {
+			t.Errorf("%s: exists %v after the erasure, want %v", id, exists, !gone)
+		}
+	}
+}
+
+// TestListIntroductionsPagesHoldEachRowOnce: walking the list a page at a
+// time from each page's next position yields every confirmed introduction
+// exactly once, newest confirmation first with ties by id descending, and
+// no next position after the last page.
+func TestListIntroductionsPagesHoldEachRowOnce(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	var want []string
+	for i := range 8 {
+		id := fmt.Sprintf("row-%d", i)
+		// Pairs share a confirmation time, so pages end inside ties.
+		ts.keepConfirmed(t, id, t0.Add(-time.Duration(i/2)*time.Minute))
+		want = append(want, id)
+	}
+	slices.SortFunc(want, func(a, b string) int {
+		ai, bi := a[len(a)-1]-'0', b[len(b)-1]-'0'
+		if ai/2 != bi/2 {
+			return int(ai/2) - int(bi/2) // newer (smaller i/2) first
+		}
+		return strings.Compare(b, a) // ties by id, descending
+	})
+	var got []string
+	var after *intake.ListPosition
+	for page := 0; ; page++ {
+		if page > len(want) {
+			t.Fatalf("still paging after %d pages: the next position does not advance", page)
+		}
+		recs, next, err := ts.ListIntroductions(ctx, after, 3, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			got = append(got, r.Introduction.ID)
+		}
+		if next == nil {
+			break
+		}
+		after = next
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the pages hold %v, want %v", got, want)
+	}
+}
+
+// TestMarkHandledRecordsItsLedgerAction: the handle move and the admin
+// action that records who made it and when are written together.
+func TestMarkHandledRecordsItsLedgerAction(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	ts.keepConfirmed(t, "handle-me", t0.Add(-time.Hour))
+	in, err := ts.MarkHandled(ctx, "handle-me", "owner@site.example", t0)
+	if err != nil || in.State != intake.StateHandled || !in.HandledAt.Equal(t0) {
+		t.Fatalf("MarkHandled = %+v, %v", in, err)
+	}
+	rec, err := ts.Record(ctx, "handle-me", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []intake.AdminAction{{At: t0, Actor: "owner@site.example", Action: intake.ActionHandled}}
+	if rec.Introduction.State != intake.StateHandled || !reflect.DeepEqual(rec.Ledger.AdminActions, want) {
+		t.Fatalf("after the handle move: state %s, admin actions %+v; want HANDLED and %+v", rec.Introduction.State, rec.Ledger.AdminActions, want)
+	}
+	if _, err := ts.MarkHandled(ctx, "handle-me", "owner@site.example", t0.Add(time.Minute)); intake.CodeOf(err) != intake.CodeStateConflict {
+		t.Fatalf("handled twice: %v, want STATE_CONFLICT", err)
+	}
+	if rec, _ := ts.Record(ctx, "handle-me", t0); len(rec.Ledger.AdminActions) != 1 {
+		t.Fatalf("a refused handle move recorded an action: %+v", rec.Ledger.AdminActions)
+	}
+}
+
+// TestErasureRemovesTheTranscriptAndEnvelopes: erasing a data subject's
+// introduction deletes the introduction, its transcript and every envelope
+// of it, and leaves a tombstone (the erasure record, its admin action, the
+// reason) in its ledger entry; another introduction keeps all of its own.
+func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	at := t0.Add(-time.Hour)
+	for _, id := range []string{"erase-me", "keep-me"} {
+		k := draft(id, at)
+		k.Introduction.SubjectKey = "key-" + id
+		if _, err := ts.KeepDraft(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), at, keepFor, fullOutbox(id, at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := intake.ErasureRecord{At: t0, RequestedBy: "owner@site.example", Reason: "the data subject's erasure request"}
+	if n, err := ts.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"key-erase-me"}}, e); err != nil || n != 1 {
+		t.Fatalf("EraseSubject = %d, %v", n, err)
+	}
+	exists := func(coll, id string) bool {
+		snap, err := ts.client.Collection(coll).Doc(id).Get(ctx)
+		return err == nil && snap.Exists()
+	}
+	for id, kept := range map[string]bool{"erase-me": false, "keep-me": true} {
+		if exists(Introductions, id) != kept || exists(Transcripts, id) != kept {
+			t.Errorf("%s: introduction kept %v, transcript kept %v; want both %v", id, exists(Introductions, id), exists(Transcripts, id), kept)
+		}
+		for _, d := range []intake.Destination{intake.DestinationInbox, intake.DestinationEmail, intake.DestinationWebhook} {
+			if env := intake.EnvelopeID(id, d, intake.EventConfirmed); exists(Envelopes, env) != kept {
+				t.Errorf("%s: envelope %s kept %v, want %v", id, env, !kept, kept)
+			}
+		}
+	}
+	snap, err := ts.client.Collection(Ledger).Doc("erase-me").Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, err := ledgerOf(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(entry.AdminActions)
+	if entry.Erasure == nil || *entry.Erasure != e || n == 0 || entry.AdminActions[n-1] != (intake.AdminAction{At: t0, Actor: e.RequestedBy, Action: intake.ActionErased}) || entry.Reason != intake.ReasonErased {
+		t.Fatalf("the tombstone: erasure %+v, actions %+v, reason %q", entry.Erasure, entry.AdminActions, entry.Reason)
 	}
 }

@@ -374,8 +374,10 @@ const maxKeptAttempts = 32
 // keepUntil) if that token was never seen, and moves the envelope and its
 // ledger entry as UpdateEnvelope does. A token seen before changes nothing:
 // an *intake.Error EVENT_REPLAYED. An event about an envelope that is not
-// (or no longer) here records its token and returns intake.ErrNotFound.
-// Errors otherwise: apply's own, UNAVAILABLE.
+// (or no longer) here, or whose destination is not the event's (an email
+// provider's event naming the inbox or webhook envelope), records its
+// token, moves nothing and returns intake.ErrNotFound. Errors otherwise:
+// apply's own, UNAVAILABLE.
 func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	eventRef := s.providerEventRef(ev.Provider, ev.Token)
@@ -397,7 +399,12 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 			}
 			doc := providerEventDoc{Provider: ev.Provider, EnvelopeID: safeID(ev.EnvelopeID), Kind: ev.Kind, At: now, ExpireAt: keepUntil}
 			if intake.StorableID(ev.EnvelopeID) {
-				out, err = s.moveEnvelope(tx, s.envelopeRef(ev.EnvelopeID), now, apply)
+				out, err = s.moveEnvelope(tx, s.envelopeRef(ev.EnvelopeID), now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+					if e.Destination != ev.Destination {
+						return intake.ErrNotFound
+					}
+					return apply(e, entry)
+				})
 			} else {
 				err = intake.ErrNotFound
 			}

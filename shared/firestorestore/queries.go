@@ -42,6 +42,8 @@ var Queries = []IndexedQuery{
 		Fields: []QueryField{{Path: "state"}}},
 	{Name: "admin: a data subject's introductions (SubjectRecords, EraseSubject)", Collection: Introductions,
 		Fields: []QueryField{{Path: "subjectKey"}}},
+	{Name: "admin: the ledger export, by when each attempt arrived (LedgerEntries)", Collection: Ledger,
+		Fields: []QueryField{{Path: "provenance.time"}}},
 	{Name: "admin: introductions confirmed per day (CountDay)", Collection: Ledger,
 		Fields: []QueryField{{Path: "confirmedAt"}}},
 	{Name: "admin: refused attempts per day by abuse state (CountDay)", Collection: Ledger,

@@ -152,16 +152,19 @@ const (
 	ProviderFailedPermanent ProviderEventKind = "failed-permanent"
 )
 
-// ProviderEvent is one verified delivery event from an email provider,
+// ProviderEvent is one verified delivery event from a provider,
 // content-free: the provider's token (for deduplication), the envelope it
-// is about, what happened and the provider's reason.
+// is about, what happened and the provider's reason. Destination is what
+// the provider delivers (an email provider's: DestinationEmail); the event
+// applies to an envelope of that destination only.
 type ProviderEvent struct {
-	Provider   string
-	Token      string
-	EnvelopeID string
-	Kind       ProviderEventKind
-	Reason     string
-	At         time.Time
+	Provider    string
+	Destination Destination
+	Token       string
+	EnvelopeID  string
+	Kind        ProviderEventKind
+	Reason      string
+	At          time.Time
 }
 
 // Record is the ledger's content-free mirror of the envelope.

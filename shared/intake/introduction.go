@@ -73,6 +73,16 @@ type Introduction struct {
 	SubjectKey string `json:"-"`
 }
 
+// SubjectQuery names one data subject for an access or erasure request:
+// the subject keys their introductions may be stored under (the current
+// one first, then any an earlier normal form wrote), and Owns, which says
+// whether an introduction found under one of them, by its stored address,
+// is theirs (an earlier form merged addresses the current one tells apart).
+type SubjectQuery struct {
+	Keys []string
+	Owns func(email string) bool
+}
+
 // Live reports whether the introduction still exists at now: a stored
 // document whose expiry has passed is treated as gone, whether or not a TTL
 // policy has deleted it yet.

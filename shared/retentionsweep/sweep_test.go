@@ -27,6 +27,10 @@ type fakeStore struct {
 	lastRuns    []intake.SweepRun
 	records     []ConsentRecord
 	marked      []string
+	// consentErr fails ConsentRecords after its records; markErr fails
+	// MarkRepairNeeded.
+	consentErr error
+	markErr    error
 
 	visited  []string
 	scanned  bool
@@ -58,10 +62,13 @@ func (f *fakeStore) ConsentRecords(_ context.Context, _ time.Time, visit func(Co
 			return err
 		}
 	}
-	return nil
+	return f.consentErr
 }
 
 func (f *fakeStore) MarkRepairNeeded(_ context.Context, id, reason string, _ time.Time) (bool, error) {
+	if f.markErr != nil {
+		return false, f.markErr
+	}
 	f.marked = append(f.marked, id+": "+reason)
 	return true, nil
 }
@@ -235,5 +242,38 @@ func TestRunRecordsItsOutcomeAfterItsDeadline(t *testing.T) {
 	}
 	if len(f.finished) != 1 || f.finishedCtx != nil || !strings.HasPrefix(f.finished[0].Error, "deleting expired introductions: UNAVAILABLE") {
 		t.Fatalf("outcome %+v recorded with a context whose error is %v", f.finished, f.finishedCtx)
+	}
+}
+
+// TestAFailedConsentRecheckRecordsNoDigest: a run whose consent re-check
+// failed (reading the evidence, or marking an entry) records no consent
+// digest, so the next run, seeing an older digest or none, checks again;
+// one whose re-check succeeds records the registry's.
+func TestAFailedConsentRecheckRecordsNoDigest(t *testing.T) {
+	down := intake.Unavailable(errors.New("firestore down"), time.Second)
+	edited := intake.ConsentEvidence{Purpose: "attach-conversation", TextVersion: "1", TextSHA256: strings.Repeat("0", 64)}
+	records := []ConsentRecord{{ID: "edited", FormID: "introduction", FormVersion: "1", State: intake.StateConfirmed, Consents: []intake.ConsentEvidence{edited}}}
+	for name, f := range map[string]*fakeStore{
+		"reading the evidence fails": {records: records, consentErr: down, lastRuns: []intake.SweepRun{{ConsentDigest: "old"}}},
+		"marking an entry fails":     {records: records, markErr: down, lastRuns: []intake.SweepRun{{ConsentDigest: "old"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			run, err := sweeperOver(t, f).Run(context.Background(), intake.SweepByScheduler)
+			if intake.CodeOf(err) != intake.CodeUnavailable || !strings.Contains(run.Error, "re-checking consent evidence") {
+				t.Fatalf("the run: %v, error %q; want UNAVAILABLE naming the re-check", err, run.Error)
+			}
+			if len(f.finished) != 1 || f.finished[0].ConsentDigest != "" || run.ConsentDigest != "" {
+				t.Fatalf("the failed re-check recorded digest %q (returned %q), want none", f.finished[0].ConsentDigest, run.ConsentDigest)
+			}
+			// The next run sees that record first, and checks again.
+			next := &fakeStore{records: records, lastRuns: append([]intake.SweepRun{f.finished[0]}, f.lastRuns...)}
+			again, err := sweeperOver(t, next).Run(context.Background(), intake.SweepByScheduler)
+			if err != nil || !next.scanned || len(next.marked) != 1 {
+				t.Fatalf("the next run: %v, scanned %v, marked %q; want it to check again", err, next.scanned, next.marked)
+			}
+			if again.ConsentDigest != testsupport.Forms(t).ConsentDigest() {
+				t.Errorf("the next run's successful re-check recorded %q, want the registry's digest", again.ConsentDigest)
+			}
+		})
 	}
 }
