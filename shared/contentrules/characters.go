@@ -46,10 +46,44 @@ func isInvisible(r rune) bool {
 		unicode.Is(unicode.Variation_Selector, r)
 }
 
-// isJoinable reports a character a joiner or a variation selector may
-// follow or precede: a letter, mark, digit or symbol (emoji are symbols).
+// isJoinable reports a character a joiner may follow or precede: a letter,
+// mark, digit or symbol (emoji are symbols).
 func isJoinable(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.S)
+}
+
+// takesSelector reports whether base takes the variation selector vs
+// directly after it. The threat: 256 distinct selectors, each invisible,
+// stacked after any letter spell out hidden bytes. Unicode defines a
+// variation sequence as one base and one selector, and each range of
+// selectors has its own bases:
+//
+//   - U+FE0E and U+FE0F (text and emoji presentation) follow an emoji: a
+//     symbol, a keycap base (0–9, '#', '*'), or one of the few emoji that
+//     are letters or punctuation (‼ ⁉ ℹ 〰 〽);
+//   - U+FE00–FE0D (standardized variants) follow a symbol, an ideograph,
+//     the digit zero, a CJK full stop, comma or the like, or a letter of
+//     the scripts that have them (Myanmar, Phags-pa, Manichaean, Egyptian
+//     hieroglyphs);
+//   - U+E0100–E01EF (ideographic variation sequences) follow an ideograph;
+//   - U+180B–180F (Mongolian free variation selectors) follow a Mongolian
+//     letter.
+//
+// A selector is never a base, so two in a row are refused.
+func takesSelector(base, vs rune) bool {
+	switch {
+	case vs >= 0x180B && vs <= 0x180F:
+		return unicode.Is(unicode.Mongolian, base) && unicode.IsLetter(base)
+	case vs >= 0xE0100:
+		return unicode.Is(unicode.Ideographic, base)
+	case vs == 0xFE0E || vs == 0xFE0F:
+		return unicode.In(base, unicode.Sm, unicode.So) || base >= '0' && base <= '9' || base == '#' || base == '*' ||
+			base == '\u203C' || base == '\u2049' || base == '\u2139' || base == '\u3030' || base == '\u303D'
+	default:
+		return unicode.In(base, unicode.Sm, unicode.So) || base == '0' || unicode.Is(unicode.Ideographic, base) ||
+			unicode.IsPunct(base) && (base >= '\u3000' && base <= '\u303F' || base >= '\uFF00' && base <= '\uFF65') ||
+			unicode.IsLetter(base) && unicode.In(base, unicode.Myanmar, unicode.Phags_Pa, unicode.Manichaean, unicode.Egyptian_Hieroglyphs)
+	}
 }
 
 // isBlankLookalike reports visible-looking blanks that are not whitespace
@@ -87,8 +121,8 @@ func hasVisible(s string) bool {
 //   - ZERO WIDTH JOINER (U+200D) between two joinable characters, a
 //     variation selector counting as its base (emoji sequences such as
 //     👩‍💻 and ❤️‍🔥, Indic conjuncts);
-//   - a variation selector right after a joinable character (emoji
-//     presentation, ideographic variants);
+//   - one variation selector right after a base that takes it (emoji
+//     presentation, ideographic variants: see takesSelector);
 //   - tag characters only as an emoji tag sequence: U+1F3F4 WAVING BLACK
 //     FLAG, then tag letters or digits, then U+E007F CANCEL TAG (the flags
 //     of England, Scotland, Wales).
@@ -130,7 +164,7 @@ func badCharacter(s string, multiline bool) string {
 				return invisibleDetail(r)
 			}
 		case unicode.Is(unicode.Variation_Selector, r):
-			if i == 0 || !isJoinable(rs[i-1]) {
+			if i == 0 || !takesSelector(rs[i-1], r) {
 				return invisibleDetail(r)
 			}
 		case isInvisible(r):

@@ -19,8 +19,8 @@
 //   - No invisible character (Unicode's default-ignorable and format
 //     characters), tag character, private-use character or noncharacter
 //     appears, except where real writing needs one: the joiners between
-//     letters or emoji, variation selectors after their base, emoji tag
-//     sequences (see badCharacter).
+//     letters or emoji, one variation selector directly after a base that
+//     takes it, emoji tag sequences (see badCharacter).
 //   - A required field holds at least one letter or digit (of any script);
 //     an optional field that is not empty holds something visible.
 //   - The length, in characters (Unicode code points, not bytes), is at most
