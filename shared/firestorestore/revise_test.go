@@ -91,6 +91,13 @@ func TestReviseDraftRefusesWhatCannotBeStoredAndWritesNothing(t *testing.T) {
 		"control character in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "a\x00b"; return r }(),
 		"email without @":             func() intake.Revision { r := revisionOf("x", ""); r.Fields.Email = "nobody"; return r }(),
 		"transcript over the cap":     revisionOf("x", strings.Repeat("t", intake.MaxStoredConversation+1)),
+		"four links in a message": func() intake.Revision {
+			r := revisionOf("x", "")
+			r.Fields.Message = "https://a.example https://b.example https://c.example https://d.example"
+			return r
+		}(),
+		"an isolate in a transcript":  revisionOf("x", "Guide: \u2067hi\u2069"),
+		"stacked selectors in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "Ada\ufe0f\ufe0f"; return r }(),
 	} {
 		_, err := ts.ReviseDraft(ctx, "rev2", intake.HashToken(token("rev2")), t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil })
 		if codeOf(t, err) != intake.CodeInternal {

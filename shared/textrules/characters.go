@@ -1,4 +1,4 @@
-package contentrules
+package textrules
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 // on every device. Each of these is refused where it has no legitimate use,
 // and allowed only in the narrow places real writing needs it.
 
-// isBidiControl reports the bidirectional embedding, override and isolate
+// IsBidiControl reports the bidirectional embedding, override and isolate
 // controls.
-func isBidiControl(r rune) bool {
+func IsBidiControl(r rune) bool {
 	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
 }
 
@@ -25,20 +25,20 @@ func isBidiControl(r rune) bool {
 // right-to-left names legitimately need.
 func isBidiMark(r rune) bool { return r == '\u200E' || r == '\u200F' || r == '\u061C' }
 
-// isTag reports the tag characters U+E0000–E007F.
-func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+// IsTag reports the tag characters U+E0000–E007F.
+func IsTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
 
-// isNoncharacter reports the 66 code points Unicode promises never to
+// IsNoncharacter reports the 66 code points Unicode promises never to
 // assign.
-func isNoncharacter(r rune) bool { return (r >= 0xFDD0 && r <= 0xFDEF) || r&0xFFFE == 0xFFFE }
+func IsNoncharacter(r rune) bool { return (r >= 0xFDD0 && r <= 0xFDEF) || r&0xFFFE == 0xFFFE }
 
-// isInvisible reports a character that shows nothing of itself: Unicode's
+// IsInvisible reports a character that shows nothing of itself: Unicode's
 // Default_Ignorable_Code_Point (zero-width spaces and joiners, the soft
 // hyphen, the word joiner, the byte-order mark, variation selectors, the
 // Hangul fillers, …) and every other format character (category Cf), but
 // not the prepended concatenation marks (U+0600 and friends), which are
 // visible signs.
-func isInvisible(r rune) bool {
+func IsInvisible(r rune) bool {
 	if unicode.Is(unicode.Prepended_Concatenation_Mark, r) {
 		return false
 	}
@@ -86,32 +86,7 @@ func takesSelector(base, vs rune) bool {
 	}
 }
 
-// isBlankLookalike reports visible-looking blanks that are not whitespace
-// (U+2800 BRAILLE PATTERN BLANK): they never count as content.
-func isBlankLookalike(r rune) bool { return r == '\u2800' }
-
-// hasLetterOrDigit reports whether s holds a letter or digit of any script.
-func hasLetterOrDigit(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasVisible reports whether s holds anything that shows: a letter, digit,
-// punctuation or symbol, blank look-alikes aside.
-func hasVisible(s string) bool {
-	for _, r := range s {
-		if !isBlankLookalike(r) && unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S) {
-			return true
-		}
-	}
-	return false
-}
-
-// badCharacter returns a detail naming the first character of s that the
+// BadCharacter returns a detail naming the first character of s that the
 // rules refuse, or "". It allows, as real writing needs them:
 //
 //   - LF in multi-line fields;
@@ -130,12 +105,12 @@ func hasVisible(s string) bool {
 // Everything else invisible, every control character, bidi embedding,
 // override and isolate controls, private-use characters and
 // noncharacters are refused.
-func badCharacter(s string, multiline bool) string {
+func BadCharacter(s string, multiline bool) string {
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		switch {
-		case isBidiControl(r):
+		case IsBidiControl(r):
 			return fmt.Sprintf("This holds an invisible character that changes the direction of text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case r == '\n' && !multiline:
 			return "This must fit on one line. Please remove the line breaks."
@@ -144,15 +119,15 @@ func badCharacter(s string, multiline bool) string {
 			return fmt.Sprintf("This holds an invisible control character (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case unicode.Is(unicode.Co, r):
 			return fmt.Sprintf("This holds a private-use character (U+%04X), which shows differently on every device. Please remove it.", r)
-		case isNoncharacter(r):
+		case IsNoncharacter(r):
 			return fmt.Sprintf("This holds a character that is not meant for text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
-		case r == 0x1F3F4 && i+1 < len(rs) && isTag(rs[i+1]):
+		case r == 0x1F3F4 && i+1 < len(rs) && IsTag(rs[i+1]):
 			n, ok := tagSequence(rs[i+1:])
 			if !ok {
 				return fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", rs[i+1])
 			}
 			i += n
-		case isTag(r):
+		case IsTag(r):
 			return fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", r)
 		case isBidiMark(r):
 		case r == '\u200C':
@@ -167,7 +142,7 @@ func badCharacter(s string, multiline bool) string {
 			if i == 0 || !takesSelector(rs[i-1], r) {
 				return invisibleDetail(r)
 			}
-		case isInvisible(r):
+		case IsInvisible(r):
 			return invisibleDetail(r)
 		}
 	}
