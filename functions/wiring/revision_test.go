@@ -223,3 +223,30 @@ func TestRevisionOfAHoneypotDecoyAnswersSuccessAndKeepsNothing(t *testing.T) {
 		t.Fatalf("a decoy revision kept something: %d introductions", h.count("introductions"))
 	}
 }
+
+// TestConsentsAreReadAlikeInADraftAndARevision: each consents value a draft
+// refuses, a revision of a kept draft refuses with the same problem, and
+// the draft is left as it was.
+func TestConsentsAreReadAlikeInADraftAndARevision(t *testing.T) {
+	h := newHarness(t, nil)
+	d := h.postJSON("/api/introductions", h.draftBody(nil), fromAddress("198.51.100.40")...).json(t)
+	id, token := d["id"].(string), d["token"].(string)
+	for name, consents := range map[string]any{
+		"given in capitals":   []any{map[string]any{"purpose": "attach-conversation", "textVersion": "attach-conversation/1", "GIVEN": true}},
+		"purpose capitalised": []any{map[string]any{"Purpose": "attach-conversation", "textVersion": "attach-conversation/1", "given": true}},
+		"an unknown member":   []any{map[string]any{"purpose": "attach-conversation", "textVersion": "attach-conversation/1", "given": true, "scope": "all"}},
+		"not a list":          "yes",
+	} {
+		draft := h.postJSON("/api/introductions", h.draftBody(map[string]any{"consents": consents, "conversation": "You: hi"}), fromAddress("198.51.100.41")...)
+		rev := h.postJSON("/api/introductions/"+id+"/revision", revision(token, map[string]any{"consents": consents, "conversation": "You: hi"}))
+		if draft.status != http.StatusUnprocessableEntity || draft.code(t) != "CONSENT_REQUIRED" {
+			t.Fatalf("%s: the draft: %d %s", name, draft.status, draft.body)
+		}
+		if rev.status != draft.status || !equalJSON(rev.json(t)["errors"], draft.json(t)["errors"]) {
+			t.Errorf("%s: the revision answers %d %s, the draft %d %s", name, rev.status, rev.body, draft.status, draft.body)
+		}
+	}
+	if got := h.stored("introductions", id); got["hasConversation"] != false || got["revisions"] != int64(0) {
+		t.Fatalf("a refused revision changed the draft: %v", got)
+	}
+}
