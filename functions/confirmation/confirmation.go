@@ -137,6 +137,7 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := h.flow.Revise(r.Context(), intakeflow.RevisionRequest{
 		ID: r.PathValue("id"), Token: rb.Token, RequestID: jsonapi.RequestID(r),
+		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
 		Submission: intake.Submission{
 			Fields:       intake.Fields{Name: rb.Name, Company: rb.Company, Role: rb.Role, Email: rb.Email, Message: rb.Message},
 			Added:        added,

@@ -2,6 +2,7 @@ package firestorestore
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -198,5 +199,59 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 	}
 	if ts.exists(t, Transcripts, "rev4") != last.HasConversation {
 		t.Fatalf("the transcript does not match the later revision (hasConversation %v)", last.HasConversation)
+	}
+}
+
+// TestReviseDraftCountsARefusedRevision: a revision the content rules
+// refused leaves the content as it was, writes only the revision count (of
+// the draft and of its ledger entry), returns the refusal, and counts
+// toward intake.MaxRevisions as an applied one does.
+func TestReviseDraftCountsARefusedRevision(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("rev5", t0)); err != nil {
+		t.Fatal(err)
+	}
+	refusal := intake.Invalid(intake.FieldError{Field: "name", Code: intake.CodeNameInvalid, Detail: "Please fill this in."})
+	refuse := func(intake.Introduction) (intake.Revision, error) { return intake.Revision{Refusal: refusal}, nil }
+	apply := func(intake.Introduction) (intake.Revision, error) { return revisionOf("applied", ""), nil }
+	read := func(coll string) map[string]any {
+		snap, err := ts.client.Collection(coll).Doc("rev5").Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Data()
+	}
+	before := ts.dump(t)
+	intro, entry := read(Introductions), read(Ledger)
+	if _, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(time.Minute), refuse); err != refusal {
+		t.Fatalf("refused revision: %v, want the refusal", err)
+	}
+	for path, doc := range ts.dump(t) {
+		if path != Introductions+"/rev5" && path != Ledger+"/rev5" && doc != before[path] {
+			t.Errorf("a refused revision changed %s", path)
+		}
+	}
+	intro["revisions"], entry["revisions"], entry["updatedAt"] = int64(1), int64(1), t0.Add(time.Minute)
+	if got := read(Introductions); fmt.Sprint(got) != fmt.Sprint(intro) {
+		t.Errorf("the draft after a refused revision: %v, want %v", got, intro)
+	}
+	if got := read(Ledger); fmt.Sprint(got) != fmt.Sprint(entry) {
+		t.Errorf("the ledger entry after a refused revision: %v, want %v", got, entry)
+	}
+	for n := 2; n <= intake.MaxRevisions; n++ {
+		revise := refuse
+		if n%2 == 0 {
+			revise = apply
+		}
+		in, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(time.Minute), revise)
+		if n%2 == 0 && (err != nil || in.Revisions != n) || n%2 == 1 && err != refusal {
+			t.Fatalf("revision %d: %+v %v", n, in, err)
+		}
+	}
+	for _, revise := range []func(intake.Introduction) (intake.Revision, error){refuse, apply} {
+		if _, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(2*time.Minute), revise); codeOf(t, err) != intake.CodeRateLimited {
+			t.Fatalf("past the cap: %v, want RATE_LIMITED", err)
+		}
 	}
 }
