@@ -255,3 +255,71 @@ func TestReviseDraftCountsARefusedRevision(t *testing.T) {
 		}
 	}
 }
+
+// decoyDraft is draft(id, now) as a honeypot's decoy keeps it: no content,
+// and a REJECTED, HONEYPOT ledger entry holding the decoy's state.
+func decoyDraft(id string, now time.Time) intake.DraftKeeping {
+	k := draft(id, now)
+	in := k.Introduction
+	k.Decoy, k.Transcript = true, nil
+	k.Introduction = intake.Introduction{ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		TokenHash: in.TokenHash, CreatedAt: in.CreatedAt, ExpireAt: in.ExpireAt}
+	k.Ledger.Decision, k.Ledger.Reason = intake.DecisionRejected, "honeypot filled: answered with a decoy"
+	k.Ledger.Abuse = intake.AbuseRecord{State: intake.AbuseHoneypot, Signals: []string{"honeypot-filled"}}
+	k.Ledger.Decoy = &intake.DecoyRecord{DraftExpireAt: in.ExpireAt}
+	return k
+}
+
+// TestADecoysRevisionCountRisesAndStopsAsADraftsDoes revises a real draft
+// and a decoy side by side, applied and refused revisions in turn: each
+// answer's count rises by one, the decoy's entry stores it, and both are
+// refused RATE_LIMITED at the same step.
+func TestADecoysRevisionCountRisesAndStopsAsADraftsDoes(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for _, k := range []intake.DraftKeeping{draft("real6", t0), decoyDraft("decoy6", t0)} {
+		if _, err := ts.KeepDraft(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refusal := intake.Invalid(intake.FieldError{Field: "message", Code: intake.CodeMessageInvalid, Detail: "Please write a message."})
+	reviseBoth := func(n int) (real, decoy *intake.Introduction, realErr, decoyErr error) {
+		revise := func(intake.Introduction) (intake.Revision, error) {
+			if n%3 == 0 {
+				return intake.Revision{Refusal: refusal}, nil
+			}
+			return revisionOf(fmt.Sprint(n), ""), nil
+		}
+		at := t0.Add(time.Duration(n) * time.Second)
+		real, realErr = ts.ReviseDraft(ctx, "real6", intake.HashToken(token("real6")), at, revise)
+		decoy, decoyErr = ts.ReviseDecoy(ctx, "decoy6", intake.HashToken(token("decoy6")), true, at, revise)
+		return real, decoy, realErr, decoyErr
+	}
+	stored := func() int64 {
+		snap, err := ts.client.Collection(Ledger).Doc("decoy6").Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Data()["revisions"].(int64)
+	}
+	for n := 1; n <= intake.MaxRevisions; n++ {
+		real, decoy, realErr, decoyErr := reviseBoth(n)
+		if n%3 == 0 {
+			if realErr != refusal || decoyErr != refusal {
+				t.Fatalf("refused revision %d: real %v, decoy %v", n, realErr, decoyErr)
+			}
+		} else if realErr != nil || decoyErr != nil || real.Revisions != n || decoy.Revisions != n {
+			t.Fatalf("revision %d: real %+v %v, decoy %+v %v", n, real, realErr, decoy, decoyErr)
+		}
+		if got := stored(); got != int64(n) {
+			t.Fatalf("after revision %d the decoy's entry counts %d", n, got)
+		}
+	}
+	_, _, realErr, decoyErr := reviseBoth(intake.MaxRevisions + 1)
+	if codeOf(t, realErr) != intake.CodeRateLimited || codeOf(t, decoyErr) != intake.CodeRateLimited {
+		t.Fatalf("revision %d: real %v, decoy %v; want RATE_LIMITED for both", intake.MaxRevisions+1, realErr, decoyErr)
+	}
+	if intake.AsError(realErr).RetryAfter != intake.AsError(decoyErr).RetryAfter {
+		t.Errorf("retry after: real %v, decoy %v", intake.AsError(realErr).RetryAfter, intake.AsError(decoyErr).RetryAfter)
+	}
+}
