@@ -36,7 +36,7 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   echo "== infra/ grants: function × grant as applied, against wiring.Accesses" >&2
   (cd infra && go test -count=1 -run '^TestGrantMatrix$' -v .)
   echo "== short fuzz runs" >&2
-  for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzCountLinks ./shared/contentrules" "FuzzVerify ./shared/altchapow"; do
+  for target in "FuzzDecodeDraft ./functions/drafts" "FuzzCheck ./shared/contentrules" "FuzzCountLinks ./shared/textrules" "FuzzVerify ./shared/altchapow"; do
     set -- $target
     go test -run '^$' -fuzz "^$1\$" -fuzztime 5s "$2"
   done

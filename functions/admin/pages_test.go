@@ -112,17 +112,17 @@ func TestPagesGolden(t *testing.T) {
 var hostile = intake.Fields{
 	Name:    `<script>alert("name")</script>`,
 	Company: `"onmouseover=alert(1) x="`,
-	Role:    "\u202Eesrever ni tnemnorivne",
+	Role:    "מנהלת טכנולוגיה ראשית", // right-to-left (an override U+202E is refused before it is stored)
 	Email:   `"><img src=x onerror=alert(1)>@example.com`,
-	Message: "</div><script>alert('message')</script>\n\"onmouseover=alert(2)\n\u202Egnp.exe",
+	Message: "</div><script>alert('message')</script>\n\"onmouseover=alert(2)\n\u200Fשלום.exe",
 }
 
-// TestHostileContentIsInertInEveryView puts markup, attribute breakers, an
-// RTL override and a 12,000-character conversation through every view and
+// TestHostileContentIsInertInEveryView puts markup, attribute breakers,
+// right-to-left text and a 12,000-character conversation through every view and
 // checks that each is shown as text.
 func TestHostileContentIsInertInEveryView(t *testing.T) {
 	f := newFixture(t)
-	conversation := strings.Repeat("<script>alert('c')</script> \u202E\"onmouseover=x ", 12000/48)
+	conversation := strings.Repeat("<script>alert('c')</script> \u200F\"onmouseover=x ", 12000/48)
 	conversation += strings.Repeat("z", 12000-len([]rune(conversation)))
 	s := adminseed.Sample{Fields: hostile, Conversation: conversation, ConfirmedAt: now.Add(-time.Hour)}
 	s.Envelopes = []intake.Envelope{{Destination: intake.DestinationEmail, Status: intake.DeliveryFailed,
@@ -149,15 +149,15 @@ func TestHostileContentIsInertInEveryView(t *testing.T) {
 		if !strings.Contains(body, "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;") {
 			t.Errorf("%s does not show the name as text", name)
 		}
-		if strings.Contains(body, "\u202E") && !strings.Contains(body, "<bdi>\u202E") && !strings.Contains(body, "dir=\"auto\">") {
-			t.Errorf("%s shows an RTL override outside an isolate", name)
+		if strings.Contains(body, "\u200F") && !strings.Contains(body, "<bdi>\u200F") && !strings.Contains(body, "dir=\"auto\">") {
+			t.Errorf("%s shows right-to-left text outside an isolate", name)
 		}
 		if strings.Contains(body, "<script") {
 			t.Errorf("%s holds a script element", name)
 		}
 	}
 	detail := string(pages["detail"].body)
-	if !strings.Contains(detail, "<bdi>\u202Eesrever ni tnemnorivne</bdi>") || !strings.Contains(detail, `<div class="message" dir="auto">`) {
+	if !strings.Contains(detail, "<bdi>מנהלת טכנולוגיה ראשית</bdi>") || !strings.Contains(detail, `<div class="message" dir="auto">`) {
 		t.Error("the detail does not isolate right-to-left text")
 	}
 	if strings.Count(detail, "&lt;script&gt;alert(&#39;c&#39;)&lt;/script&gt;") != 12000/48 || !strings.Contains(detail, "12000 characters") {

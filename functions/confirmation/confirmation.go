@@ -56,7 +56,7 @@ type revisionBody struct {
 	Email        string                `json:"email"`
 	Message      string                `json:"message"`
 	Conversation string                `json:"conversation"`
-	Consents     []intake.ConsentClaim `json:"consents"`
+	Consents     []intake.ConsentClaim `json:"-"` // read by jsonapi.ReadConsents, as a draft's are
 }
 
 // Revised is the 200 answer to a revision: the draft as kept, shaped as
@@ -137,6 +137,7 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := h.flow.Revise(r.Context(), intakeflow.RevisionRequest{
 		ID: r.PathValue("id"), Token: rb.Token, RequestID: jsonapi.RequestID(r),
+		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
 		Submission: intake.Submission{
 			Fields:       intake.Fields{Name: rb.Name, Company: rb.Company, Role: rb.Role, Email: rb.Email, Message: rb.Message},
 			Added:        added,
@@ -165,7 +166,9 @@ var (
 // readRevision reads a revision body: its own members into revisionBody,
 // and every other text member into added, as a field the draft's form
 // version may add (the service, which knows that version, refuses a member
-// it does not add as UNREADABLE_BODY). A member that is no text is refused
+// it does not add as UNREADABLE_BODY). The consents are read as a draft's
+// are (jsonapi.ReadConsents: CONSENT_REQUIRED unless each claim is exactly
+// {"purpose", "textVersion", "given"}). A member that is no text is refused
 // at its field (FIELD_INVALID); formId, formVersion and altcha are
 // UNREADABLE_BODY.
 func readRevision(w http.ResponseWriter, r *http.Request) (revisionBody, map[string]string, error) {
@@ -179,6 +182,12 @@ func readRevision(w http.ResponseWriter, r *http.Request) (revisionBody, map[str
 	var fieldErrs []intake.FieldError
 	for name, raw := range members {
 		switch {
+		case name == "consents":
+			claims, fe := jsonapi.ReadConsents(raw)
+			if fe != nil {
+				fieldErrs = append(fieldErrs, *fe)
+			}
+			rb.Consents = claims
 		case revisionMembers[name]:
 			own[name] = raw
 		case notRevised[name]:

@@ -169,6 +169,12 @@ func TestRefusals(t *testing.T) {
 		{"revision, unknown member", "/api/introductions/d1/revision", "", `{"token":"tok","altcha":"x"}`, nil, 400, "UNREADABLE_BODY"},
 		{"revision, too often", "/api/introductions/d1/revision", "", `{"token":"tok"}`, &intake.Error{Code: intake.CodeRateLimited, Detail: "revised 20 times", RetryAfter: time.Minute}, 429, "RATE_LIMITED"},
 		{"revision, refused content", "/api/introductions/d1/revision", "", `{"token":"tok"}`, intake.Invalid(intake.FieldError{Field: "name", Code: intake.CodeNameInvalid, Detail: "Please fill this in."}), 422, "NAME_INVALID"},
+		// Consents are read as a draft reads them (jsonapi.ReadConsents).
+		{"revision, consent member in another case", "/api/introductions/d1/revision", "", `{"token":"tok","consents":[{"purpose":"future-roles","textVersion":"future-roles/1","GIVEN":true}]}`, nil, 422, "CONSENT_REQUIRED"},
+		{"revision, consent purpose in another case", "/api/introductions/d1/revision", "", `{"token":"tok","consents":[{"Purpose":"future-roles","textVersion":"future-roles/1","given":true}]}`, nil, 422, "CONSENT_REQUIRED"},
+		{"revision, consent with an unknown member", "/api/introductions/d1/revision", "", `{"token":"tok","consents":[{"purpose":"future-roles","textVersion":"future-roles/1","given":true,"scope":"all"}]}`, nil, 422, "CONSENT_REQUIRED"},
+		{"revision, consent given as text", "/api/introductions/d1/revision", "", `{"token":"tok","consents":[{"purpose":"future-roles","textVersion":"future-roles/1","given":"yes"}]}`, nil, 422, "CONSENT_REQUIRED"},
+		{"revision, consents not a list", "/api/introductions/d1/revision", "", `{"token":"tok","consents":"yes"}`, nil, 422, "CONSENT_REQUIRED"},
 		{"store down", "/api/introductions/d1/confirmation", "", `{"token":"tok"}`, intake.Unavailable(errors.New("secret"), time.Second), 503, "UNAVAILABLE"},
 	}
 	for _, tc := range cases {

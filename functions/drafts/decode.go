@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/strictjson"
+	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // stringFields maps each text member of the draft body to where it goes and
@@ -55,12 +55,11 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 		}
 		f.set(&sub, v)
 	}
-	if raw, ok := members["consents"]; ok && string(raw) != "null" {
-		seen["consents"] = true
-		if err := decodeConsents(raw, &sub.Consents); err != nil {
-			fieldErrs = append(fieldErrs, intake.FieldError{Field: "consents", Code: intake.CodeConsentRequired, Detail: `Must be a list of {"purpose", "textVersion", "given"}.`})
-		}
+	consents, fe := jsonapi.ReadConsents(members["consents"])
+	if fe != nil {
+		fieldErrs = append(fieldErrs, *fe)
 	}
+	sub.Consents = consents
 	seen["consents"] = true
 	if added != nil {
 		for _, field := range added(sub.FormID, sub.FormVersion) {
@@ -105,25 +104,4 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 		return intake.Submission{}, intake.Invalid(fieldErrs...)
 	}
 	return sub, nil
-}
-
-// decodeConsents decodes the consents list, each claim with exactly the
-// members "purpose", "textVersion" and "given" as spelled there: a member in
-// another case ("GIVEN") would otherwise count as a consent the page never
-// sent.
-func decodeConsents(raw json.RawMessage, out *[]intake.ConsentClaim) error {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return err
-	}
-	claims := make([]intake.ConsentClaim, 0, len(items))
-	for _, item := range items {
-		var c intake.ConsentClaim
-		if err := strictjson.Decode(item, &c, strictjson.RefuseUnknown); err != nil {
-			return err
-		}
-		claims = append(claims, c)
-	}
-	*out = claims
-	return nil
 }

@@ -3,6 +3,7 @@ package wiring_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -174,4 +175,98 @@ func (h *harness) ledgerMatchesSchema() {
 		e.ID = d.Ref.ID
 		testsupport.MatchesSchema(h.t, schema, "ledger entry "+d.Ref.ID, e)
 	}
+}
+
+// TestRefusedRevisionsCostATallyNotADocument: one real draft, then 200
+// revisions with its token that the content rules refuse, and 200 with a
+// wrong token from another address. A refused revision counts toward the
+// draft's 20 (then 429 until it expires), the route sits behind the flood
+// layer (429 from the 61st request of an address, with no Firestore call),
+// and no refusal writes a ledger document of its own: after the window,
+// one entry per source and window (FAIL with the codes for the content
+// refusals, bound to the draft; UNKNOWN for the flood layer's).
+func TestRefusedRevisionsCostATallyNotADocument(t *testing.T) {
+	h := newHarness(t, map[string]string{"FLOOD_LIMIT": "60", "FLOOD_WINDOW": "10m"})
+	h.quietDay()
+	now := h.clock.Now()
+	h.clock.Advance(now.Truncate(10 * time.Minute).Add(11 * time.Minute).Sub(now)) // a minute into a flood window
+	const visitor, guesser = "198.51.100.70", "198.51.100.71"
+	created := h.postJSON("/api/introductions", h.draftBody(nil), fromAddress(visitor)...)
+	d := created.json(t)
+	id, token := d["id"].(string), d["token"].(string)
+	path := "/api/introductions/" + id + "/revision"
+	ledger := h.count("ledger")
+
+	for i := 1; i <= 200; i++ { // with the draft, the 59th revision is the visitor's 60th request
+		r := h.postJSON(path, revision(token, map[string]any{"name": "  "}), fromAddress(visitor)...)
+		want, code := http.StatusUnprocessableEntity, "NAME_INVALID"
+		if i > intake.MaxRevisions {
+			want, code = http.StatusTooManyRequests, "RATE_LIMITED"
+		}
+		if r.status != want || r.code(t) != code {
+			t.Fatalf("refused revision %d: %d %s, want %d %s", i, r.status, r.body, want, code)
+		}
+		if i == 59 {
+			h.rpcs.Reset()
+		}
+	}
+	if n := h.rpcs.Count(); n != 0 {
+		t.Errorf("the revisions past the flood limit made %d Firestore calls", n)
+	}
+	for i := 1; i <= 200; i++ {
+		r := h.postJSON(path, revision(strings.Repeat("W", 43), nil), fromAddress(guesser)...)
+		if want := map[bool]int{true: http.StatusNotFound, false: http.StatusTooManyRequests}[i <= 60]; r.status != want {
+			t.Fatalf("wrong-token revision %d: %d %s, want %d", i, r.status, r.body, want)
+		}
+		if i == 60 {
+			h.rpcs.Reset()
+		}
+	}
+	if n := h.rpcs.Count(); n != 0 {
+		t.Errorf("the wrong-token revisions past the flood limit made %d Firestore calls", n)
+	}
+	if n := h.count("ledger") - ledger; n != 0 {
+		t.Fatalf("400 refused revisions wrote %d ledger documents while the window lasted", n)
+	}
+	if got := h.stored("introductions", id); got["name"] != "Ada Lovelace" || got["revisions"] != int64(intake.MaxRevisions) {
+		t.Fatalf("the draft after 20 refused revisions: %v", got)
+	}
+	if got := h.stored("ledger", id); got["revisions"] != int64(intake.MaxRevisions) {
+		t.Fatalf("the draft's ledger entry: %v", got)
+	}
+
+	h.clock.Advance(10 * time.Minute)
+	if err := h.svc.Flow.FlushRefusals(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	entries := h.refusalEntries()
+	if len(entries) != 3 {
+		t.Fatalf("%d refusal entries, want 3 (the content refusals, each address's flood refusals): %+v", len(entries), entries)
+	}
+	kinds := map[string]bool{}
+	for _, e := range entries {
+		r := e.Refusals
+		if !slices.Equal(r.Moves, []string{"revision"}) || r.Sources != 1 || r.KeyHash == "" {
+			t.Fatalf("entry %+v %+v", e, r)
+		}
+		switch {
+		case e.SubmissionID == id:
+			kinds["content"] = true
+			if r.Count != intake.MaxRevisions || e.Validation.Result != intake.ValidationFail ||
+				!slices.Equal(e.Validation.Codes, []intake.Code{intake.CodeNameInvalid}) || e.Abuse.State != intake.AbuseContentRejected {
+				t.Errorf("the content refusals' entry: %+v %+v", e, r)
+			}
+		case r.Count == 141 || r.Count == 140: // the visitor's 141 past its draft and 59 revisions; the guesser's 140
+			kinds[r.KeyHash] = true
+			if e.SubmissionID != "" || e.Validation.Result != intake.ValidationUnknown || e.Abuse.State != intake.AbuseRateLimited {
+				t.Errorf("a flood entry: %+v %+v", e, r)
+			}
+		default:
+			t.Errorf("unexpected entry %+v %+v", e, r)
+		}
+	}
+	if len(kinds) != 3 {
+		t.Errorf("entries by kind: %v", kinds)
+	}
+	h.ledgerMatchesSchema()
 }

@@ -33,9 +33,10 @@ func (h *harness) stored(collection, id string) map[string]any {
 }
 
 func TestRevisionReplacesTheSameDraftWithoutProofOfWorkOrRateLimit(t *testing.T) {
-	// One kept draft per address and per email an hour, and a flood layer
-	// that admits two requests: any revision counted as a draft would fail.
-	h := newHarness(t, map[string]string{"RATE_LIMIT_IP_PER_HOUR": "1", "RATE_LIMIT_EMAIL_PER_HOUR": "1", "FLOOD_LIMIT": "2"})
+	// One kept draft per address and per email an hour: any revision
+	// counted as a draft would fail. (Revisions do count in the flood
+	// layer, as confirmations do: see TestRefusedRevisionsCostATallyNotADocument.)
+	h := newHarness(t, map[string]string{"RATE_LIMIT_IP_PER_HOUR": "1", "RATE_LIMIT_EMAIL_PER_HOUR": "1"})
 	created := h.postJSON("/api/introductions", h.draftBody(map[string]any{
 		"conversation": "You: Is the owner open to a CTO role?", "consents": consentTo("attach-conversation"),
 	}), fromAddress("198.51.100.7")...)
@@ -48,7 +49,7 @@ func TestRevisionReplacesTheSameDraftWithoutProofOfWorkOrRateLimit(t *testing.T)
 	h.clock.Advance(time.Minute)
 
 	// The content rules apply to a revision as to a draft; a refused one
-	// changes nothing and is not counted.
+	// changes nothing but counts toward the draft's 20 revisions.
 	for _, tc := range []struct {
 		name      string
 		overrides map[string]any
@@ -68,7 +69,7 @@ func TestRevisionReplacesTheSameDraftWithoutProofOfWorkOrRateLimit(t *testing.T)
 			t.Errorf("%s: no field detail in %s", tc.name, r.body)
 		}
 	}
-	if got := h.stored("introductions", id); got["name"] != "Ada Lovelace" || got["revisions"] != int64(0) {
+	if got := h.stored("introductions", id); got["name"] != "Ada Lovelace" || got["revisions"] != int64(5) {
 		t.Fatalf("refused revisions changed the draft: %v", got)
 	}
 
@@ -81,7 +82,7 @@ func TestRevisionReplacesTheSameDraftWithoutProofOfWorkOrRateLimit(t *testing.T)
 	}
 	got := r.json(t)
 	kept := got["introduction"].(map[string]any)
-	if got["id"] != id || got["token"] != token || got["expiresAt"] != expires || got["state"] != "DRAFT" || got["revisions"] != 1.0 {
+	if got["id"] != id || got["token"] != token || got["expiresAt"] != expires || got["state"] != "DRAFT" || got["revisions"] != 6.0 {
 		t.Fatalf("not the same draft: %s (was %s)", r.body, created.body)
 	}
 	if kept["name"] != "Ada King" || kept["message"] != "Revised.\nTwice." || kept["conversation"] != nil {
@@ -100,7 +101,7 @@ func TestRevisionReplacesTheSameDraftWithoutProofOfWorkOrRateLimit(t *testing.T)
 		t.Fatalf("transcript %v, draft expires %s", transcript, expires)
 	}
 
-	for n := 3; n <= 20; n++ {
+	for n := 8; n <= 20; n++ {
 		r := h.postJSON(path, revision(token, map[string]any{"message": fmt.Sprintf("Revision %d.", n)}))
 		if r.status != http.StatusOK || r.json(t)["revisions"] != float64(n) {
 			t.Fatalf("revision %d: %d %s", n, r.status, r.body)
@@ -221,5 +222,32 @@ func TestRevisionOfAHoneypotDecoyAnswersSuccessAndKeepsNothing(t *testing.T) {
 	}
 	if h.count("introductions") != before || before != 0 {
 		t.Fatalf("a decoy revision kept something: %d introductions", h.count("introductions"))
+	}
+}
+
+// TestConsentsAreReadAlikeInADraftAndARevision: each consents value a draft
+// refuses, a revision of a kept draft refuses with the same problem, and
+// the draft is left as it was.
+func TestConsentsAreReadAlikeInADraftAndARevision(t *testing.T) {
+	h := newHarness(t, nil)
+	d := h.postJSON("/api/introductions", h.draftBody(nil), fromAddress("198.51.100.40")...).json(t)
+	id, token := d["id"].(string), d["token"].(string)
+	for name, consents := range map[string]any{
+		"given in capitals":   []any{map[string]any{"purpose": "attach-conversation", "textVersion": "attach-conversation/1", "GIVEN": true}},
+		"purpose capitalised": []any{map[string]any{"Purpose": "attach-conversation", "textVersion": "attach-conversation/1", "given": true}},
+		"an unknown member":   []any{map[string]any{"purpose": "attach-conversation", "textVersion": "attach-conversation/1", "given": true, "scope": "all"}},
+		"not a list":          "yes",
+	} {
+		draft := h.postJSON("/api/introductions", h.draftBody(map[string]any{"consents": consents, "conversation": "You: hi"}), fromAddress("198.51.100.41")...)
+		rev := h.postJSON("/api/introductions/"+id+"/revision", revision(token, map[string]any{"consents": consents, "conversation": "You: hi"}))
+		if draft.status != http.StatusUnprocessableEntity || draft.code(t) != "CONSENT_REQUIRED" {
+			t.Fatalf("%s: the draft: %d %s", name, draft.status, draft.body)
+		}
+		if rev.status != draft.status || !equalJSON(rev.json(t)["errors"], draft.json(t)["errors"]) {
+			t.Errorf("%s: the revision answers %d %s, the draft %d %s", name, rev.status, rev.body, draft.status, draft.body)
+		}
+	}
+	if got := h.stored("introductions", id); got["hasConversation"] != false || got["revisions"] != int64(0) {
+		t.Fatalf("a refused revision changed the draft: %v", got)
 	}
 }

@@ -19,8 +19,8 @@
 //   - No invisible character (Unicode's default-ignorable and format
 //     characters), tag character, private-use character or noncharacter
 //     appears, except where real writing needs one: the joiners between
-//     letters or emoji, variation selectors after their base, emoji tag
-//     sequences (see badCharacter).
+//     letters or emoji, one variation selector directly after a base that
+//     takes it, emoji tag sequences (see textrules.BadCharacter).
 //   - A required field holds at least one letter or digit (of any script);
 //     an optional field that is not empty holds something visible.
 //   - The length, in characters (Unicode code points, not bytes), is at most
@@ -47,6 +47,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/textrules"
 )
 
 // ConsentsField is the body field consent problems are reported on.
@@ -136,7 +137,7 @@ func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) 
 	if !utf8.ValidString(raw) {
 		return fail(f.Code, "This holds bytes that are not readable text. Please type it again rather than pasting it.")
 	}
-	if detail := badCharacter(kept, f.Type.Multiline()); detail != "" {
+	if detail := textrules.BadCharacter(kept, f.Type.Multiline()); detail != "" {
 		return fail(f.Code, "%s", detail)
 	}
 	if kept == "" {
@@ -160,7 +161,7 @@ func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) 
 		}
 	}
 	if f.Type.Multiline() {
-		if n := CountLinks(kept); n > f.MaxLinks {
+		if n := textrules.CountLinks(kept); n > f.MaxLinks {
 			return fail(f.TooManyLinksCode, "This holds %d links and at most %d are allowed. Please remove %d %s (a link is anything starting with http://, https://, // or www., or a domain followed by a path such as example.com/page).", n, f.MaxLinks, n-f.MaxLinks, plural(n-f.MaxLinks, "link"))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/ownersite/introductions/shared/textrules"
 )
 
 // checkEmail accepts an email address as the form does, returning "", or
@@ -25,7 +27,7 @@ import (
 func checkEmail(s string) string {
 	const example = " An address looks like name@example.com."
 	for _, r := range s {
-		if isInvisible(r) || isTag(r) || unicode.Is(unicode.Co, r) || isNoncharacter(r) || !unicode.IsGraphic(r) {
+		if textrules.IsInvisible(r) || textrules.IsTag(r) || unicode.Is(unicode.Co, r) || textrules.IsNoncharacter(r) || !unicode.IsGraphic(r) {
 			return fmt.Sprintf("The address holds an invisible or unusual character (U+%04X). Please type it again rather than pasting it.", r)
 		}
 	}
@@ -80,7 +82,7 @@ func validDomain(domain string) bool {
 // "ａｄａ@example.com" and "ada@example.com" are one sender. It is for keys
 // and look-ups only; the address is stored as Check keeps it.
 func NormaliseEmail(email string) string {
-	s := strings.TrimSpace(norm.NFKC.String(strings.Map(dropInvisible, email)))
+	s := strings.TrimSpace(norm.NFKC.String(strings.Map(textrules.DropInvisible, email)))
 	s = norm.NFKC.String(cases.Fold().String(s)) // a Caser is stateful: one per call
 	at := strings.LastIndex(s, "@")
 	if at <= 0 {

@@ -116,6 +116,10 @@ var verdictCases = []struct {
 	{"Persian name with a zero-width non-joiner", func(s *intake.Submission) { s.Fields.Name = "نرگس می\u200cخواهد" }},
 	{"name with combining marks", func(s *intake.Submission) { s.Fields.Name = "Zoe\u0308 Nguye\u0302\u0303n" }},
 	{"role with an emoji ZWJ sequence", func(s *intake.Submission) { s.Fields.Role = "Engineer 👩🏽\u200d💻" }},
+	{"role with an emoji and its presentation selector", func(s *intake.Submission) { s.Fields.Role = "CTO \u2764\ufe0f" }},
+	{"role with stacked presentation selectors", func(s *intake.Submission) { s.Fields.Role = "hello\ufe0f\ufe0f\ufe0f\ufe0f" }},
+	{"role with ideographic selectors after a letter", func(s *intake.Submission) { s.Fields.Role = "CTO\U000e0101\U000e0102\U000e0103" }},
+	{"company with an ideographic variation sequence", func(s *intake.Submission) { s.Fields.Company = "\u845b\U000e0100\u98fe" }},
 	{"role with the flag of Wales", func(s *intake.Submission) {
 		s.Fields.Role = "CTO 🏴\U000E0067\U000E0062\U000E0077\U000E006C\U000E0073\U000E007F"
 	}},

@@ -167,8 +167,9 @@ func (s *DB) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash st
 // from the entry), checks (*intake.Introduction).RevisableBy on it — the
 // token counts as the holder's only when tokenMatches —, asks revise for
 // the new content (which it does not write: a decoy keeps none) and counts
-// the revision in the entry. It returns the view with the revision applied.
-// Errors: those of ReviseDraft.
+// the revision in the entry, a refused one (Revision.Refusal) too. It
+// returns the view with the revision applied. Errors: those of
+// ReviseDraft.
 func (s *IntakeStore) ReviseDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
@@ -177,7 +178,9 @@ func (s *IntakeStore) ReviseDecoy(ctx context.Context, id string, tokenHash []by
 	now = now.UTC().Truncate(time.Microsecond)
 	ref := s.ledgerRef(id)
 	var result *intake.Introduction
+	var refusal *intake.Error
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		refusal = nil // the transaction may run again
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			snap, err := tx.Get(ref)
 			if status.Code(err) == codes.NotFound {
@@ -209,13 +212,21 @@ func (s *IntakeStore) ReviseDecoy(ctx context.Context, id string, tokenHash []by
 			if err != nil {
 				return err
 			}
-			if err := in.ReviseBy(tokenHash, now, r); err != nil {
+			if refusal = r.Refusal; refusal != nil {
+				err = in.RefuseRevisionBy(tokenHash, now)
+			} else {
+				err = in.ReviseBy(tokenHash, now, r)
+			}
+			if err != nil {
 				return err
 			}
 			result = &in
 			return tx.Update(ref, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}})
 		})
 	})
+	if err == nil && refusal != nil {
+		err = refusal
+	}
 	if err != nil {
 		return nil, err
 	}

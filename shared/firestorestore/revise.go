@@ -21,13 +21,16 @@ import (
 // ReviseBy, re-checks the introduction, the transcript and the ledger
 // update as every write of this store does, and writes the introduction,
 // its transcript (replaced, or deleted when the revision has none) and the
-// ledger entry's revision count, consents, purposes and stored fields. The
-// id, token hash, form version and expiry stay; no rate counter, spent
-// challenge or idempotency record is touched. Errors: intake.ErrNotFound
-// (unknown id, expired draft, wrong token alike); STATE_CONFLICT;
-// RATE_LIMITED after intake.MaxRevisions revisions; whatever revise
-// returns; INTERNAL when a record fails its check or the ledger entry is
-// missing; UNAVAILABLE.
+// ledger entry's revision count, consents, purposes and stored fields. A
+// revision revise refuses (Revision.Refusal) is counted instead
+// (RefuseRevisionBy): only the revision count of the introduction and of
+// its ledger entry is written, and the refusal is returned. The id, token
+// hash, form version and expiry stay; no rate counter, spent challenge or
+// idempotency record is touched. Errors: intake.ErrNotFound (unknown id,
+// expired draft, wrong token alike); STATE_CONFLICT; RATE_LIMITED after
+// intake.MaxRevisions revisions, refused ones included; the Refusal;
+// whatever revise returns (nothing is written then); INTERNAL when a
+// record fails its check or the ledger entry is missing; UNAVAILABLE.
 func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
@@ -36,7 +39,9 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 	now = now.UTC().Truncate(time.Microsecond)
 	ref, transcriptRef, ledgerRef := s.introductionRef(id), s.transcriptRef(id), s.ledgerRef(id)
 	var result *intake.Introduction
+	var refusal *intake.Error
 	err := s.op(ctx, []string{lockKey(ref), lockKey(transcriptRef), lockKey(ledgerRef)}, func(ctx context.Context) error {
+		refusal = nil // the transaction may run again
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			snap, err := tx.Get(ref)
 			if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
@@ -56,6 +61,20 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 			r, err := revise(in)
 			if err != nil {
 				return err
+			}
+			refusal = r.Refusal
+			if refusal != nil {
+				// Refused, it counts all the same: the content stays.
+				if err := in.RefuseRevisionBy(tokenHash, now); err != nil {
+					return err
+				}
+				if err := intake.CheckStorableIntroduction(in); err != nil {
+					return err
+				}
+				return errors.Join(
+					tx.Update(ref, []firestore.Update{{Path: "revisions", Value: in.Revisions}}),
+					tx.Update(ledgerRef, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}}),
+				)
 			}
 			if err := in.ReviseBy(tokenHash, now, r); err != nil {
 				return err
@@ -93,6 +112,9 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 			return errors.Join(writes...)
 		})
 	})
+	if err == nil && refusal != nil {
+		err = refusal
+	}
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore.ReviseDraft", slog.String("introductionId", id),
 		slog.String("code", string(intake.CodeOf(err))))
 	if err != nil {

@@ -2,6 +2,7 @@ package firestorestore
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -91,6 +92,13 @@ func TestReviseDraftRefusesWhatCannotBeStoredAndWritesNothing(t *testing.T) {
 		"control character in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "a\x00b"; return r }(),
 		"email without @":             func() intake.Revision { r := revisionOf("x", ""); r.Fields.Email = "nobody"; return r }(),
 		"transcript over the cap":     revisionOf("x", strings.Repeat("t", intake.MaxStoredConversation+1)),
+		"four links in a message": func() intake.Revision {
+			r := revisionOf("x", "")
+			r.Fields.Message = "https://a.example https://b.example https://c.example https://d.example"
+			return r
+		}(),
+		"an isolate in a transcript":  revisionOf("x", "Guide: \u2067hi\u2069"),
+		"stacked selectors in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "Ada\ufe0f\ufe0f"; return r }(),
 	} {
 		_, err := ts.ReviseDraft(ctx, "rev2", intake.HashToken(token("rev2")), t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil })
 		if codeOf(t, err) != intake.CodeInternal {
@@ -191,5 +199,127 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 	}
 	if ts.exists(t, Transcripts, "rev4") != last.HasConversation {
 		t.Fatalf("the transcript does not match the later revision (hasConversation %v)", last.HasConversation)
+	}
+}
+
+// TestReviseDraftCountsARefusedRevision: a revision the content rules
+// refused leaves the content as it was, writes only the revision count (of
+// the draft and of its ledger entry), returns the refusal, and counts
+// toward intake.MaxRevisions as an applied one does.
+func TestReviseDraftCountsARefusedRevision(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	if _, err := ts.KeepDraft(ctx, draft("rev5", t0)); err != nil {
+		t.Fatal(err)
+	}
+	refusal := intake.Invalid(intake.FieldError{Field: "name", Code: intake.CodeNameInvalid, Detail: "Please fill this in."})
+	refuse := func(intake.Introduction) (intake.Revision, error) { return intake.Revision{Refusal: refusal}, nil }
+	apply := func(intake.Introduction) (intake.Revision, error) { return revisionOf("applied", ""), nil }
+	read := func(coll string) map[string]any {
+		snap, err := ts.client.Collection(coll).Doc("rev5").Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Data()
+	}
+	before := ts.dump(t)
+	intro, entry := read(Introductions), read(Ledger)
+	if _, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(time.Minute), refuse); err != refusal {
+		t.Fatalf("refused revision: %v, want the refusal", err)
+	}
+	for path, doc := range ts.dump(t) {
+		if path != Introductions+"/rev5" && path != Ledger+"/rev5" && doc != before[path] {
+			t.Errorf("a refused revision changed %s", path)
+		}
+	}
+	intro["revisions"], entry["revisions"], entry["updatedAt"] = int64(1), int64(1), t0.Add(time.Minute)
+	if got := read(Introductions); fmt.Sprint(got) != fmt.Sprint(intro) {
+		t.Errorf("the draft after a refused revision: %v, want %v", got, intro)
+	}
+	if got := read(Ledger); fmt.Sprint(got) != fmt.Sprint(entry) {
+		t.Errorf("the ledger entry after a refused revision: %v, want %v", got, entry)
+	}
+	for n := 2; n <= intake.MaxRevisions; n++ {
+		revise := refuse
+		if n%2 == 0 {
+			revise = apply
+		}
+		in, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(time.Minute), revise)
+		if n%2 == 0 && (err != nil || in.Revisions != n) || n%2 == 1 && err != refusal {
+			t.Fatalf("revision %d: %+v %v", n, in, err)
+		}
+	}
+	for _, revise := range []func(intake.Introduction) (intake.Revision, error){refuse, apply} {
+		if _, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(2*time.Minute), revise); codeOf(t, err) != intake.CodeRateLimited {
+			t.Fatalf("past the cap: %v, want RATE_LIMITED", err)
+		}
+	}
+}
+
+// decoyDraft is draft(id, now) as a honeypot's decoy keeps it: no content,
+// and a REJECTED, HONEYPOT ledger entry holding the decoy's state.
+func decoyDraft(id string, now time.Time) intake.DraftKeeping {
+	k := draft(id, now)
+	in := k.Introduction
+	k.Decoy, k.Transcript = true, nil
+	k.Introduction = intake.Introduction{ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		TokenHash: in.TokenHash, CreatedAt: in.CreatedAt, ExpireAt: in.ExpireAt}
+	k.Ledger.Decision, k.Ledger.Reason = intake.DecisionRejected, "honeypot filled: answered with a decoy"
+	k.Ledger.Abuse = intake.AbuseRecord{State: intake.AbuseHoneypot, Signals: []string{"honeypot-filled"}}
+	k.Ledger.Decoy = &intake.DecoyRecord{DraftExpireAt: in.ExpireAt}
+	return k
+}
+
+// TestADecoysRevisionCountRisesAndStopsAsADraftsDoes revises a real draft
+// and a decoy side by side, applied and refused revisions in turn: each
+// answer's count rises by one, the decoy's entry stores it, and both are
+// refused RATE_LIMITED at the same step.
+func TestADecoysRevisionCountRisesAndStopsAsADraftsDoes(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for _, k := range []intake.DraftKeeping{draft("real6", t0), decoyDraft("decoy6", t0)} {
+		if _, err := ts.KeepDraft(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refusal := intake.Invalid(intake.FieldError{Field: "message", Code: intake.CodeMessageInvalid, Detail: "Please write a message."})
+	reviseBoth := func(n int) (real, decoy *intake.Introduction, realErr, decoyErr error) {
+		revise := func(intake.Introduction) (intake.Revision, error) {
+			if n%3 == 0 {
+				return intake.Revision{Refusal: refusal}, nil
+			}
+			return revisionOf(fmt.Sprint(n), ""), nil
+		}
+		at := t0.Add(time.Duration(n) * time.Second)
+		real, realErr = ts.ReviseDraft(ctx, "real6", intake.HashToken(token("real6")), at, revise)
+		decoy, decoyErr = ts.ReviseDecoy(ctx, "decoy6", intake.HashToken(token("decoy6")), true, at, revise)
+		return real, decoy, realErr, decoyErr
+	}
+	stored := func() int64 {
+		snap, err := ts.client.Collection(Ledger).Doc("decoy6").Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Data()["revisions"].(int64)
+	}
+	for n := 1; n <= intake.MaxRevisions; n++ {
+		real, decoy, realErr, decoyErr := reviseBoth(n)
+		if n%3 == 0 {
+			if realErr != refusal || decoyErr != refusal {
+				t.Fatalf("refused revision %d: real %v, decoy %v", n, realErr, decoyErr)
+			}
+		} else if realErr != nil || decoyErr != nil || real.Revisions != n || decoy.Revisions != n {
+			t.Fatalf("revision %d: real %+v %v, decoy %+v %v", n, real, realErr, decoy, decoyErr)
+		}
+		if got := stored(); got != int64(n) {
+			t.Fatalf("after revision %d the decoy's entry counts %d", n, got)
+		}
+	}
+	_, _, realErr, decoyErr := reviseBoth(intake.MaxRevisions + 1)
+	if codeOf(t, realErr) != intake.CodeRateLimited || codeOf(t, decoyErr) != intake.CodeRateLimited {
+		t.Fatalf("revision %d: real %v, decoy %v; want RATE_LIMITED for both", intake.MaxRevisions+1, realErr, decoyErr)
+	}
+	if intake.AsError(realErr).RetryAfter != intake.AsError(decoyErr).RetryAfter {
+		t.Errorf("retry after: real %v, decoy %v", intake.AsError(realErr).RetryAfter, intake.AsError(decoyErr).RetryAfter)
 	}
 }

@@ -328,6 +328,9 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 		if ff.MaxLinks < 0 || (!ff.Type.Multiline() && ff.MaxLinks != 0) {
 			fail("%s: maxLinks %d (single-line fields have no link rule: 0)", where, ff.MaxLinks)
 		}
+		if ff.MaxLinks > intake.MaxStoredLinks {
+			fail("%s: maxLinks %d over %d (the stored cap)", where, ff.MaxLinks, intake.MaxStoredLinks)
+		}
 		field := ff.Field
 		field.TooLongCode, field.TooManyLinksCode = ff.TooLongCode, ff.TooManyLinksCode
 		if field.TooLongCode == "" {

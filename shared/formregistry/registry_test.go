@@ -305,6 +305,7 @@ func TestLoadFSRefusesInvalidData(t *testing.T) {
 		{name: "conversation over the stored cap", mutate: func(m map[string]any) {
 			field(m, "conversation")["maxLength"] = intake.MaxStoredConversation + 1
 		}, want: "outside 1..12000"},
+		{name: "message links over the stored cap", mutate: func(m map[string]any) { field(m, "message")["maxLinks"] = intake.MaxStoredLinks + 1 }, want: "maxLinks 4 over 3"},
 		{name: "zero max length", mutate: func(m map[string]any) { field(m, "role")["maxLength"] = 0 }, want: "outside 1..200"},
 		{name: "added field with a core field's code", mutate: func(m map[string]any) { field(m, "role")["name"] = "phone" }, want: "an added field reports FIELD_INVALID, not ROLE_INVALID"},
 		{name: "added field named like a body key", mutate: func(m map[string]any) {

@@ -33,6 +33,7 @@ var pure = []string{
 	"shared/smtpmail",
 	"shared/strictjson",
 	"shared/testsupport",
+	"shared/textrules",
 	"shared/webhook",
 	"functions/challenge",
 	"functions/confirmation",

@@ -63,7 +63,9 @@ type Introduction struct {
 	CreatedAt       time.Time         `json:"createdAt"`
 	ExpireAt        time.Time         `json:"expiresAt"`
 	ConfirmedAt     time.Time         `json:"confirmedAt,omitzero"`
-	// Revisions counts how often the visitor revised the draft (Edit).
+	// Revisions counts how often the visitor revised the draft (Edit),
+	// revisions the content rules refused included: all count toward
+	// MaxRevisions.
 	Revisions int `json:"revisions"`
 	// HandledAt is when the owner marked it handled; zero until then.
 	HandledAt time.Time `json:"handledAt,omitzero"`

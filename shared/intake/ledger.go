@@ -161,9 +161,12 @@ type DecoyRecord struct {
 // RefusalCount is what an aggregated ledger entry stands for: the requests
 // refused before the check chain (by the flood layer, by a remembered
 // authoritative block, or as malformed) from one keyed source in one
-// window, recorded once with a count rather than once per request, so a
-// flood costs memory, not writes. KeyHash is "" on the one entry that sums
-// the sources past the per-window bound; Sources says how many it sums.
+// window — or the revisions of one draft from one source that the content
+// rules refused in one window (the entry's SubmissionID names the draft,
+// its validation is FAIL with their codes) — recorded once with a count
+// rather than once per request, so a flood costs memory, not writes.
+// KeyHash is "" on an entry that sums the sources past the per-window
+// bound; Sources says how many it sums.
 type RefusalCount struct {
 	KeyHash       string    `json:"keyHash" firestore:"keyHash"`
 	Sources       int       `json:"sources" firestore:"sources"`
@@ -171,7 +174,8 @@ type RefusalCount struct {
 	WindowSeconds int64     `json:"windowSeconds" firestore:"windowSeconds"`
 	Count         int       `json:"count" firestore:"count"`
 	Codes         []Code    `json:"codes" firestore:"codes"`
-	// Moves names what was refused: "draft", "confirmation", "withdrawal".
+	// Moves names what was refused: "draft", "confirmation", "withdrawal",
+	// "revision".
 	Moves []string `json:"moves" firestore:"moves"`
 }
 
@@ -179,7 +183,8 @@ type RefusalCount struct {
 // It never holds the visitor's words: ids, hashed keys, codes and decisions
 // only. Envelopes are kept in their own records, bound to SubmissionID;
 // Handoffs mirrors each one's status here. Revisions counts how often the
-// visitor revised the draft before confirming it.
+// visitor revised the draft before confirming it, refused revisions
+// included (their codes are in the refusal counts bound to the draft).
 type LedgerEntry struct {
 	ID                 string            `json:"id" firestore:"-"`
 	Version            string            `json:"version" firestore:"version"`

@@ -33,6 +33,9 @@ const (
 	// MaxStoredAddedFields how many a submission may carry.
 	MaxStoredAdded       = 2000
 	MaxStoredAddedFields = 8
+	// MaxStoredLinks caps the links in a message, a transcript and a field
+	// a version adds, as textrules.CountLinks counts them.
+	MaxStoredLinks = 3
 )
 
 // PointInTimeRecoveryWindow is how long the database's point-in-time

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// MaxRevisions is how many times one draft may be revised; the next
-// revision is refused RATE_LIMITED until the draft expires.
+// MaxRevisions is how many times one draft may be revised, counting the
+// revisions the content rules refused; the next revision is refused
+// RATE_LIMITED until the draft expires.
 const MaxRevisions = 20
 
 // Revision is a draft's new content as the content rules keep it, with the
@@ -26,6 +27,11 @@ type Revision struct {
 	// SubjectKey names the data subject of the revised email (see
 	// Introduction.SubjectKey).
 	SubjectKey string
+	// Refusal, when set, is the content rules' refusal of the revision
+	// (and every other field is unset): the draft keeps its content, and
+	// the refused revision counts toward MaxRevisions all the same, so that
+	// refusals cannot be had without end (see RefuseRevisionBy).
+	Refusal *Error
 }
 
 // RevisableBy reports whether the holder of tokenHash may revise the
@@ -60,6 +66,18 @@ func (in *Introduction) ReviseBy(tokenHash []byte, now time.Time, r Revision) er
 	in.HasConversation = r.Conversation != ""
 	in.Consents = r.Consents
 	in.SubjectKey = r.SubjectKey
+	in.Revisions++
+	return nil
+}
+
+// RefuseRevisionBy counts a revision the content rules refused for the
+// holder of tokenHash at now: the content stays as it was, and the refusal
+// counts toward MaxRevisions as a revision does. Errors: those of
+// RevisableBy.
+func (in *Introduction) RefuseRevisionBy(tokenHash []byte, now time.Time) error {
+	if err := in.RevisableBy(tokenHash, now); err != nil {
+		return err
+	}
 	in.Revisions++
 	return nil
 }

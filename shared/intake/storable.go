@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ownersite/introductions/shared/textrules"
 )
 
 // Caps on the stored bookkeeping values (ids, keys, codes), which no visitor
@@ -40,9 +42,11 @@ func StorableID(id string) bool {
 // logged, values may be personal data).
 
 // CheckStorableIntroduction checks an introduction as stored: a valid id, a
-// storable state (DRAFT, CONFIRMED or HANDLED), the visitor's words as valid
-// UTF-8 within the MaxStored* caps without control characters (the message
-// may hold tabs and line breaks), a 32-byte token hash, set creation and
+// storable state (DRAFT, CONFIRMED or HANDLED), the visitor's words as the
+// API keeps them (see words: valid UTF-8 within the MaxStored* caps, the
+// character rules of textrules, line breaks only in the message and the
+// fields a version adds, at most MaxStoredLinks links in the message; an
+// email with nothing invisible at all), a 32-byte token hash, set creation and
 // expiry times, a confirmation time exactly when confirmed, and storable
 // consent evidence.
 func CheckStorableIntroduction(in Introduction) error {
@@ -65,20 +69,23 @@ func CheckStorableIntroduction(in Introduction) error {
 	}
 	c.label("introduction.formId", in.FormID, true)
 	c.label("introduction.formVersion", in.FormVersion, true)
-	c.words("introduction.name", in.Fields.Name, MaxStoredShortField, true, false)
-	c.words("introduction.company", in.Fields.Company, MaxStoredShortField, false, false)
-	c.words("introduction.role", in.Fields.Role, MaxStoredShortField, false, false)
-	c.words("introduction.email", in.Fields.Email, MaxStoredEmail, true, false)
+	c.words("introduction.name", in.Fields.Name, MaxStoredShortField, true, oneLine)
+	c.words("introduction.company", in.Fields.Company, MaxStoredShortField, false, oneLine)
+	c.words("introduction.role", in.Fields.Role, MaxStoredShortField, false, oneLine)
+	c.words("introduction.email", in.Fields.Email, MaxStoredEmail, true, oneLine)
 	if in.Fields.Email != "" && !strings.Contains(in.Fields.Email, "@") {
 		c.fail("introduction.email", "no @")
 	}
-	c.words("introduction.message", in.Fields.Message, MaxStoredMessage, false, true)
+	if strings.ContainsFunc(in.Fields.Email, textrules.IsInvisible) {
+		c.fail("introduction.email", "invisible character")
+	}
+	c.words("introduction.message", in.Fields.Message, MaxStoredMessage, false, linesAndLinks)
 	if len(in.Added) > MaxStoredAddedFields {
 		c.fail("introduction.added", fmt.Sprintf("over %d fields", MaxStoredAddedFields))
 	}
 	for name, v := range in.Added {
 		c.label("introduction.added name", name, true)
-		c.words("introduction.added", v, MaxStoredAdded, true, true)
+		c.words("introduction.added", v, MaxStoredAdded, true, lines) // text or textarea: the store does not know which, and a text field has no link rule
 	}
 	if len(in.TokenHash) != TokenHashSize {
 		c.fail("introduction.tokenHash", fmt.Sprintf("not %d bytes", TokenHashSize))
@@ -96,12 +103,12 @@ func CheckStorableIntroduction(in Introduction) error {
 }
 
 // CheckStorableTranscript checks a transcript: the id of its introduction,
-// non-empty valid UTF-8 text within MaxStoredConversation characters without
-// control characters other than tabs and line breaks, and a set expiry.
+// non-empty text as the API keeps it (see words) within
+// MaxStoredConversation characters, and a set expiry.
 func CheckStorableTranscript(t Transcript) error {
 	var c checker
 	c.id("transcript.introductionId", t.IntroductionID)
-	c.words("transcript.text", t.Text, MaxStoredConversation, true, true)
+	c.words("transcript.text", t.Text, MaxStoredConversation, true, linesAndLinks)
 	c.time("transcript.expireAt", t.ExpireAt)
 	return c.result()
 }
@@ -400,25 +407,34 @@ func (c *checker) label(field, s string, required bool) {
 func (c *checker) key(field, s string, required bool) { c.bounded(field, s, MaxStoredKey, required) }
 func (c *checker) text(field, s string)               { c.bounded(field, s, MaxStoredText, false) }
 
-// words checks a visitor's words: valid UTF-8 of at most max characters,
-// without control characters (multiline words may hold tab, LF and CR).
-func (c *checker) words(field, s string, max int, required, multiline bool) {
+// wordsKind says which of the content rules' line and link rules apply to
+// a visitor's words.
+type wordsKind int
+
+const (
+	oneLine       wordsKind = iota // no line break, no link rule
+	lines                          // line breaks allowed, no link rule
+	linesAndLinks                  // line breaks allowed, at most MaxStoredLinks links
+)
+
+// words checks a visitor's words as the content rules keep them: valid
+// UTF-8 of at most max characters that textrules.BadCharacter accepts (no
+// control character but LF where lines are allowed, no bidi control,
+// nothing invisible or hidden but what writing needs), and at most
+// MaxStoredLinks links where the link rule applies.
+func (c *checker) words(field, s string, max int, required bool, kind wordsKind) {
+	multiline := kind != oneLine
 	switch {
 	case required && s == "":
 		c.fail(field, "empty")
-		return
 	case !utf8.ValidString(s):
 		c.fail(field, "not valid UTF-8")
-		return
 	case utf8.RuneCountInString(s) > max:
 		c.fail(field, fmt.Sprintf("over %d characters", max))
-		return
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t')) {
-			c.fail(field, "control character")
-			return
-		}
+	case textrules.BadCharacter(s, multiline) != "":
+		c.fail(field, "a character the text rules refuse")
+	case kind == linesAndLinks && textrules.CountLinks(s) > MaxStoredLinks:
+		c.fail(field, fmt.Sprintf("over %d links", MaxStoredLinks))
 	}
 }
 

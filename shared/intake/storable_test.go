@@ -17,7 +17,7 @@ func validDraft() DraftKeeping {
 		Introduction: Introduction{
 			ID: "intro_01", State: StateDraft, FormID: "introduction", FormVersion: "2026-11",
 			Fields: Fields{Name: "Ada Lovelace", Company: "Analytical Engines", Role: "CTO",
-				Email: "ada@example.com", Message: "Hello,\r\n\tthere."},
+				Email: "ada@example.com", Message: "Hello,\nthere."},
 			HasConversation: true,
 			Consents: []ConsentEvidence{{Purpose: "attach-conversation", Basis: BasisConsent,
 				TextVersion: "1", TextSHA256: strings.Repeat("ab", 32), Control: "attach", ActivelyChecked: true,
@@ -93,6 +93,34 @@ func TestCheckStorableDraft(t *testing.T) {
 		}, "introduction.message"},
 		{"message with NUL", func(k *DraftKeeping) { k.Introduction.Fields.Message = "a\x00b" }, "introduction.message"},
 		{"message with C1 control", func(k *DraftKeeping) { k.Introduction.Fields.Message = "a\u0085b" }, "introduction.message"},
+		// The character and link rules the API applies (shared/textrules),
+		// applied again to what is stored.
+		{"message at the link cap", func(k *DraftKeeping) {
+			k.Introduction.Fields.Message = "https://a.example www.b.example c.example/x"
+		}, ""},
+		{"message over the link cap", func(k *DraftKeeping) {
+			k.Introduction.Fields.Message = "https://a.example www.b.example c.example/x hxxp://d.example"
+		}, "introduction.message"},
+		{"message with a CR", func(k *DraftKeeping) { k.Introduction.Fields.Message = "Hello,\r\nthere." }, "introduction.message"},
+		{"message with a tab", func(k *DraftKeeping) { k.Introduction.Fields.Message = "Hello,\tthere." }, "introduction.message"},
+		{"message with a bidi override", func(k *DraftKeeping) { k.Introduction.Fields.Message = "Hello \u202Eereht" }, "introduction.message"},
+		{"message with hidden tag text", func(k *DraftKeeping) { k.Introduction.Fields.Message = "Hi\U000E0049\U000E0047" }, "introduction.message"},
+		{"name with a zero-width space", func(k *DraftKeeping) { k.Introduction.Fields.Name = "Ada\u200bLovelace" }, "introduction.name"},
+		{"name in Persian with a zero-width non-joiner", func(k *DraftKeeping) { k.Introduction.Fields.Name = "نرگس می\u200cخواهد" }, ""},
+		{"company with a private-use character", func(k *DraftKeeping) { k.Introduction.Fields.Company = "Acme \ue000" }, "introduction.company"},
+		{"role with an emoji ZWJ sequence", func(k *DraftKeeping) { k.Introduction.Fields.Role = "Engineer 👩🏽\u200d💻 ❤\ufe0f" }, ""},
+		{"role with stacked variation selectors", func(k *DraftKeeping) { k.Introduction.Fields.Role = "CTO\ufe0f\ufe0f\ufe0f" }, "introduction.role"},
+		{"email with a zero-width joiner", func(k *DraftKeeping) { k.Introduction.Fields.Email = "a\u200dda@example.com" }, "introduction.email"},
+		{"email with a left-to-right mark", func(k *DraftKeeping) { k.Introduction.Fields.Email = "\u200eada@example.com" }, "introduction.email"},
+		{"added field with a bidi isolate", func(k *DraftKeeping) { k.Introduction.Added = map[string]string{"availability": "\u2066Mondays\u2069"} }, "introduction.added"},
+		{"added field with four links (a single-line one has no link rule)", func(k *DraftKeeping) {
+			k.Introduction.Added = map[string]string{"availability": "https://a.example https://b.example https://c.example https://d.example"}
+		}, ""},
+		{"transcript over the link cap", func(k *DraftKeeping) {
+			k.Transcript.Text = "see https://a.example\nsee https://b.example\nsee https://c.example\nsee ｈｔｔｐｓ：／／ｄ．ｅｘａｍｐｌｅ"
+		}, "transcript.text"},
+		{"transcript with a zero-width space", func(k *DraftKeeping) { k.Transcript.Text = "Guide: hi\u200b" }, "transcript.text"},
+		{"transcript with an isolate", func(k *DraftKeeping) { k.Transcript.Text = "Guide: \u2067hi\u2069" }, "transcript.text"},
 		{"short token hash", func(k *DraftKeeping) { k.Introduction.TokenHash = []byte("short") }, "introduction.tokenHash"},
 		{"no token hash", func(k *DraftKeeping) { k.Introduction.TokenHash = nil }, "introduction.tokenHash"},
 		{"expiry unset", func(k *DraftKeeping) { k.Introduction.ExpireAt = time.Time{} }, "introduction.expireAt"},

@@ -26,9 +26,14 @@ type TokenRequest struct {
 // as drafts are: a flood of guessed ids costs no read past the limit. A
 // refusal is RATE_LIMITED, tallied like a draft refused before the chain.
 func (s *Service) admitMove(req TokenRequest, now time.Time, move string) error {
-	key := s.keyedHash("ip", clientPrefix(req.Client))
-	if d, wait := s.Flood.Admit(key, now); d.Decision == intake.RateBlock {
-		return s.tally(key, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
+	return s.admit(s.keyedHash("ip", clientPrefix(req.Client)), now, move)
+}
+
+// admit counts a move of the client keyHash names against the flood
+// layer (see admitMove); revisions are admitted so too.
+func (s *Service) admit(keyHash string, now time.Time, move string) error {
+	if d, wait := s.Flood.Admit(keyHash, now); d.Decision == intake.RateBlock {
+		return s.tally(keyHash, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
 	}
 	return nil
 }

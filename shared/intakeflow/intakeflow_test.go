@@ -94,7 +94,11 @@ type fixture struct {
 	logs  *testsupport.Logs
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureWith(t, nil) }
+
+// newFixtureWith is newFixture with its dependencies changed by change
+// (when not nil) before the service is built.
+func newFixtureWith(t *testing.T, change func(*intakeflow.Deps)) *fixture {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	keys, err := keyring.Local(rand.Reader)
 	if err != nil {
@@ -115,7 +119,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	logs := &testsupport.Logs{}
-	svc, err := intakeflow.New(intakeflow.Deps{
+	deps := intakeflow.Deps{
 		Store: store, Reviser: store, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
@@ -124,7 +128,11 @@ func newFixture(t *testing.T) *fixture {
 		EmailLimit: intake.RateRule{Limit: 5, Window: time.Hour},
 		Function:   "test", Revision: "test",
 		Handoff: noHandoff{},
-	})
+	}
+	if change != nil {
+		change(&deps)
+	}
+	svc, err := intakeflow.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

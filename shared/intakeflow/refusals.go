@@ -22,6 +22,13 @@ import (
 // are summed into one entry. A flood costs memory, not writes. What it
 // gives up: the counts of the window an instance is in when it is stopped
 // without Close are lost.
+//
+// Revisions the content rules refuse are tallied the same way, apart: per
+// source, draft and window, as an entry whose validation is FAIL with
+// their codes (a refusal before the checks learnt nothing about the
+// content: UNKNOWN). They had been a ledger document each, 200 refused
+// revisions of one draft 200 documents; they also count toward the
+// draft's revision cap, which bounds them to intake.MaxRevisions a draft.
 
 // maxTalliedSources bounds the sources counted one by one per window and
 // instance: at most this many ledger writes (plus one that sums the rest)
@@ -33,17 +40,29 @@ const (
 	moveDraft        = "draft"
 	moveConfirmation = "confirmation"
 	moveWithdrawal   = "withdrawal"
+	moveRevision     = "revision"
 )
 
-// refusalTally counts refusals by window start and source.
+// refusalTally counts refusals by window start and key.
 type refusalTally struct {
 	mu      sync.Mutex
 	windows map[time.Time]*windowTally
 }
 
+// tallyKey is what one tally entry counts for: a keyed source's refusals
+// before the checks, or (content) its revisions of one draft that the
+// content rules refused.
+type tallyKey struct {
+	source     string
+	submission string
+	content    bool
+}
+
 type windowTally struct {
-	sources  map[string]*sourceTally
-	overflow *sourceTally // sources past maxTalliedSources, summed
+	sources map[tallyKey]*sourceTally
+	// overflow sums the keys past maxTalliedSources, before the checks
+	// (false) and by the content rules (true) apart.
+	overflow map[bool]*sourceTally
 }
 
 type sourceTally struct {
@@ -58,10 +77,12 @@ type sourceTally struct {
 	moves   []string
 }
 
-func (t *sourceTally) add(code intake.Code, signals []string, move string) {
+func (t *sourceTally) add(codes []intake.Code, signals []string, move string) {
 	t.count++
-	if !slices.Contains(t.codes, code) {
-		t.codes = append(t.codes, code)
+	for _, code := range codes {
+		if !slices.Contains(t.codes, code) && len(t.codes) < intake.MaxStoredList {
+			t.codes = append(t.codes, code)
+		}
 	}
 	for _, s := range signals {
 		if !slices.Contains(t.signals, s) && len(t.signals) < 16 {
@@ -73,10 +94,29 @@ func (t *sourceTally) add(code intake.Code, signals []string, move string) {
 	}
 }
 
-// tally counts one refusal of move from keyHash at now, with the refusal's
-// code and the signals that led there, and starts writing the tallies of
-// windows that have ended. It returns refusal.
+// tally counts one refusal of move from keyHash at now, made before the
+// checks, with the refusal's code and the signals that led there, and
+// starts writing the tallies of windows that have ended. It returns
+// refusal.
 func (s *Service) tally(keyHash string, now time.Time, refusal error, signals []string, move string) error {
+	s.count(tallyKey{source: keyHash}, now, []intake.Code{intake.CodeOf(refusal)}, signals, move)
+	return refusal
+}
+
+// tallyRevision counts one revision of draft id from keyHash at now that
+// the content rules refused, with each field's code, and returns refused.
+func (s *Service) tallyRevision(keyHash, id string, now time.Time, refused *intake.Error) error {
+	codes := make([]intake.Code, 0, len(refused.Fields))
+	signals := make([]string, 0, len(refused.Fields))
+	for _, f := range refused.Fields {
+		codes = append(codes, f.Code)
+		signals = append(signals, string(f.Code))
+	}
+	s.count(tallyKey{source: keyHash, submission: id, content: true}, now, codes, signals, moveRevision)
+	return refused
+}
+
+func (s *Service) count(key tallyKey, now time.Time, codes []intake.Code, signals []string, move string) {
 	start := now.Truncate(s.Flood.Window())
 	s.refusals.mu.Lock()
 	if s.refusals.windows == nil {
@@ -84,24 +124,23 @@ func (s *Service) tally(keyHash string, now time.Time, refusal error, signals []
 	}
 	w := s.refusals.windows[start]
 	if w == nil {
-		w = &windowTally{sources: map[string]*sourceTally{}}
+		w = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
 		s.refusals.windows[start] = w
 	}
-	t := w.sources[keyHash]
+	t := w.sources[key]
 	if t == nil && len(w.sources) >= maxTalliedSources {
-		if w.overflow == nil {
-			w.overflow = &sourceTally{}
+		if w.overflow[key.content] == nil {
+			w.overflow[key.content] = &sourceTally{}
 		}
-		t = w.overflow
+		t = w.overflow[key.content]
 		t.sources++ // counts refusals past the bound, not distinct sources: an upper bound
 	} else if t == nil {
 		t = &sourceTally{sources: 1}
-		w.sources[keyHash] = t
+		w.sources[key] = t
 	}
-	t.add(intake.CodeOf(refusal), signals, move)
+	t.add(codes, signals, move)
 	s.refusals.mu.Unlock()
 	s.flushEnded(now)
-	return refusal
 }
 
 // flushEnded writes, in the background, the tallies of windows that ended
@@ -161,36 +200,41 @@ func (s *Service) writeRefusals(ctx context.Context, now time.Time, all bool) er
 		for key, t := range w.sources {
 			if err := s.writeRefusal(ctx, start, key, t); err != nil {
 				errs = append(errs, err)
-				s.putBack(start, key, t)
+				s.putBack(start, key, t, false)
 			}
 		}
-		if t := w.overflow; t != nil {
-			if err := s.writeRefusal(ctx, start, "", t); err != nil {
+		for content, t := range w.overflow {
+			if err := s.writeRefusal(ctx, start, tallyKey{content: content}, t); err != nil {
 				errs = append(errs, err)
-				s.putBack(start, "", t)
+				s.putBack(start, tallyKey{content: content}, t, true)
 			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// putBack returns a tally that could not be written to its window.
-func (s *Service) putBack(start time.Time, key string, t *sourceTally) {
+// putBack returns a tally that could not be written to its window (as the
+// window's overflow when overflow is set).
+func (s *Service) putBack(start time.Time, key tallyKey, t *sourceTally, overflow bool) {
 	s.refusals.mu.Lock()
 	defer s.refusals.mu.Unlock()
 	w := s.refusals.windows[start]
 	if w == nil {
-		w = &windowTally{sources: map[string]*sourceTally{}}
+		w = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
 		s.refusals.windows[start] = w
 	}
-	if key == "" {
-		w.overflow = t
+	if overflow {
+		w.overflow[key.content] = t
 		return
 	}
 	w.sources[key] = t
 }
 
-func (s *Service) writeRefusal(ctx context.Context, start time.Time, key string, t *sourceTally) error {
+// writeRefusal writes the tally t of key's refusals in the window that
+// started at start as one content-free ledger entry: validation UNKNOWN
+// for refusals before the checks, FAIL with the codes for revisions the
+// content rules refused.
+func (s *Service) writeRefusal(ctx context.Context, start time.Time, key tallyKey, t *sourceTally) error {
 	if t.id == "" {
 		id, err := s.newID()
 		if err != nil {
@@ -209,10 +253,16 @@ func (s *Service) writeRefusal(ctx context.Context, start time.Time, key string,
 	if entry.Abuse.Signals == nil {
 		entry.Abuse.Signals = []string{}
 	}
-	entry.Refusals = &intake.RefusalCount{KeyHash: key, Sources: t.sources, WindowStart: start, WindowSeconds: int64(window / time.Second),
+	entry.Refusals = &intake.RefusalCount{KeyHash: key.source, Sources: t.sources, WindowStart: start, WindowSeconds: int64(window / time.Second),
 		Count: t.count, Codes: slices.Clone(t.codes), Moves: slices.Clone(t.moves)}
 	entry.Decision = intake.DecisionRejected
 	entry.Reason = fmt.Sprintf("refused %d %s before the checks in this window", t.count, plural(t.count, "request"))
+	if key.content {
+		entry.SubmissionID = key.submission
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationFail, Codes: slices.Clone(t.codes)}
+		entry.Abuse.State = intake.AbuseContentRejected
+		entry.Reason = fmt.Sprintf("refused %d %s by the content rules in this window; the draft is unchanged", t.count, plural(t.count, "revision"))
+	}
 	entry.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: start.Add(window).Add(s.Retention.RejectedAttempt)}
 	entry.ExpireAt = entry.Retention.DeleteAfter
 	entry.UpdatedAt = start.Add(window)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/ownersite/introductions/shared/contentrules"
@@ -14,9 +15,11 @@ import (
 type Reviser interface {
 	// ReviseDraft reads the draft, checks RevisableBy, asks revise for the
 	// new content, applies ReviseBy and writes the draft, its transcript
-	// and its ledger entry atomically. Errors: NOT_FOUND (unknown id,
+	// and its ledger entry atomically; a revision revise refuses
+	// (Revision.Refusal) it counts with RefuseRevisionBy, writing only the
+	// count, and returns the Refusal. Errors: NOT_FOUND (unknown id,
 	// expired draft, wrong token alike), STATE_CONFLICT, RATE_LIMITED after
-	// intake.MaxRevisions, what revise returns, UNAVAILABLE.
+	// intake.MaxRevisions, the Refusal, what revise returns, UNAVAILABLE.
 	ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
 		revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error)
 	// ReviseDecoy revises a honeypot's decoy as ReviseDraft revises a
@@ -31,27 +34,38 @@ type Reviser interface {
 type RevisionRequest struct {
 	ID    string
 	Token string
+	// Client is the client address (see DraftRequest.Client).
+	Client netip.Addr
 	// Fields, Added, Conversation and Consents replace the draft's (Added
 	// may name only fields the draft's form version adds); FormID,
 	// FormVersion, Honeypot and Altcha are not read (the draft keeps its
 	// form version, and a revision needs no new proof of work).
 	Submission intake.Submission
-	// RequestID names the request in the provenance of a refusal's ledger
-	// entry.
+	// RequestID is the request's trace id, as on every request; nothing a
+	// revision writes records it (a refused revision is tallied, not an
+	// entry of its own).
 	RequestID string
 }
 
 // Revise replaces a kept draft's content for the holder of its token, after
 // the content rules of the draft's own form version, and returns the draft
 // as kept with the same id, token and expiry. It spends no proof of work
-// and counts against no rate limit; a draft takes at most
-// intake.MaxRevisions revisions. A revision refused by the content rules
-// leaves the draft as it was and a content-free ledger entry. Errors:
-// NOT_FOUND (unknown id, expired draft, wrong token — answered exactly as a
-// confirmation answers them), the content codes and CONSENT_REQUIRED,
-// STATE_CONFLICT (already confirmed), RATE_LIMITED, UNAVAILABLE.
+// and counts against no authoritative rate limit, but it counts against
+// the flood layer as a confirmation does; a draft takes at most
+// intake.MaxRevisions revisions, refused ones included. A revision refused
+// by the content rules leaves the draft as it was, counts toward that cap,
+// and is tallied in memory like a refusal before the checks: one
+// content-free ledger entry per source, draft and flood window, validation
+// FAIL. Errors: NOT_FOUND (unknown id, expired draft, wrong token —
+// answered exactly as a confirmation answers them), the content codes and
+// CONSENT_REQUIRED, STATE_CONFLICT (already confirmed), RATE_LIMITED (the
+// flood layer, or the cap), UNAVAILABLE.
 func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, error) {
 	now := s.Clock.Now()
+	clientKey := s.keyedHash("ip", clientPrefix(req.Client))
+	if err := s.admit(clientKey, now, moveRevision); err != nil {
+		return nil, err
+	}
 	if !idPattern.MatchString(req.ID) || !tokenPattern.MatchString(req.Token) {
 		return nil, intake.ErrNotFound
 	}
@@ -75,7 +89,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		kept, errs := contentrules.Check(version, sub)
 		if len(errs) > 0 {
 			refused = intake.Invalid(errs...)
-			return intake.Revision{}, refused
+			return intake.Revision{Refusal: refused}, nil
 		}
 		consents, purposes := contentrules.Evidence(version, kept, now, WithdrawalPath(current.ID))
 		if consents == nil {
@@ -99,31 +113,12 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		in, err = s.Reviser.ReviseDraft(ctx, req.ID, intake.HashToken(req.Token), now, revise)
 	}
 	if err != nil {
-		if refused != nil && intake.CodeOf(err) == refused.Code {
-			return nil, s.refuseRevision(ctx, req, refused)
+		if refused != nil && intake.AsError(err) == refused {
+			return nil, s.tallyRevision(clientKey, req.ID, now, refused)
 		}
 		return nil, err
 	}
 	s.Logger.InfoContext(ctx, "draft revised", slog.String("submissionId", in.ID), slog.Int("revisions", in.Revisions),
 		slog.Bool("conversation", in.HasConversation))
 	return &Draft{Introduction: *in, Conversation: conversation, Token: req.Token}, nil
-}
-
-// refuseRevision records a revision the content rules refused, content-free
-// and bound to the draft it was meant for, and returns the refusal.
-func (s *Service) refuseRevision(ctx context.Context, req RevisionRequest, refused *intake.Error) error {
-	entry := s.newEntry(req.RequestID, s.Clock.Now())
-	entry.SubmissionID = req.ID
-	codes := make([]intake.Code, 0, len(refused.Fields))
-	signals := make([]string, 0, len(refused.Fields))
-	for _, f := range refused.Fields {
-		codes = append(codes, f.Code)
-		signals = append(signals, string(f.Code))
-	}
-	entry.Validation = intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes}
-	entry.Abuse = intake.AbuseRecord{State: intake.AbuseContentRejected, Signals: signals}
-	if err := s.record(ctx, entry, intake.DecisionRejected, "revision refused: "+string(refused.Code)+"; the draft is unchanged"); err != nil {
-		return err
-	}
-	return refused
 }

@@ -1,4 +1,4 @@
-package contentrules
+package textrules
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 // on every device. Each of these is refused where it has no legitimate use,
 // and allowed only in the narrow places real writing needs it.
 
-// isBidiControl reports the bidirectional embedding, override and isolate
+// IsBidiControl reports the bidirectional embedding, override and isolate
 // controls.
-func isBidiControl(r rune) bool {
+func IsBidiControl(r rune) bool {
 	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069')
 }
 
@@ -25,20 +25,20 @@ func isBidiControl(r rune) bool {
 // right-to-left names legitimately need.
 func isBidiMark(r rune) bool { return r == '\u200E' || r == '\u200F' || r == '\u061C' }
 
-// isTag reports the tag characters U+E0000–E007F.
-func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+// IsTag reports the tag characters U+E0000–E007F.
+func IsTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
 
-// isNoncharacter reports the 66 code points Unicode promises never to
+// IsNoncharacter reports the 66 code points Unicode promises never to
 // assign.
-func isNoncharacter(r rune) bool { return (r >= 0xFDD0 && r <= 0xFDEF) || r&0xFFFE == 0xFFFE }
+func IsNoncharacter(r rune) bool { return (r >= 0xFDD0 && r <= 0xFDEF) || r&0xFFFE == 0xFFFE }
 
-// isInvisible reports a character that shows nothing of itself: Unicode's
+// IsInvisible reports a character that shows nothing of itself: Unicode's
 // Default_Ignorable_Code_Point (zero-width spaces and joiners, the soft
 // hyphen, the word joiner, the byte-order mark, variation selectors, the
 // Hangul fillers, …) and every other format character (category Cf), but
 // not the prepended concatenation marks (U+0600 and friends), which are
 // visible signs.
-func isInvisible(r rune) bool {
+func IsInvisible(r rune) bool {
 	if unicode.Is(unicode.Prepended_Concatenation_Mark, r) {
 		return false
 	}
@@ -46,38 +46,47 @@ func isInvisible(r rune) bool {
 		unicode.Is(unicode.Variation_Selector, r)
 }
 
-// isJoinable reports a character a joiner or a variation selector may
-// follow or precede: a letter, mark, digit or symbol (emoji are symbols).
+// isJoinable reports a character a joiner may follow or precede: a letter,
+// mark, digit or symbol (emoji are symbols).
 func isJoinable(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.S)
 }
 
-// isBlankLookalike reports visible-looking blanks that are not whitespace
-// (U+2800 BRAILLE PATTERN BLANK): they never count as content.
-func isBlankLookalike(r rune) bool { return r == '\u2800' }
-
-// hasLetterOrDigit reports whether s holds a letter or digit of any script.
-func hasLetterOrDigit(s string) bool {
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return true
-		}
+// takesSelector reports whether base takes the variation selector vs
+// directly after it. The threat: 256 distinct selectors, each invisible,
+// stacked after any letter spell out hidden bytes. Unicode defines a
+// variation sequence as one base and one selector, and each range of
+// selectors has its own bases:
+//
+//   - U+FE0E and U+FE0F (text and emoji presentation) follow an emoji: a
+//     symbol, a keycap base (0–9, '#', '*'), or one of the few emoji that
+//     are letters or punctuation (‼ ⁉ ℹ 〰 〽);
+//   - U+FE00–FE0D (standardized variants) follow a symbol, an ideograph,
+//     the digit zero, a CJK full stop, comma or the like, or a letter of
+//     the scripts that have them (Myanmar, Phags-pa, Manichaean, Egyptian
+//     hieroglyphs);
+//   - U+E0100–E01EF (ideographic variation sequences) follow an ideograph;
+//   - U+180B–180F (Mongolian free variation selectors) follow a Mongolian
+//     letter.
+//
+// A selector is never a base, so two in a row are refused.
+func takesSelector(base, vs rune) bool {
+	switch {
+	case vs >= 0x180B && vs <= 0x180F:
+		return unicode.Is(unicode.Mongolian, base) && unicode.IsLetter(base)
+	case vs >= 0xE0100:
+		return unicode.Is(unicode.Ideographic, base)
+	case vs == 0xFE0E || vs == 0xFE0F:
+		return unicode.In(base, unicode.Sm, unicode.So) || base >= '0' && base <= '9' || base == '#' || base == '*' ||
+			base == '\u203C' || base == '\u2049' || base == '\u2139' || base == '\u3030' || base == '\u303D'
+	default:
+		return unicode.In(base, unicode.Sm, unicode.So) || base == '0' || unicode.Is(unicode.Ideographic, base) ||
+			unicode.IsPunct(base) && (base >= '\u3000' && base <= '\u303F' || base >= '\uFF00' && base <= '\uFF65') ||
+			unicode.IsLetter(base) && unicode.In(base, unicode.Myanmar, unicode.Phags_Pa, unicode.Manichaean, unicode.Egyptian_Hieroglyphs)
 	}
-	return false
 }
 
-// hasVisible reports whether s holds anything that shows: a letter, digit,
-// punctuation or symbol, blank look-alikes aside.
-func hasVisible(s string) bool {
-	for _, r := range s {
-		if !isBlankLookalike(r) && unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S) {
-			return true
-		}
-	}
-	return false
-}
-
-// badCharacter returns a detail naming the first character of s that the
+// BadCharacter returns a detail naming the first character of s that the
 // rules refuse, or "". It allows, as real writing needs them:
 //
 //   - LF in multi-line fields;
@@ -87,8 +96,8 @@ func hasVisible(s string) bool {
 //   - ZERO WIDTH JOINER (U+200D) between two joinable characters, a
 //     variation selector counting as its base (emoji sequences such as
 //     👩‍💻 and ❤️‍🔥, Indic conjuncts);
-//   - a variation selector right after a joinable character (emoji
-//     presentation, ideographic variants);
+//   - one variation selector right after a base that takes it (emoji
+//     presentation, ideographic variants: see takesSelector);
 //   - tag characters only as an emoji tag sequence: U+1F3F4 WAVING BLACK
 //     FLAG, then tag letters or digits, then U+E007F CANCEL TAG (the flags
 //     of England, Scotland, Wales).
@@ -96,12 +105,12 @@ func hasVisible(s string) bool {
 // Everything else invisible, every control character, bidi embedding,
 // override and isolate controls, private-use characters and
 // noncharacters are refused.
-func badCharacter(s string, multiline bool) string {
+func BadCharacter(s string, multiline bool) string {
 	rs := []rune(s)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		switch {
-		case isBidiControl(r):
+		case IsBidiControl(r):
 			return fmt.Sprintf("This holds an invisible character that changes the direction of text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case r == '\n' && !multiline:
 			return "This must fit on one line. Please remove the line breaks."
@@ -110,15 +119,15 @@ func badCharacter(s string, multiline bool) string {
 			return fmt.Sprintf("This holds an invisible control character (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case unicode.Is(unicode.Co, r):
 			return fmt.Sprintf("This holds a private-use character (U+%04X), which shows differently on every device. Please remove it.", r)
-		case isNoncharacter(r):
+		case IsNoncharacter(r):
 			return fmt.Sprintf("This holds a character that is not meant for text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
-		case r == 0x1F3F4 && i+1 < len(rs) && isTag(rs[i+1]):
+		case r == 0x1F3F4 && i+1 < len(rs) && IsTag(rs[i+1]):
 			n, ok := tagSequence(rs[i+1:])
 			if !ok {
 				return fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", rs[i+1])
 			}
 			i += n
-		case isTag(r):
+		case IsTag(r):
 			return fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", r)
 		case isBidiMark(r):
 		case r == '\u200C':
@@ -130,10 +139,10 @@ func badCharacter(s string, multiline bool) string {
 				return invisibleDetail(r)
 			}
 		case unicode.Is(unicode.Variation_Selector, r):
-			if i == 0 || !isJoinable(rs[i-1]) {
+			if i == 0 || !takesSelector(rs[i-1], r) {
 				return invisibleDetail(r)
 			}
-		case isInvisible(r):
+		case IsInvisible(r):
 			return invisibleDetail(r)
 		}
 	}

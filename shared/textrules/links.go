@@ -1,4 +1,4 @@
-package contentrules
+package textrules
 
 import (
 	"strings"
@@ -67,10 +67,10 @@ func CountLinks(s string) int {
 
 // linkText is the text links are counted on (see CountLinks).
 func linkText(s string) string {
-	s = norm.NFKC.String(strings.Map(dropInvisible, s))
+	s = norm.NFKC.String(strings.Map(DropInvisible, s))
 	s = strings.Map(func(r rune) rune {
 		switch {
-		case isInvisible(r) || isTag(r):
+		case IsInvisible(r) || IsTag(r):
 			return -1
 		case r == '\u3002' || r == '\uFF0E' || r == '\uFF61':
 			return '.'
@@ -82,10 +82,10 @@ func linkText(s string) string {
 	return defanged.Replace(s)
 }
 
-// dropInvisible is a strings.Map function that removes invisible and tag
-// characters.
-func dropInvisible(r rune) rune {
-	if isInvisible(r) || isTag(r) {
+// DropInvisible is a strings.Map function that removes invisible and tag
+// characters (as links are counted, and as an address is normalised).
+func DropInvisible(r rune) rune {
+	if IsInvisible(r) || IsTag(r) {
 		return -1
 	}
 	return r
