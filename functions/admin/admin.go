@@ -59,8 +59,13 @@ type Store interface {
 	// data subject.
 	SubjectRecords(ctx context.Context, subjectKey string, now time.Time) ([]intake.Record, error)
 	// EraseSubject erases every introduction of one data subject, leaving
-	// content-free tombstones, and says how many it erased.
-	EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord) (int, error)
+	// content-free tombstones, writes the notices that notices returns for
+	// each (nil: none), and says how many it erased and which notices it
+	// wrote.
+	EraseSubject(ctx context.Context, subjectKey string, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (int, []string, error)
+	// Tombstone returns the ledger entry of an introduction withdrawn or
+	// erased; NOT_FOUND for any other id.
+	Tombstone(ctx context.Context, id string) (intake.LedgerEntry, error)
 	// LastRuns returns the n most recent sweep runs, newest first.
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.
@@ -72,6 +77,14 @@ type Store interface {
 // moment), UNAVAILABLE.
 type Retrier interface {
 	RetryNow(ctx context.Context, envelopeID string) error
+}
+
+// Notifier makes and sends the introduction.withdrawn notices of an
+// erasure (the delivery service): Outbox returns the envelopes, Dispatch
+// sends those the store wrote.
+type Notifier interface {
+	Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope
+	Dispatch(envelopeIDs []string)
 }
 
 // Scheduler reads the Cloud Scheduler job that calls the sweep. Errors:
@@ -86,6 +99,9 @@ type Deps struct {
 	// Retrier is the delivery service; nil when none is wired (a test),
 	// and then a retry answers 503 UNAVAILABLE.
 	Retrier Retrier
+	// Notifier is the delivery service; nil when none is wired (a test),
+	// and then an erasure notifies no one.
+	Notifier Notifier
 	// Scheduler is nil when no scheduler job is configured (locally): the
 	// admin says so rather than failing.
 	Scheduler Scheduler

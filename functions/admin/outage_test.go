@@ -37,8 +37,11 @@ func (downStore) RecordAdminAction(context.Context, string, intake.AdminAction) 
 func (downStore) SubjectRecords(context.Context, string, time.Time) ([]intake.Record, error) {
 	return nil, errDown
 }
-func (downStore) EraseSubject(context.Context, string, intake.ErasureRecord) (int, error) {
-	return 0, errDown
+func (downStore) Tombstone(context.Context, string) (intake.LedgerEntry, error) {
+	return intake.LedgerEntry{}, errDown
+}
+func (downStore) EraseSubject(context.Context, string, intake.ErasureRecord, func(string) []intake.Envelope) (int, []string, error) {
+	return 0, nil, errDown
 }
 func (downStore) LastRuns(context.Context, int) ([]intake.SweepRun, error) { return nil, errDown }
 func (downStore) DailyFigures(context.Context, []string) (map[string]intake.DailyFigures, error) {

@@ -100,7 +100,7 @@ type classCount struct {
 // pages holds one template set per page, each with the shared layout.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem"} {
+	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem", "gone"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
@@ -141,11 +141,14 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 	if p.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "5")
 	}
-	title := p.Title
+	title, detail := p.Title, p.Detail
 	if e.Code == intake.CodeNotFound {
 		title = "No such introduction"
 	}
-	h.render(w, r, p.Status, "problem", page{Title: title, Problem: p.Detail, Data: p})
+	if strings.TrimSuffix(detail, ".") == title {
+		detail = "" // the heading says it already
+	}
+	h.render(w, r, p.Status, "problem", page{Title: title, Problem: detail, Data: p})
 }
 
 // listData is the list page.
@@ -202,12 +205,41 @@ var notices = map[string]string{
 
 func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
+	if intake.CodeOf(err) == intake.CodeNotFound {
+		if entry, terr := h.Store.Tombstone(r.Context(), r.PathValue("id")); terr == nil {
+			h.renderGone(w, r, entry)
+			return nil
+		}
+	}
 	if err != nil {
 		h.problemPage(w, r, err)
 		return nil
 	}
 	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
 	return nil
+}
+
+// goneData is the page of a withdrawn or erased introduction: what the
+// content-free ledger entry still says.
+type goneData struct {
+	// Erased is true for an erasure, false for the visitor's withdrawal.
+	Erased bool
+	// ReceivedAt is when it was confirmed; At when it was withdrawn or
+	// erased.
+	ReceivedAt, At time.Time
+}
+
+// renderGone answers the link to an introduction that was withdrawn or
+// erased: 410 Gone, with the dates, once.
+func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) {
+	d := goneData{ReceivedAt: entry.ConfirmedAt}
+	title := "Introduction withdrawn"
+	if entry.Erasure != nil {
+		d.Erased, d.At, title = true, entry.Erasure.At, "Introduction erased"
+	} else {
+		d.At = entry.Withdrawal.At
+	}
+	h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
 }
 
 func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {

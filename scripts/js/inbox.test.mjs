@@ -53,14 +53,16 @@ before(async () => {
   if (skip) return;
   mkdirSync(shotDir, { recursive: true });
   mail = await startMaildev();
+  const [port] = await twoFreePorts();
   [server, browser] = await Promise.all([
     devServer({
+      ADMIN_URL: `http://127.0.0.1:${port}`,
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(mail.smtp),
       SMTP_TLS: 'none',
       NOTIFY_EMAIL_FROM: 'Introductions <introductions@localhost>',
       NOTIFY_EMAIL_TO: 'owner@localhost',
-    }),
+    }, { port }),
     launch({ viewport: { width: 1200, height: 800 } }),
   ]);
 });
@@ -117,5 +119,46 @@ test("the owner's notification shows in make run's local inbox", { skip }, async
   await page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 400);
   await page.screenshot({ path: join(shotDir, 'local-inbox.png') });
   assert.deepEqual(errors, [], 'page errors in the inbox');
+  await page.close();
+});
+
+test('a withdrawal brings the owner a content-free notice, and the admin link says so once', { skip }, async () => {
+  const visitor = await introduce({
+    name: 'Grace Hopper',
+    company: 'Compiler Works',
+    role: 'Recruiter',
+    email: 'grace@example.com',
+    message: 'A role on the compiler team.',
+  });
+  await visitor.click('#intro-withdraw-link');
+  await visitor.getByRole('button', { name: 'Withdraw my introduction' }).click();
+  await visitor.waitForSelector('text=Your introduction has been withdrawn');
+  await visitor.close();
+
+  const { page, errors } = await inbox('An introduction was withdrawn: please delete the earlier mail');
+  await page.getByText('An introduction was withdrawn: please delete the earlier mail').first().click();
+  const body = page.frameLocator('iframe').first().locator('body');
+  await body.getByText(/An introduction confirmed on .+ was withdrawn/).waitFor();
+  const text = await body.innerText();
+  assert.match(text, /its content is erased here/);
+  assert.match(text, /please delete that earlier mail/);
+  for (const content of ['Grace', 'Compiler Works', 'grace@example.com', 'compiler team']) assert.ok(!text.includes(content), `the notice repeats ${content}`);
+  await page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 150);
+  await page.screenshot({ path: join(shotDir, 'withdrawal-notice.png') });
+  assert.deepEqual(errors, [], 'page errors in the inbox');
+
+  // The earlier mail's admin link now says what happened, once, with the date.
+  await page.getByText('Introduction from Grace Hopper (Compiler Works)').first().click();
+  const link = await page.frameLocator('iframe').first().getByRole('link', { name: 'Open it in your admin' }).getAttribute('href');
+  const admin = await browser.context.newPage();
+  const res = await admin.goto(link);
+  assert.equal(res.status(), 410);
+  assert.equal(await admin.getByRole('heading', { level: 1 }).innerText(), 'Introduction withdrawn');
+  const main = await admin.locator('main').innerText();
+  assert.equal(main.match(/withdrawn by the person who sent it/g).length, 1);
+  assert.match(main, /received on \d+ \w+ \d{4}, \d\d:\d\d UTC was withdrawn by the person who sent it on \d+ \w+ \d{4}/);
+  assert.ok(!/No such introduction/.test(main));
+  await admin.screenshot({ path: join(shotDir, 'admin-withdrawn.png') });
+  await admin.close();
   await page.close();
 });

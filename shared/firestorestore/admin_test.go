@@ -103,7 +103,7 @@ func TestOwnersSideUnreachable(t *testing.T) {
 		},
 		"SubjectRecords": func() error { _, err := s.SubjectRecords(ctx, "k", t0); return err },
 		"EraseSubject": func() error {
-			_, err := s.EraseSubject(ctx, "k", intake.ErasureRecord{At: t0, RequestedBy: "owner"})
+			_, _, err := s.EraseSubject(ctx, "k", intake.ErasureRecord{At: t0, RequestedBy: "owner"}, nil)
 			return err
 		},
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
