@@ -107,6 +107,11 @@ type Deps struct {
 	Scheduler Scheduler
 	Clock     intake.Clock
 	Logger    *slog.Logger
+	// Receipts is true when a provider's delivery events can move an
+	// email past ACCEPTED (MAILGUN_WEBHOOK_SIGNING_KEY is set); without
+	// them, an email accepted by the mail server stays ACCEPTED for good,
+	// and the admin says so rather than "pending".
+	Receipts bool
 }
 
 // Handlers are the admin's route handlers; its routes are rows of the

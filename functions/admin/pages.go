@@ -72,6 +72,10 @@ var funcs = template.FuncMap{
 	},
 	"px":   func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"plus": func(a, b int) int { return a + b },
+	"handoff": func(l intake.LedgerEntry, receipts bool) string {
+		s, _ := handoffSummary(l, receipts)
+		return s
+	},
 	"chars": func(s string) string {
 		return strconv.Itoa(len([]rune(s)))
 	},
@@ -153,12 +157,15 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 
 // listData is the list page.
 type listData struct {
-	Waiting   int
-	Rows      []intake.Record
-	Next      string
-	FirstPage bool
-	Chart     chart
-	LastRun   *intake.SweepRun
+	// Receipts is Deps.Receipts; NoReceipt is true when a row's email
+	// is accepted and no receipt can come, so the page says what to do.
+	Receipts, NoReceipt bool
+	Waiting             int
+	Rows                []intake.Record
+	Next                string
+	FirstPage           bool
+	Chart               chart
+	LastRun             *intake.SweepRun
 }
 
 func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
@@ -167,7 +174,12 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		h.problemPage(w, r, err)
 		return nil
 	}
-	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == ""}
+	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts}
+	for _, rec := range recs {
+		if _, accepted := handoffSummary(rec.Ledger, h.Receipts); accepted && !h.Receipts {
+			d.NoReceipt = true
+		}
+	}
 	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
 		h.problemPage(w, r, err)
 		return nil
@@ -189,6 +201,50 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	}
 	h.render(w, r, http.StatusOK, "list", page{Title: "Introductions", Nav: "list", Data: d})
 	return nil
+}
+
+// handoffSummary says in a few words where a confirmed introduction went
+// and what is known of it, for the list; accepted is true when its email
+// stands ACCEPTED (the mail server took it) with nothing else waiting or
+// failed.
+func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accepted bool) {
+	switch l.Decision {
+	case intake.DecisionHandoffComplete:
+		return "delivered", false
+	case intake.DecisionHandoffPending:
+	default:
+		return strings.ReplaceAll(strings.ToLower(string(l.Decision)), "_", " "), false
+	}
+	var parts []string
+	emailAccepted, other := false, false
+	for _, h := range l.Handoffs {
+		if h.Event != intake.EventConfirmed || h.Destination == intake.DestinationInbox {
+			continue
+		}
+		switch {
+		case h.Destination == intake.DestinationEmail && h.Status == intake.DeliveryAccepted && receipts:
+			parts = append(parts, "emailed — accepted by your mail server, waiting for its delivery receipt")
+			other = true
+		case h.Destination == intake.DestinationEmail && h.Status == intake.DeliveryAccepted:
+			parts = append(parts, "emailed — accepted by your mail server; delivery receipts are not configured")
+			emailAccepted = true
+		case h.Status == intake.DeliveryDelivered:
+			parts = append(parts, string(h.Destination)+" delivered")
+		case h.Status == intake.DeliveryFailed:
+			parts = append(parts, string(h.Destination)+" failed — open it to retry")
+			other = true
+		case h.Status == intake.DeliveryRetryPending:
+			parts = append(parts, string(h.Destination)+" not taken yet — retrying")
+			other = true
+		default:
+			parts = append(parts, string(h.Destination)+" being sent")
+			other = true
+		}
+	}
+	if len(parts) == 0 {
+		return "handoff pending", false
+	}
+	return strings.Join(parts, "; "), emailAccepted && !other
 }
 
 // detailData is the detail page.

@@ -120,6 +120,13 @@ test("the owner's notification shows in make run's local inbox", { skip }, async
   await page.screenshot({ path: join(shotDir, 'local-inbox.png') });
   assert.deepEqual(errors, [], 'page errors in the inbox');
   await page.close();
+
+  // Plain SMTP gives no receipt: the admin's list says what is known.
+  const admin = await browser.context.newPage();
+  await admin.goto(`${server.origin}/admin/`);
+  assert.match(await admin.getByRole('row', { name: /Ada Lovelace/ }).innerText(), /emailed — accepted by your mail server; delivery receipts are not configured/);
+  assert.match(await admin.locator('#receipts-note').innerText(), /Check that the mails arrive/);
+  await admin.close();
 });
 
 test('a withdrawal brings the owner a content-free notice, and the admin link says so once', { skip }, async () => {

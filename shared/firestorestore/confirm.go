@@ -22,7 +22,7 @@ const maxRaces = 5
 
 // Reasons written to the ledger entry.
 const (
-	ReasonConfirmed = "confirmed by the visitor; handoff pending"
+	ReasonConfirmed = "confirmed by the visitor; not yet handed on"
 	ReasonWithdrawn = "withdrawn by the visitor; content erased"
 )
 
