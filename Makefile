@@ -2,9 +2,9 @@
 .PHONY: run test test-go test-browser bench bench-pow lint deploy emulator
 
 # Starts the Firestore emulator (unless FIRESTORE_EMULATOR_HOST is set), a
-# local mailpit for the owner's mail (unless SMTP_HOST is set; it prints its
-# web inbox) and every public function with the reference page on
-# http://127.0.0.1:$${PORT:-8080}/.
+# local mail server for the owner's mail (MailDev, unless SMTP_HOST is set;
+# it prints its web inbox) and every public function with the reference page
+# on http://127.0.0.1:$${PORT:-8080}/. Ctrl-C stops what it started.
 run:
 	scripts/run.sh
 

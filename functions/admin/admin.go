@@ -60,8 +60,12 @@ type Store interface {
 	SubjectRecords(ctx context.Context, q intake.SubjectQuery, now time.Time) ([]intake.Record, error)
 	// EraseSubject erases every introduction of one data subject (as
 	// SubjectRecords finds them, expired ones too), leaving content-free
-	// tombstones, and says how many it erased.
-	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord) (int, error)
+	// tombstones, writes the notices that notices returns for each (nil:
+	// none), and says how many it erased and which notices it wrote.
+	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (int, []string, error)
+	// Tombstone returns the ledger entry of an introduction withdrawn or
+	// erased; NOT_FOUND for any other id.
+	Tombstone(ctx context.Context, id string) (intake.LedgerEntry, error)
 	// LedgerEntries hands every live ledger entry whose attempt arrived
 	// in [from, to) to page, a page at a time, oldest first; page's error
 	// stops it and is returned.
@@ -79,6 +83,14 @@ type Retrier interface {
 	RetryNow(ctx context.Context, envelopeID string) error
 }
 
+// Notifier makes and sends the introduction.withdrawn notices of an
+// erasure (the delivery service): Outbox returns the envelopes, Dispatch
+// sends those the store wrote.
+type Notifier interface {
+	Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope
+	Dispatch(envelopeIDs []string)
+}
+
 // Scheduler reads the Cloud Scheduler job that calls the sweep. Errors:
 // any; the admin shows the job as unreadable and logs the cause.
 type Scheduler interface {
@@ -91,6 +103,9 @@ type Deps struct {
 	// Retrier is the delivery service; nil when none is wired (a test),
 	// and then a retry answers 503 UNAVAILABLE.
 	Retrier Retrier
+	// Notifier is the delivery service; nil when none is wired (a test),
+	// and then an erasure notifies no one.
+	Notifier Notifier
 	// Scheduler is nil when no scheduler job is configured (locally): the
 	// admin says so rather than failing.
 	Scheduler Scheduler
@@ -99,6 +114,11 @@ type Deps struct {
 	Keys   intake.Keyring
 	Clock  intake.Clock
 	Logger *slog.Logger
+	// Receipts is true when a provider's delivery events can move an
+	// email past ACCEPTED (MAILGUN_WEBHOOK_SIGNING_KEY is set); without
+	// them, an email accepted by the mail server stays ACCEPTED for good,
+	// and the admin says so rather than "pending".
+	Receipts bool
 }
 
 // Handlers are the admin's route handlers; its routes are rows of the

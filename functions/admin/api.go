@@ -230,9 +230,19 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	if err := checkEmail(email); err != nil {
 		return 0, err
 	}
-	n, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
-		At: h.Clock.Now(), RequestedBy: actor(r), Reason: "the data subject's erasure request"})
-	h.logAction(r, intake.ActionErased, err, slog.Int("erased", n))
+	now := h.Clock.Now()
+	var notices func(string) []intake.Envelope
+	if h.Notifier != nil {
+		prov := intake.Provenance{RequestID: jsonapi.RequestID(r), Time: now}
+		notices = func(id string) []intake.Envelope { return h.Notifier.Outbox(id, intake.EventWithdrawn, prov) }
+	}
+	n, sent, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
+		At: now, RequestedBy: actor(r), Reason: "the data subject's erasure request"}, notices)
+	if h.Notifier != nil {
+		// Written even when a later introduction failed: they are sent.
+		h.Notifier.Dispatch(sent)
+	}
+	h.logAction(r, intake.ActionErased, err, slog.Int("erased", n), slog.Int("notices", len(sent)))
 	return n, err
 }
 

@@ -37,8 +37,11 @@ func (downStore) RecordAdminAction(context.Context, string, intake.AdminAction) 
 func (downStore) SubjectRecords(context.Context, intake.SubjectQuery, time.Time) ([]intake.Record, error) {
 	return nil, errDown
 }
-func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.ErasureRecord) (int, error) {
-	return 0, errDown
+func (downStore) Tombstone(context.Context, string) (intake.LedgerEntry, error) {
+	return intake.LedgerEntry{}, errDown
+}
+func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.ErasureRecord, func(string) []intake.Envelope) (int, []string, error) {
+	return 0, nil, errDown
 }
 func (downStore) LedgerEntries(context.Context, time.Time, time.Time, time.Time, func([]intake.LedgerEntry) error) error {
 	return errDown

@@ -72,6 +72,10 @@ var funcs = template.FuncMap{
 	},
 	"px":   func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"plus": func(a, b int) int { return a + b },
+	"handoff": func(l intake.LedgerEntry, receipts bool) string {
+		s, _ := handoffSummary(l, receipts)
+		return s
+	},
 	"chars": func(s string) string {
 		return strconv.Itoa(len([]rune(s)))
 	},
@@ -122,7 +126,7 @@ type classCount struct {
 // pages holds one template set per page, each with the shared layout.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem"} {
+	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem", "gone"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
@@ -163,21 +167,27 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 	if p.Status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "5")
 	}
-	title := p.Title
+	title, detail := p.Title, p.Detail
 	if e.Code == intake.CodeNotFound {
 		title = "No such introduction"
 	}
-	h.render(w, r, p.Status, "problem", page{Title: title, Problem: p.Detail, Data: p})
+	if strings.TrimSuffix(detail, ".") == title {
+		detail = "" // the heading says it already
+	}
+	h.render(w, r, p.Status, "problem", page{Title: title, Problem: detail, Data: p})
 }
 
 // listData is the list page.
 type listData struct {
-	Waiting   int
-	Rows      []intake.Record
-	Next      string
-	FirstPage bool
-	Chart     chart
-	LastRun   *intake.SweepRun
+	// Receipts is Deps.Receipts; NoReceipt is true when a row's email
+	// is accepted and no receipt can come, so the page says what to do.
+	Receipts, NoReceipt bool
+	Waiting             int
+	Rows                []intake.Record
+	Next                string
+	FirstPage           bool
+	Chart               chart
+	LastRun             *intake.SweepRun
 }
 
 func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
@@ -186,7 +196,12 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		h.problemPage(w, r, err)
 		return nil
 	}
-	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == ""}
+	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts}
+	for _, rec := range recs {
+		if _, accepted := handoffSummary(rec.Ledger, h.Receipts); accepted && !h.Receipts {
+			d.NoReceipt = true
+		}
+	}
 	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
 		h.problemPage(w, r, err)
 		return nil
@@ -210,6 +225,50 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// handoffSummary says in a few words where a confirmed introduction went
+// and what is known of it, for the list; accepted is true when its email
+// stands ACCEPTED (the mail server took it) with nothing else waiting or
+// failed.
+func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accepted bool) {
+	switch l.Decision {
+	case intake.DecisionHandoffComplete:
+		return "delivered", false
+	case intake.DecisionHandoffPending:
+	default:
+		return strings.ReplaceAll(strings.ToLower(string(l.Decision)), "_", " "), false
+	}
+	var parts []string
+	emailAccepted, other := false, false
+	for _, h := range l.Handoffs {
+		if h.Event != intake.EventConfirmed || h.Destination == intake.DestinationInbox {
+			continue
+		}
+		switch {
+		case h.Destination == intake.DestinationEmail && h.Status == intake.DeliveryAccepted && receipts:
+			parts = append(parts, "emailed — accepted by your mail server, waiting for its delivery receipt")
+			other = true
+		case h.Destination == intake.DestinationEmail && h.Status == intake.DeliveryAccepted:
+			parts = append(parts, "emailed — accepted by your mail server; delivery receipts are not configured")
+			emailAccepted = true
+		case h.Status == intake.DeliveryDelivered:
+			parts = append(parts, string(h.Destination)+" delivered")
+		case h.Status == intake.DeliveryFailed:
+			parts = append(parts, string(h.Destination)+" failed — open it to retry")
+			other = true
+		case h.Status == intake.DeliveryRetryPending:
+			parts = append(parts, string(h.Destination)+" not taken yet — retrying")
+			other = true
+		default:
+			parts = append(parts, string(h.Destination)+" being sent")
+			other = true
+		}
+	}
+	if len(parts) == 0 {
+		return "handoff pending", false
+	}
+	return strings.Join(parts, "; "), emailAccepted && !other
+}
+
 // detailData is the detail page.
 type detailData struct {
 	Record intake.Record
@@ -224,12 +283,41 @@ var notices = map[string]string{
 
 func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
+	if intake.CodeOf(err) == intake.CodeNotFound {
+		if entry, terr := h.Store.Tombstone(r.Context(), r.PathValue("id")); terr == nil {
+			h.renderGone(w, r, entry)
+			return nil
+		}
+	}
 	if err != nil {
 		h.problemPage(w, r, err)
 		return nil
 	}
 	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
 	return nil
+}
+
+// goneData is the page of a withdrawn or erased introduction: what the
+// content-free ledger entry still says.
+type goneData struct {
+	// Erased is true for an erasure, false for the visitor's withdrawal.
+	Erased bool
+	// ReceivedAt is when it was confirmed; At when it was withdrawn or
+	// erased.
+	ReceivedAt, At time.Time
+}
+
+// renderGone answers the link to an introduction that was withdrawn or
+// erased: 410 Gone, with the dates, once.
+func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) {
+	d := goneData{ReceivedAt: entry.ConfirmedAt}
+	title := "Introduction withdrawn"
+	if entry.Erasure != nil {
+		d.Erased, d.At, title = true, entry.Erasure.At, "Introduction erased"
+	} else {
+		d.At = entry.Withdrawal.At
+	}
+	h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
 }
 
 func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {

@@ -185,3 +185,30 @@ func TestHostileContentIsInertInEveryView(t *testing.T) {
 		t.Error("the JSON does not carry the content exactly")
 	}
 }
+
+// TestAcceptedEmailWithoutReceiptsSaysWhatIsKnown: over plain SMTP an email
+// stays ACCEPTED for good; the list says what is known and what to do, not
+// "handoff pending", and with receipts configured it says one is awaited.
+func TestAcceptedEmailWithoutReceiptsSaysWhatIsKnown(t *testing.T) {
+	for _, receipts := range []bool{false, true} {
+		f := newFixture(t, func(d *admin.Deps) { d.Receipts = receipts })
+		s := sample("Mary Somerville", "mary@example.com", now.Add(-30*24*time.Hour))
+		s.Envelopes = []intake.Envelope{{Destination: intake.DestinationEmail, Status: intake.DeliveryAccepted,
+			Attempts: []intake.DeliveryAttempt{{At: s.ConfirmedAt, Outcome: intake.DeliveryAccepted, Detail: "SMTP 250: accepted by the server, not yet delivered"}}}}
+		f.keep(s)
+		body := string(f.do(http.MethodGet, "/admin/", "").body)
+		if strings.Contains(body, "<td>handoff pending</td>") {
+			t.Errorf("receipts %v: the list still says handoff pending", receipts)
+		}
+		want, note := "emailed — accepted by your mail server; delivery receipts are not configured", true
+		if receipts {
+			want, note = "emailed — accepted by your mail server, waiting for its delivery receipt", false
+		}
+		if !strings.Contains(body, "<td>"+want+"</td>") {
+			t.Errorf("receipts %v: the list lacks %q", receipts, want)
+		}
+		if got := strings.Contains(body, "MAILGUN_WEBHOOK_SIGNING_KEY"); got != note {
+			t.Errorf("receipts %v: the note on what to do is shown: %v, want %v", receipts, got, note)
+		}
+	}
+}

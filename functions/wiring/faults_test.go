@@ -155,4 +155,83 @@ func TestWithdrawalAfterHandoff(t *testing.T) {
 		t.Fatal("the withdrawn event carries content")
 	}
 	testsupport.MatchesSchema(t, testsupport.LedgerSchema(t, ""), "ledger entry", l)
+	h.ownerNotice(mp, id, l.ConfirmedAt)
+	h.saysGone(id, "Introduction withdrawn", "withdrawn by the person who sent it", l.Withdrawal.At)
+}
+
+// ownerNotice checks that the owner received, through the real mail server,
+// a content-free notice of introduction id's withdrawal dated by its
+// confirmation, besides the earlier mail.
+func (h *harness) ownerNotice(mp *mailpittest.Server, id string, receivedAt time.Time) {
+	h.t.Helper()
+	mails := mp.Search(h.t, "to:owner@site.example")
+	if len(mails) != 2 {
+		h.t.Fatalf("the owner has %d mails, want the introduction and the notice", len(mails))
+	}
+	var notice *mailpittest.Message
+	for i := range mails {
+		if strings.Contains(mails[i].Text, "was withdrawn") {
+			notice = &mails[i]
+		}
+	}
+	if notice == nil {
+		h.t.Fatalf("no withdrawal notice among %q, %q", mails[0].Subject, mails[1].Subject)
+	}
+	want := "An introduction confirmed on " + receivedAt.UTC().Format("Mon 2 Jan 2006 15:04 MST") + " was withdrawn"
+	if !strings.Contains(notice.Text, want) || !strings.Contains(notice.Text, "its content is erased here") ||
+		!strings.Contains(notice.Text, "please delete that earlier mail") || !strings.Contains(notice.Text, id) {
+		h.t.Fatalf("the notice says %q, want %q", notice.Text, want)
+	}
+	for _, content := range []string{"@example.com", "Recruiter", "Acme"} {
+		if strings.Contains(notice.Subject+notice.Text+notice.HTML, content) {
+			h.t.Fatalf("the notice repeats %q", content)
+		}
+	}
+	if e := h.envelope(intake.EnvelopeID(id, intake.DestinationEmail, intake.EventWithdrawn)); e.Status != intake.DeliveryAccepted {
+		h.t.Fatalf("the notice's envelope is %s %q", e.Status, e.LastError)
+	}
+}
+
+// saysGone checks the admin's link to a withdrawn or erased introduction:
+// 410, the heading, the sentence with its date, once, and no "No such".
+func (h *harness) saysGone(id, title, sentence string, at time.Time) {
+	h.t.Helper()
+	r := h.do(http.MethodGet, "/admin/introductions/"+id, "", nil)
+	body := string(r.body)
+	if r.status != http.StatusGone || !strings.Contains(body, "<h1>"+title+"</h1>") {
+		h.t.Fatalf("admin link: %d %s", r.status, body)
+	}
+	if strings.Count(body, sentence) != 1 || !strings.Contains(body, at.UTC().Format("2 Jan 2006, 15:04 UTC")) || strings.Contains(body, "No such") {
+		h.t.Fatalf("admin link does not say %q once with its date: %s", sentence, body)
+	}
+}
+
+// An erasure tells the owner (a notice mail) and a webhook that had the
+// introduction (introduction.withdrawn), as a withdrawal does; the admin
+// link says it was erased.
+func TestErasureNotifiesTheOwnerAndTheWebhook(t *testing.T) {
+	mp := mailpittest.Start(t)
+	rcv := newReceiver(t, http.StatusOK)
+	h := newHarness(t, handoffEnv(rcv, mp))
+	id, _ := h.confirmed("erase-me@example.com")
+	r := h.postJSON("/admin/api/subjects/erasure", map[string]string{"email": "erase-me@example.com"}, "Sec-Fetch-Site", "same-origin")
+	if r.status != http.StatusOK {
+		t.Fatalf("erasure: %d %s", r.status, r.body)
+	}
+	h.settle()
+	got := rcv.deliveries()
+	last := got[len(got)-1]
+	if last.event != intake.EventWithdrawn || last.id != intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventWithdrawn) {
+		t.Fatalf("the receiver's last delivery: %+v", last)
+	}
+	if strings.Contains(fmtJSON(last.body), "erase-me@example.com") {
+		t.Fatal("the withdrawn event carries content")
+	}
+	l := h.ledger(id)
+	if l.Erasure == nil {
+		t.Fatalf("ledger after erasure: %+v", l)
+	}
+	testsupport.MatchesSchema(t, testsupport.LedgerSchema(t, ""), "ledger entry", l)
+	h.ownerNotice(mp, id, l.ConfirmedAt)
+	h.saysGone(id, "Introduction erased", "erased at the request of the person it is about", l.Erasure.At)
 }

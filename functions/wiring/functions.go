@@ -141,7 +141,8 @@ func buildAdmin(p *parts, h *Handlers) (err error) {
 	if h.Sweeps, err = p.retention(); err != nil {
 		return err
 	}
-	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Keys: keys, Clock: p.o.Clock, Logger: p.logger}
+	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.o.Clock, Logger: p.logger,
+		Receipts: p.cfg.MailgunSigningKey != ""}
 	scheduler, err := p.schedulerJob()
 	if err != nil {
 		return err

@@ -1,18 +1,27 @@
-// Command adminseed fills the Firestore database the environment names
-// (FIRESTORE_EMULATOR_HOST, FIRESTORE_PROJECT, FIRESTORE_DATABASE, as the
-// dev server reads them) with a month of realistic sample introductions,
-// deliveries, refused attempts, sweep runs and daily figures, so the
-// owner's admin can be seen with data: `go run ./scripts/adminseed` beside
-// `make run`. It refuses to run without the emulator. It prints the ids of
-// the introductions it kept, newest first, as a JSON array.
+// Command adminseed fills the Firestore emulator with a month of realistic
+// sample introductions, deliveries, refused attempts, sweep runs and daily
+// figures, so the owner's admin can be seen with data: `go run
+// ./scripts/adminseed` in another terminal beside `make run`. It seeds the
+// emulator and project that make run names in
+// ${TMPDIR:-/tmp}/introductions-run.env while it runs; FIRESTORE_EMULATOR_HOST,
+// FIRESTORE_PROJECT and FIRESTORE_DATABASE, when set, name another (as the
+// dev server reads them). It refuses to run without the emulator. Its
+// figures are recounted for the days it wrote, so the chart shows them even
+// after make run's first sweep counted those days empty. It prints the ids
+// of the introductions it kept, newest first, as a JSON array.
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -24,14 +33,78 @@ import (
 	"github.com/ownersite/introductions/shared/firestorestore"
 )
 
+// runEnvFile is where make run (scripts/run.sh) names its emulator and
+// project while it runs.
+func runEnvFile() string { return filepath.Join(os.TempDir(), "introductions-run.env") }
+
+// runEnvKeys are what the seed takes from make run's file.
+var runEnvKeys = []string{"FIRESTORE_EMULATOR_HOST", "FIRESTORE_PROJECT", "FIRESTORE_DATABASE"}
+
 func main() {
-	if err := run(context.Background(), os.Getenv); err != nil {
+	getenv, err := withRunEnv(os.Getenv, runEnvFile())
+	if err == nil {
+		// The Firestore client reads the emulator's address from the
+		// process environment itself.
+		err = os.Setenv("FIRESTORE_EMULATOR_HOST", getenv("FIRESTORE_EMULATOR_HOST"))
+	}
+	if err == nil {
+		err = run(context.Background(), getenv, os.Stdout, os.Stderr)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "adminseed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, getenv func(string) string) error {
+// withRunEnv returns getenv as it is when FIRESTORE_EMULATOR_HOST is set;
+// otherwise getenv with the emulator, project and database that make run
+// wrote to path. With neither, its error says what to start.
+func withRunEnv(getenv func(string) string, path string) (func(string) string, error) {
+	if getenv("FIRESTORE_EMULATOR_HOST") != "" {
+		return getenv, nil
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no make run is running (%s is absent) and FIRESTORE_EMULATOR_HOST is unset: start make run in another terminal first, or set FIRESTORE_EMULATOR_HOST", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	vals, err := readRunEnv(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if vals["FIRESTORE_EMULATOR_HOST"] == "" {
+		return nil, fmt.Errorf("%s names no FIRESTORE_EMULATOR_HOST", path)
+	}
+	return func(k string) string {
+		if v, ok := vals[k]; ok && getenv(k) == "" {
+			return v
+		}
+		return getenv(k)
+	}, nil
+}
+
+// readRunEnv reads KEY=value lines and keeps runEnvKeys.
+func readRunEnv(r io.Reader) (map[string]string, error) {
+	vals := map[string]string{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
+		if !ok {
+			continue
+		}
+		for _, want := range runEnvKeys {
+			if k == want {
+				vals[k] = v
+			}
+		}
+	}
+	return vals, sc.Err()
+}
+
+func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
 	if getenv("FIRESTORE_EMULATOR_HOST") == "" {
 		return errors.New("FIRESTORE_EMULATOR_HOST is unset: sample data goes into the emulator only")
 	}
@@ -39,7 +112,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	logger := cloudlog.New(os.Stderr, cfg.LogLevel)
+	logger := cloudlog.New(stderr, cfg.LogLevel)
 	client, err := firestore.NewClientWithDatabase(ctx, cfg.Project, cfg.Database)
 	if err != nil {
 		return err
@@ -54,7 +127,13 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	// The daily figures, counted as the sweep counts them.
+	// The seed writes the past, which the service never does: the figures
+	// task counts each finished day once, so the figures of the days the
+	// seed wrote (counted empty by a sweep before it, as make run's first
+	// sweep does) are dropped and counted again, as the sweep counts them.
+	if err := dropFigures(ctx, client, now); err != nil {
+		return err
+	}
 	figures, err := admin.NewDailyFiguresTask(db.Owner(), logger)
 	if err != nil {
 		return err
@@ -62,5 +141,24 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if _, err := figures.Run(ctx, now); err != nil {
 		return err
 	}
-	return json.NewEncoder(os.Stdout).Encode(ids)
+	if err := json.NewEncoder(stdout).Encode(ids); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "adminseed: %d introductions and a month of figures written to project %s at %s; reload the admin\n", len(ids), cfg.Project, getenv("FIRESTORE_EMULATOR_HOST"))
+	return nil
+}
+
+// dropFigures deletes the kept daily figures of the chart's days before
+// now, which the seed writes entries on.
+func dropFigures(ctx context.Context, client *firestore.Client, now time.Time) error {
+	today := now.UTC().Truncate(24 * time.Hour)
+	bw := client.BulkWriter(ctx)
+	for d := 1; d <= admin.ChartDays; d++ {
+		ref := client.Collection(firestorestore.DailyFigures).Doc(today.AddDate(0, 0, -d).Format(time.DateOnly))
+		if _, err := bw.Delete(ref); err != nil {
+			return err
+		}
+	}
+	bw.End()
+	return nil
 }

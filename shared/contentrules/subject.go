@@ -3,6 +3,7 @@ package contentrules
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/ownersite/introductions/shared/textrules"
 	"strings"
 	"unicode"
 
@@ -60,7 +61,7 @@ func Subject(email string) intake.SubjectQuery {
 // (UTS #46 lookup, nontransitional: lower case, punycode), or, when the
 // domain is no valid IDN, its NFKC form in lower case.
 func SubjectAddress(email string) string {
-	s := strings.TrimSpace(norm.NFKC.String(strings.Map(dropInvisible, email)))
+	s := strings.TrimSpace(norm.NFKC.String(strings.Map(textrules.DropInvisible, email)))
 	at := strings.LastIndex(s, "@")
 	if at <= 0 {
 		return norm.NFKC.String(strings.Map(simpleFold, s))

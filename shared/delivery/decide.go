@@ -66,7 +66,8 @@ func Decide(e intake.LedgerEntry, forms *formregistry.Registry) (intake.Decision
 	case len(failed) > 0:
 		return intake.DecisionHandoffPending, "handoff incomplete: " + strings.Join(append(failed, waiting...), "; ") + "; the owner can retry a failed delivery"
 	case len(waiting) > 0:
-		return intake.DecisionHandoffPending, "handoff pending: " + strings.Join(waiting, "; ")
+		// The decision's own label says "handoff pending": the reason says what waits.
+		return intake.DecisionHandoffPending, strings.Join(waiting, "; ")
 	}
 	return intake.DecisionHandoffComplete, "evidence closed: validation PASS, form version and consents match the registry, every destination DELIVERED"
 }

@@ -205,9 +205,12 @@ func (s *Service) Destinations() []intake.Destination {
 // the event, the payload version and prov. For introduction.confirmed: the
 // admin inbox (DELIVERED at commit: the confirmed introduction is in the
 // owner's inbox the moment it is stored) and each configured destination
-// (PENDING). For introduction.withdrawn: the webhook, if configured, so a
-// receiver can erase its copy (the inbox is erased with the introduction,
-// and a mail cannot be called back).
+// (PENDING). For introduction.withdrawn (a withdrawal or an erasure): the
+// email and the webhook, where configured, so the owner hears that the
+// earlier mail is to be deleted and a receiver can erase its copy (the
+// inbox is erased with the introduction; a mail cannot be called back, only
+// followed by a content-free notice). The store writes a notice only where
+// the confirmation had an envelope.
 func (s *Service) Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope {
 	prov.Function, prov.Revision = s.d.Function, s.d.Revision
 	env := func(d intake.Destination, st intake.DeliveryStatus) intake.Envelope {
@@ -227,8 +230,8 @@ func (s *Service) Outbox(submissionID, event string, prov intake.Provenance) []i
 			out = append(out, env(d, intake.DeliveryPending))
 		}
 	case intake.EventWithdrawn:
-		if s.senders[intake.DestinationWebhook] != nil {
-			out = append(out, env(intake.DestinationWebhook, intake.DeliveryPending))
+		for _, d := range s.Destinations()[1:] {
+			out = append(out, env(d, intake.DeliveryPending))
 		}
 	}
 	return out

@@ -160,6 +160,33 @@ func (s *DB) record(ctx context.Context, id string, now time.Time, withDrafts bo
 	return rec, nil
 }
 
+// Tombstone returns the content-free ledger entry of introduction id once
+// it was withdrawn or erased, so the owner's link to it can say so.
+// Errors: intake.ErrNotFound for an id with no such entry; UNAVAILABLE.
+func (s *OwnerStore) Tombstone(ctx context.Context, id string) (intake.LedgerEntry, error) {
+	if !intake.StorableID(id) {
+		return intake.LedgerEntry{}, intake.ErrNotFound
+	}
+	var entry intake.LedgerEntry
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		snap, err := s.ledgerRef(id).Get(ctx)
+		if status.Code(err) == codes.NotFound {
+			return intake.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if entry, err = ledgerOf(snap); err != nil {
+			return err
+		}
+		if entry.Withdrawal == nil && entry.Erasure == nil {
+			return intake.ErrNotFound
+		}
+		return nil
+	})
+	return entry, err
+}
+
 // MarkHandled applies the handle move to introduction id at now and records
 // who did it in its ledger entry, in one transaction. Errors:
 // intake.ErrNotFound (unknown, expired or draft); STATE_CONFLICT when the
@@ -322,10 +349,14 @@ func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([
 // whose address q owns, expired or not: the introduction, its transcript
 // and its envelopes are deleted, and its ledger entry keeps a content-free
 // tombstone (e, an admin action, the reason) in the same transaction. It
-// returns how many introductions it erased. A failure part-way leaves each
-// introduction either erased or untouched; erasing again finishes the job.
-// Errors: UNAVAILABLE.
-func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord) (int, error) {
+// returns how many introductions it erased. In the same transaction it
+// also writes, as a withdrawal does, the introduction.withdrawn notices
+// that notices (nil: none) returns for each introduction's id, each only
+// where the confirmation had an envelope, mirrored in the ledger, and
+// returns their ids for the caller to dispatch. A failure part-way leaves
+// each introduction either erased or untouched; erasing again finishes the
+// job. Errors: UNAVAILABLE.
+func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (int, []string, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -334,30 +365,40 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	erased := 0
+	var sent []string
 	for _, id := range ids {
-		if err := s.erase(ctx, id, e); err != nil {
-			return erased, err
+		var n []intake.Envelope
+		if notices != nil {
+			n = notices(id)
+		}
+		ids, err := s.erase(ctx, id, e, n)
+		if err != nil {
+			return erased, sent, err
 		}
 		erased++
+		sent = append(sent, ids...)
 	}
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSubject", slog.Int("erased", erased))
-	return erased, nil
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSubject", slog.Int("erased", erased), slog.Int("notices", len(sent)))
+	return erased, sent, nil
 }
 
-// erase deletes one introduction, its transcript and envelopes, and leaves
-// the tombstone in its ledger entry.
-func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord) error {
+// erase deletes one introduction, its transcript and envelopes, leaves the
+// tombstone in its ledger entry and writes the notices of a destination
+// the confirmation had an envelope for; it returns their ids.
+func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, notices []intake.Envelope) ([]string, error) {
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
-	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+	var sent []string
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		// Every envelope of it, live or not (far past its expiry now).
 		envelopes, err := s.submissionEnvelopes(ctx, id, time.Time{})
 		if err != nil {
 			return err
 		}
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			sent = sent[:0]
 			snap, err := tx.Get(ledgerRef)
 			writes := []error{tx.Delete(ref), tx.Delete(s.transcriptRef(id))}
 			for _, env := range envelopes {
@@ -376,6 +417,22 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord) error
 				entry.Erasure = &e
 				entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: e.At, Actor: e.RequestedBy, Action: intake.ActionErased})
 				entry.Reason = intake.ReasonErased
+				var due []intake.Envelope
+				for _, n := range notices {
+					if noticeDue(entry.Handoffs, n.Destination) {
+						n.ReceivedAt = entry.ConfirmedAt
+						due = append(due, n)
+					}
+				}
+				bound, err := boundOutbox(due, id, intake.EventWithdrawn, e.At, entry.ExpireAt)
+				if err != nil {
+					return err
+				}
+				for _, n := range bound {
+					writes = append(writes, tx.Create(s.envelopeRef(n.ID), toEnvelopeDoc(n)))
+					entry.Handoffs = append(entry.Handoffs, n.Record())
+					sent = append(sent, n.ID)
+				}
 				if err := intake.CheckStorableLedgerEntry(entry); err != nil {
 					return err
 				}
@@ -383,12 +440,14 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord) error
 					{Path: "erasure", Value: entry.Erasure},
 					{Path: "adminActions", Value: entry.AdminActions},
 					{Path: "reason", Value: entry.Reason},
+					{Path: "handoffs", Value: entry.Handoffs},
 					{Path: "updatedAt", Value: e.At},
 				}))
 			}
 			return errors.Join(writes...)
 		})
 	})
+	return sent, err
 }
 
 // DailyFigures returns the figures kept for each of days (YYYY-MM-DD), in

@@ -110,7 +110,7 @@ func TestOwnersSideUnreachable(t *testing.T) {
 			return err
 		},
 		"EraseSubject": func() error {
-			_, err := s.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"k"}}, intake.ErasureRecord{At: t0, RequestedBy: "owner"})
+			_, _, err := s.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"k"}}, intake.ErasureRecord{At: t0, RequestedBy: "owner"}, nil)
 			return err
 		},
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
@@ -176,7 +176,7 @@ func TestSubjectLookUpsAskEveryKeyAndKeepWhatTheSubjectOwns(t *testing.T) {
 	if !slices.Equal(got, []string{"current", "legacy"}) {
 		t.Errorf("SubjectRecords found %v, want [current legacy]", got)
 	}
-	n, err := ts.EraseSubject(ctx, q, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: "request"})
+	n, _, err := ts.EraseSubject(ctx, q, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: "request"}, nil)
 	if err != nil || n != 2 {
 		t.Fatalf("EraseSubject = %d, %v; want 2", n, err)
 	}
@@ -277,7 +277,7 @@ func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
 		}
 	}
 	e := intake.ErasureRecord{At: t0, RequestedBy: "owner@site.example", Reason: "the data subject's erasure request"}
-	if n, err := ts.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"key-erase-me"}}, e); err != nil || n != 1 {
+	if n, _, err := ts.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"key-erase-me"}}, e, nil); err != nil || n != 1 {
 		t.Fatalf("EraseSubject = %d, %v", n, err)
 	}
 	exists := func(coll, id string) bool {

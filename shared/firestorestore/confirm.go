@@ -22,7 +22,7 @@ const maxRaces = 5
 
 // Reasons written to the ledger entry.
 const (
-	ReasonConfirmed = "confirmed by the visitor; handoff pending"
+	ReasonConfirmed = "confirmed by the visitor; not yet handed on"
 	ReasonWithdrawn = "withdrawn by the visitor; content erased"
 )
 
@@ -144,7 +144,8 @@ func (s *IntakeStore) Withdraw(ctx context.Context, id string, tokenHash []byte,
 			record := intake.WithdrawalRecord{At: now, AlreadyDeliveredTo: handedOn(entry.Handoffs)}
 			var sent []intake.Envelope
 			for _, n := range notices {
-				if hadConfirmation(entry.Handoffs, n.Destination) {
+				if noticeDue(entry.Handoffs, n.Destination) {
+					n.ReceivedAt = in.ConfirmedAt
 					sent = append(sent, n)
 				}
 			}
@@ -191,6 +192,14 @@ func handedOn(handoffs []intake.HandoffRecord) []intake.Destination {
 		}
 	}
 	return out
+}
+
+// noticeDue reports whether destination d is told of a withdrawal or an
+// erasure: whenever the confirmation had an envelope there, handed on or
+// not, since a send in flight as the withdrawal commits is accepted after
+// it (a visitor who withdraws at once meets exactly that).
+func noticeDue(handoffs []intake.HandoffRecord, d intake.Destination) bool {
+	return hadConfirmation(handoffs, d)
 }
 
 func hadConfirmation(handoffs []intake.HandoffRecord, d intake.Destination) bool {

@@ -43,6 +43,7 @@ type envelopeDoc struct {
 	CreatedAt      time.Time                `firestore:"createdAt"`
 	UpdatedAt      time.Time                `firestore:"updatedAt"`
 	ExpireAt       time.Time                `firestore:"expireAt"`
+	ReceivedAt     time.Time                `firestore:"receivedAt,omitempty"`
 }
 
 func toEnvelopeDoc(e intake.Envelope) envelopeDoc {
@@ -51,7 +52,7 @@ func toEnvelopeDoc(e intake.Envelope) envelopeDoc {
 		PayloadVersion: e.PayloadVersion, PayloadSHA256: e.PayloadSHA256, Status: e.Status,
 		Attempts: e.Attempts, NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil,
 		LastError: e.LastError, Provenance: e.Provenance,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, ExpireAt: e.ExpireAt,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, ExpireAt: e.ExpireAt, ReceivedAt: e.ReceivedAt,
 	}
 	if d.Attempts == nil {
 		d.Attempts = []intake.DeliveryAttempt{}
@@ -73,7 +74,7 @@ func (d envelopeDoc) envelope(id string) intake.Envelope {
 		PayloadVersion: d.PayloadVersion, PayloadSHA256: d.PayloadSHA256, Status: d.Status,
 		Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, LeaseUntil: d.LeaseUntil,
 		LastError: d.LastError, Provenance: d.Provenance,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExpireAt: d.ExpireAt,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExpireAt: d.ExpireAt, ReceivedAt: d.ReceivedAt,
 	}
 }
 

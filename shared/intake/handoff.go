@@ -83,6 +83,10 @@ type Envelope struct {
 	CreatedAt  time.Time  `json:"createdAt" firestore:"createdAt"`
 	UpdatedAt  time.Time  `json:"updatedAt" firestore:"updatedAt"`
 	ExpireAt   time.Time  `json:"expireAt" firestore:"expireAt"`
+	// ReceivedAt is, on an introduction.withdrawn envelope, when the
+	// introduction it withdraws was confirmed (what the owner's notice
+	// dates it by: no content is left to name it); zero otherwise.
+	ReceivedAt time.Time `json:"receivedAt,omitzero" firestore:"receivedAt"`
 }
 
 // Delivery is what a Sender needs for one attempt: the envelope, and for an

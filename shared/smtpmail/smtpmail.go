@@ -267,7 +267,8 @@ func view(d intake.Delivery) (mailView, string, error) {
 			subject += " (" + c + ")"
 		}
 	case intake.EventWithdrawn:
-		subject = "An introduction was withdrawn: please erase your copy"
+		view.ReceivedAt = env.ReceivedAt.UTC()
+		subject = "An introduction was withdrawn: please delete the earlier mail"
 	default:
 		return mailView{}, "", fmt.Errorf("unknown event %q", env.Event)
 	}
@@ -392,7 +393,9 @@ type mailView struct {
 	Conversation string
 	ConfirmedAt  time.Time
 	At           time.Time
-	AdminURL     string
+	// ReceivedAt dates a withdrawn introduction: when it was confirmed.
+	ReceivedAt time.Time
+	AdminURL   string
 	// ReplyTo is the visitor's address when it is usable as Reply-To.
 	ReplyTo *mail.Address
 }
@@ -436,9 +439,9 @@ Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed 
 {{if .AdminURL}}In your admin: {{.AdminURL}}
 {{end}}{{if .ReplyTo}}
 Replying to this mail writes to the address the visitor gave.
-{{end}}{{else}}The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).
+{{end}}{{else}}An introduction confirmed{{if not .ReceivedAt.IsZero}} on {{when .ReceivedAt}}{{end}} was withdrawn ({{when .At}}); its content is erased here.
 
-Please erase any copy of it you hold, including the notification mail you received for it. Nothing of its content is repeated here.
+If you received a mail for it, please delete that earlier mail, and erase any other copy you hold. Nothing of its content is repeated in this notice.
 {{end}}
 Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}
 `))
@@ -465,8 +468,8 @@ var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!
 <p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.</p>
 {{if .AdminURL}}<p><a href="{{.AdminURL}}">Open it in your admin</a></p>{{end}}
 {{if .ReplyTo}}<p>Replying to this mail writes to the address the visitor gave.</p>{{end}}
-{{else}}<p>The introduction {{.IntroductionID}} was withdrawn by the person who sent it ({{when .At}}).</p>
-<p>Please erase any copy of it you hold, including the notification mail you received for it. Nothing of its content is repeated here.</p>
+{{else}}<p>An introduction confirmed{{if not .ReceivedAt.IsZero}} on {{when .ReceivedAt}}{{end}} was withdrawn ({{when .At}}); its content is erased here.</p>
+<p>If you received a mail for it, please delete that earlier mail, and erase any other copy you hold. Nothing of its content is repeated in this notice.</p>
 {{end}}<p style="color: #555">Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}</p>
 </body></html>
 `))

@@ -131,6 +131,7 @@ func TestAWithdrawalMailCarriesNoContent(t *testing.T) {
 	id := unique(t, "withdrawn")
 	d := confirmed(id) // the content is there, and must not be used
 	d.Envelope.Event = intake.EventWithdrawn
+	d.Envelope.ReceivedAt = time.Date(2026, 3, 4, 9, 30, 0, 0, time.UTC)
 	if res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
 		t.Fatalf("%+v", res)
 	}
@@ -139,7 +140,8 @@ func TestAWithdrawalMailCarriesNoContent(t *testing.T) {
 		t.Fatalf("%d messages", len(msgs))
 	}
 	m := msgs[0]
-	if !strings.Contains(m.Subject, "withdrawn") || !strings.Contains(m.Text, "erase any copy") || !strings.Contains(m.Text, "intro-"+id) {
+	if !strings.Contains(m.Subject, "withdrawn") || !strings.Contains(m.Text, "confirmed on Wed 4 Mar 2026 09:30 UTC was withdrawn") ||
+		!strings.Contains(m.Text, "its content is erased here") || !strings.Contains(m.Text, "please delete that earlier mail") || !strings.Contains(m.Text, "intro-"+id) {
 		t.Fatalf("subject %q text %q", m.Subject, m.Text)
 	}
 	for _, canary := range []string{"5e1c", "Acme", "Recruiter"} {
