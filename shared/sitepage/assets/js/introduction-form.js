@@ -45,7 +45,7 @@ const POW_CODES = new Set(["POW_REQUIRED", "POW_INVALID", "POW_EXPIRED", "POW_SP
 // own sentence what to change in the field.
 const DETAILED_CODES = new Set([
   "NAME_INVALID", "COMPANY_INVALID", "ROLE_INVALID", "EMAIL_INVALID", "MESSAGE_INVALID", "MESSAGE_TOO_MANY_LINKS",
-  "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED",
+  "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED", "FIELD_INVALID",
 ]);
 
 // el makes an element; attrs are attributes (false/null/undefined skipped,
@@ -824,6 +824,11 @@ export class IntroductionForm {
         return "Please enter an email address with a domain, like name@example.com.";
       case "MESSAGE_INVALID":
         return `Please write a message of up to ${max}.`;
+      case "FIELD_INVALID":
+        // A field a form version adds: its own label and limits.
+        return f.maxLinks
+          ? `${label} can be up to ${max} of ordinary text, with at most ${f.maxLinks} links.`
+          : `${label} can be up to ${max} of ordinary text.`;
       case "MESSAGE_TOO_MANY_LINKS":
         return `Your message can contain at most ${f.maxLinks ?? 3} links; please remove some.`;
       case "CONVERSATION_INVALID":
