@@ -196,7 +196,17 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 	h.ledgerMatchesSchema() // the decoys' entries, confirmed and withdrawn, included
 
 	late := makePair(t)
-	h.clock.Advance(30*time.Minute + time.Second)
+	// Past the draft lifetime in steps shorter than the quiet spell, with a
+	// request on each instance between them: an instance idle for 15
+	// minutes starts a sweep in the background on its next request, whose
+	// calls would be counted with the confirmation's (and it would delete
+	// the expired draft the confirmation is to find expired, not gone).
+	for _, step := range []time.Duration{14 * time.Minute, 14 * time.Minute, 2*time.Minute + time.Second} {
+		h.clock.Advance(step)
+		for _, i := range []*harness{h, other} {
+			confirm(i, map[string]any{"id": "AAAAAAAAAAAAAAAAAAAAAA"}, wrong)
+		}
+	}
 	if r, _ := same(t, "confirming after the draft lifetime", late, func(x map[string]any) response { return confirm(other, x, token(x)) }); r.status != http.StatusNotFound {
 		t.Fatalf("confirming an expired draft: %d %s", r.status, r.body)
 	}

@@ -56,7 +56,7 @@ test('every documented problem code has its own sentence', () => {
     'EMAIL_INVALID', 'MESSAGE_INVALID', 'MESSAGE_TOO_MANY_LINKS', 'CONVERSATION_INVALID', 'CONVERSATION_TOO_LONG',
     'CONVERSATION_TOO_MANY_LINKS', 'FORM_VERSION_UNKNOWN', 'CONSENT_REQUIRED', 'POW_REQUIRED', 'POW_INVALID',
     'POW_EXPIRED', 'POW_SPENT', 'RATE_LIMITED', 'IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_REUSED',
-    'IDEMPOTENCY_IN_FLIGHT', 'NOT_FOUND', 'STATE_CONFLICT', 'METHOD_NOT_ALLOWED', 'UNAVAILABLE',
+    'IDEMPOTENCY_IN_FLIGHT', 'NOT_FOUND', 'STATE_CONFLICT', 'METHOD_NOT_ALLOWED', 'UNAVAILABLE', 'FIELD_INVALID',
   ];
   for (const code of codes) {
     const s = form.sentence(code, code.startsWith('MESSAGE') ? 'message' : code.startsWith('CONVERSATION') ? 'conversation' : 'name', '', 120);
@@ -65,6 +65,8 @@ test('every documented problem code has its own sentence', () => {
   }
   assert.match(form.sentence('MESSAGE_TOO_MANY_LINKS', 'message'), /at most 3 links/);
   assert.match(form.sentence('CONVERSATION_TOO_LONG', 'conversation'), /12,000 characters/);
+  form.def.fields.push({ name: 'availability', label: 'When you are free to talk (optional)', maxLength: 120, maxLinks: 0, code: 'FIELD_INVALID' });
+  assert.equal(form.sentence('FIELD_INVALID', 'availability'), 'When you are free to talk can be up to 120 characters of ordinary text.');
   assert.match(form.sentence('RATE_LIMITED', '', '', 1800), /try again in about 30 minutes/);
   assert.match(form.sentence('RATE_LIMITED', '', '', 45), /try again in about 45 seconds/);
   assert.match(form.sentence('UNAVAILABLE', '', '', 5), /try again in about 5 seconds/);

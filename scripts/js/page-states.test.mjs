@@ -202,6 +202,31 @@ test('the receipt: copy the link, download what was kept, keep it in this tab; n
   await page.close();
 });
 
+test('the receipt kept in this tab leaves the conversation out; the one downloaded before holds it', { skip }, async () => {
+  const { page, seen } = await open(server.origin);
+  await fill(page, { ...grace, email: 'transcript@example.com' });
+  const secret = 'Guide: the owner is open to a compiler role, canary-transcript-7';
+  await page.evaluate((text) => window.introductions.attachConversation([{ role: 'guide', text: text.slice('Guide: '.length) }]), secret);
+  await page.getByLabel(/Attach my conversation/).check();
+  await reviewAndConfirm(page);
+  const download = async () => {
+    const file = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download a receipt' }).click();
+    return readFileSync(await (await file).path(), 'utf8');
+  };
+  assert.ok((await download()).includes(secret), 'the receipt made on confirming holds the conversation as sent');
+  await page.getByRole('button', { name: 'Keep the receipt in this tab' }).click();
+  const stored = await page.evaluate(() => JSON.stringify(sessionStorage));
+  assert.match(stored, /transcript@example\.com/, 'the tab keeps the receipt');
+  assert.ok(!stored.includes('canary-transcript-7'), `the tab keeps the transcript: ${stored}`);
+  await page.reload();
+  await page.waitForSelector('text=Your introduction was sent');
+  const restored = await download();
+  assert.ok(!restored.includes('canary-transcript-7') && /attached with your consent \(the copy of this receipt kept in the browser tab leaves its text out\)/.test(restored), restored);
+  assert.deepEqual(seen.errors, []);
+  await page.close();
+});
+
 test('"Keep it" says the introduction is still kept, with its link; the link used after withdrawing says so', { skip }, async () => {
   const { page, seen } = await open(server.origin);
   await fill(page, { ...grace, email: 'keep-it@example.com' });

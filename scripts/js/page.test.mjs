@@ -226,6 +226,37 @@ test('problem codes become sentences at their fields, announced, and the work is
   await page.close();
 });
 
+test('a field a form version adds: its problem (FIELD_INVALID) is said at it, in the service\'s words or the page\'s sentence', { skip }, async () => {
+  const page = await browser.context.newPage();
+  const added = { name: 'availability', label: 'When you are free to talk', hint: 'Optional.', type: 'text', required: false, maxLength: 120, maxLinks: 0, code: 'FIELD_INVALID' };
+  await page.route('**/api/forms/introduction', async (route) => {
+    const res = await route.fetch();
+    const def = await res.json();
+    def.fields.push(added);
+    await route.fulfill({ response: res, json: def });
+  });
+  let detail = 'This is 130 characters long and the limit is 120. Please shorten it by 10 characters.';
+  await page.route('**/api/introductions', (route) => route.fulfill({
+    status: 422, contentType: 'application/problem+json',
+    json: { type: 'urn:introductions:problem:FIELD_INVALID', title: 'The introduction was not kept', status: 422, code: 'FIELD_INVALID',
+      detail: 'The introduction was not kept: see errors.', errors: [{ field: 'availability', code: 'FIELD_INVALID', detail }] },
+  }));
+  await page.goto(`${server.origin}/`);
+  await page.waitForSelector('#intro-availability');
+  await fill(page, { ...ada, availability: 'x'.repeat(130) });
+  for (const [want, sentence] of [[detail, detail], ['', 'When you are free to talk can be up to 120 characters of ordinary text.']]) {
+    detail = want;
+    await page.getByRole('button', { name: 'Review' }).click();
+    await page.waitForSelector('#intro-availability-error:not(:empty)');
+    assert.equal(await page.textContent('#intro-availability-error'), sentence);
+    assert.equal(await page.getAttribute('#intro-availability', 'aria-invalid'), 'true');
+    assert.match(await page.textContent('.intro-summary'), new RegExp(`When you are free to talk: ${sentence.replace(/[.*+?()[\]]/g, '\\$&')}`));
+    assert.doesNotMatch(await page.textContent('.intro-summary'), /Something went wrong/);
+    await page.evaluate(() => { document.querySelector('#intro-availability-error').textContent = ''; });
+  }
+  await page.close();
+});
+
 test('keyboard only, labels, the honeypot out of reach, and a phone viewport', { skip }, async () => {
   const { page, seen } = await open(server.origin, { width: 390, height: 844 });
   const hp = page.locator('input[name="website"]');

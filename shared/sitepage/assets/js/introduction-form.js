@@ -20,7 +20,8 @@
 // Back/Forward and reloads do not lose it, with the unconfirmed draft's id
 // and token so that its Review revises the same draft; both are removed on
 // confirmation and on withdrawal. After confirmation the token is written
-// to sessionStorage only when the visitor asks to keep the receipt there.
+// to sessionStorage only when the visitor asks to keep the receipt there,
+// and that copy leaves out the conversation's text.
 //
 // The guide conversation: the site's guide code hands over its transcript in
 // memory (never written to browser storage or cookies), either
@@ -45,7 +46,7 @@ const POW_CODES = new Set(["POW_REQUIRED", "POW_INVALID", "POW_EXPIRED", "POW_SP
 // own sentence what to change in the field.
 const DETAILED_CODES = new Set([
   "NAME_INVALID", "COMPANY_INVALID", "ROLE_INVALID", "EMAIL_INVALID", "MESSAGE_INVALID", "MESSAGE_TOO_MANY_LINKS",
-  "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED",
+  "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED", "FIELD_INVALID",
 ]);
 
 // el makes an element; attrs are attributes (false/null/undefined skipped,
@@ -824,6 +825,11 @@ export class IntroductionForm {
         return "Please enter an email address with a domain, like name@example.com.";
       case "MESSAGE_INVALID":
         return `Please write a message of up to ${max}.`;
+      case "FIELD_INVALID":
+        // A field a form version adds: its own label and limits.
+        return f.maxLinks
+          ? `${label} can be up to ${max} of ordinary text, with at most ${f.maxLinks} links.`
+          : `${label} can be up to ${max} of ordinary text.`;
       case "MESSAGE_TOO_MANY_LINKS":
         return `Your message can contain at most ${f.maxLinks ?? 3} links; please remove some.`;
       case "CONVERSATION_INVALID":
@@ -1207,7 +1213,10 @@ export class IntroductionForm {
   }
 
   // receiptOf makes the receipt of a confirmed draft: the withdrawal link
-  // and a plain-text account of what was kept, when, and until when.
+  // and a plain-text account of what was kept, when, and until when. Its
+  // text holds the conversation as sent; tabText, the copy the tab may keep
+  // (receiptForTab), says only whether one was attached: the browser never
+  // stores a transcript.
   receiptOf(draft, confirmation) {
     const id = confirmation.id || draft.id;
     const href = this.withdrawalLink(id, draft.token);
@@ -1230,18 +1239,26 @@ export class IntroductionForm {
       lines.push(v.includes("\n") ? `${f.label || f.name}:\n  ${v.replace(/\n/g, "\n  ")}` : `${f.label || f.name}: ${v}`);
     }
     const convLabel = this.fieldDef("conversation").label || "Conversation";
-    lines.push(kept.conversation ? `${convLabel} (attached with your consent):\n  ${kept.conversation.replace(/\n/g, "\n  ")}` : `${convLabel}: not attached`);
+    const conversation = kept.conversation ? `${convLabel} (attached with your consent):\n  ${kept.conversation.replace(/\n/g, "\n  ")}` : `${convLabel}: not attached`;
+    const inTab = kept.conversation ? `${convLabel}: attached with your consent (the copy of this receipt kept in the browser tab leaves its text out)` : conversation;
     const agreed = this.agreedTo(draft);
-    lines.push(agreed.length ? `You agreed to:\n${agreed.map((a) => `  - ${a.text} (consent text ${a.textVersion})`).join("\n")}` : "You agreed to: nothing optional");
-    lines.push(
+    const rest = [
+      agreed.length ? `You agreed to:\n${agreed.map((a) => `  - ${a.text} (consent text ${a.textVersion})`).join("\n")}` : "You agreed to: nothing optional",
       "",
       "To withdraw it (it is erased at once, with any attached conversation), open this link:",
       href,
       "",
       "Keep this file private: whoever has the link can withdraw your introduction, though nobody can read it with it.",
       "",
-    );
-    return { id, href, confirmedAt, text: lines.filter((l) => l !== null).join("\n") };
+    ];
+    const text = (conv) => [...lines, conv, ...rest].filter((l) => l !== null).join("\n");
+    return { id, href, confirmedAt, text: text(conversation), tabText: text(inTab) };
+  }
+
+  // receiptForTab is the receipt as this tab keeps it: without the
+  // conversation's text.
+  receiptForTab(receipt) {
+    return { id: receipt.id, href: receipt.href, confirmedAt: receipt.confirmedAt, text: receipt.tabText ?? receipt.text };
   }
 
   // receiptActions are the buttons that keep the withdrawal link: copy it,
@@ -1289,7 +1306,7 @@ export class IntroductionForm {
           toggle.textContent = "Keep the receipt in this tab";
           status.textContent = "This tab no longer holds the receipt. Reloading the page will show an empty form.";
         } else {
-          writeStored(receiptKey(this.formId), receipt);
+          writeStored(receiptKey(this.formId), this.receiptForTab(receipt));
           this.receiptSaved = true;
           toggle.textContent = "Forget the receipt in this tab";
           status.textContent = "This tab keeps the receipt until you close it: reloading the page shows it again. It is not shared with other tabs or kept after the tab is closed.";
