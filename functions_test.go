@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,7 +54,7 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 	}
 	for name, ps := range probes {
 		t.Run(name, func(t *testing.T) {
-			if _, ok := EntryPoints[name]; !ok {
+			if !slices.Contains(EntryPoints, name) {
 				t.Fatalf("%s is not an entry point", name)
 			}
 			port := freePort(t)
@@ -83,6 +86,37 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEachFunctionHasItsEntryPackage: the entry packages are exactly the
+// route table's functions, each in entrypoints/<its name in lower case>
+// (the key infra/ deploys it under, and the archive scripts/deploy.sh
+// makes from that directory), registering its own name.
+func TestEachFunctionHasItsEntryPackage(t *testing.T) {
+	if got, want := slices.Sorted(slices.Values(EntryPoints)), slices.Sorted(slices.Values(wiring.Functions())); !slices.Equal(got, want) {
+		t.Fatalf("entry points %q, route table's functions %q", got, want)
+	}
+	dirs, err := filepath.Glob("entrypoints/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, name := range EntryPoints {
+		want = append(want, filepath.Join("entrypoints", strings.ToLower(name)))
+	}
+	if slices.Sort(want); !slices.Equal(dirs, want) {
+		t.Fatalf("entry package directories %q, want %q", dirs, want)
+	}
+	for _, name := range EntryPoints {
+		dir := filepath.Join("entrypoints", strings.ToLower(name))
+		src, err := os.ReadFile(filepath.Join(dir, strings.ToLower(name)+".go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "const Name = "+strconv.Quote(name)+"\n") {
+			t.Errorf("%s does not register %s as its Name", dir, name)
+		}
 	}
 }
 

@@ -49,7 +49,7 @@ func realCode(t *testing.T) code {
 		t.Fatal(err)
 	}
 	return code{
-		entryPoints:     slices.Sorted(maps.Keys(introductions.EntryPoints)),
+		entryPoints:     slices.Sorted(slices.Values(introductions.EntryPoints)),
 		configVariables: introconfig.Variables(),
 		readme:          string(readme),
 		collections:     firestorestore.Collections,

@@ -141,7 +141,7 @@ func TestArrowsPointDown(t *testing.T) {
 			switch {
 			case strings.HasPrefix(from, module+"/shared/"):
 				return strings.HasPrefix(rel, "functions/")
-			case from == module+"/functions/wiring":
+			case from == module+"/functions/wiring" || strings.HasPrefix(from, module+"/functions/wiring/"):
 				return false
 			case strings.HasPrefix(from, module+"/functions/"):
 				return strings.HasPrefix(rel, "functions/") && !strings.HasPrefix(to, from+"/")

@@ -1,4 +1,4 @@
-package wiring
+package light
 
 import (
 	"fmt"
@@ -29,10 +29,11 @@ type route struct {
 // method in its package under functions/ (for example, the Confirmation
 // function's "POST /api/introductions/{id}/revision" row returns
 // h.Confirmation.Revise). To add a new function (Sweep, Admin,
-// DeliveryEvents…), also give Handlers a field for its package's handlers
-// and a builder in functions.go, and a row in Accesses; the root package registers every function named
-// here as an entry point by itself, and the function's tests serve its rows
-// with Serve. Every row is served behind the JSON API edge (jsonapi.NewRoutes);
+// DeliveryEvents…), also give Handlers a field for its package's handlers,
+// a builder (functions/wiring/functions.go, or functions.go here if it
+// needs no database), a row in Accesses and an entry package
+// entrypoints/<its name in lower case>, which the root package imports;
+// the function's tests serve its rows with Serve. Every row is served behind the JSON API edge (jsonapi.NewRoutes);
 // a handler that answers something other than JSON, such as an admin page,
 // sets its own Content-Type and Content-Security-Policy over the edge's.
 var routes = []route{
@@ -142,7 +143,7 @@ func serve(h *Handlers, names []string, allowedOrigins []string, logger *slog.Lo
 		rows = append(rows, jsonapi.Route{Pattern: rt.pattern, Handle: handle})
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("wiring.Serve: the route table has no function among %q", names)
+		return nil, fmt.Errorf("light.Serve: the route table has no function among %q", names)
 	}
 	return jsonapi.NewRoutes(rows, allowedOrigins, logger)
 }
