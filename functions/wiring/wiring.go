@@ -1,11 +1,13 @@
 // Package wiring builds the service's functions from the typed config.
 // Each function has one builder that asks only for the parts its routes
-// use, and may open only what its row of Accesses names. The route table,
-// the rows, the database-free parts (keys, proof of work, form registry)
-// and the builders of Challenge and Forms are package light's; here are the
+// use, and may open only what its row of Accesses names. routes.go is the
+// route table, every route of every function. The access rows, the
+// database-free parts (keys, proof of work, form registry), the builders
+// of Challenge and Forms and their rows are package light's; here are the
 // parts over the Firestore database (parts.go: the stores, the intake
 // service, the handoff, the retention sweep, the scheduler reader) and the
-// builders of the five functions that hold it (functions.go).
+// builders and rows of the five functions that hold it (functions.go,
+// routes.go).
 //
 // A deployed function builds itself alone, on its first request
 // (light.Lazy, with light.Deployed or Deployed); the dev server and the
@@ -20,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 
 	"github.com/ownersite/introductions/functions/deliveryevents"
 	"github.com/ownersite/introductions/functions/wiring/light"
@@ -34,8 +35,7 @@ import (
 	"google.golang.org/api/option"
 )
 
-// The route table's and the access rows' names, as package light states
-// them.
+// The names of package light's types and access rows.
 type (
 	// Handlers are the built handlers of every function (light.Handlers).
 	Handlers = light.Handlers
@@ -52,21 +52,9 @@ const (
 	SecretMailgunKey = light.SecretMailgunKey
 )
 
-// Functions returns the name of every deployed function (light.Functions).
-func Functions() []string { return light.Functions() }
-
-// Patterns returns the route patterns function serves (light.Patterns).
-func Patterns(function string) []string { return light.Patterns(function) }
-
 // Accesses returns every function's row of what it may touch
 // (light.Accesses).
 func Accesses() []Access { return light.Accesses() }
-
-// Serve returns the handler of function's rows of the route table,
-// answered by h (light.Serve).
-func Serve(h *Handlers, function string, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
-	return light.Serve(h, function, allowedOrigins, logger)
-}
 
 // Service is one instance's built functions and the parts they hold; a
 // part its functions do not use is nil.
@@ -152,7 +140,7 @@ func build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if err := errors.Join(errs...); err != nil {
 		return nil, errors.Join(err, p.Close())
 	}
-	svc, err := light.NewService(lp, &h, names)
+	svc, err := light.NewService(lp, &h, routes, names)
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func (l *Lazy) get(ctx context.Context) (*Service, time.Duration, error) {
 		if err != nil {
 			return nil, retryAfter, err
 		}
-		if svc.Sweeps != nil && l.name != sweepFunction {
+		if svc.Sweeps != nil && l.name != SweepFunction {
 			svc.Sweeps.Start(intake.SweepByColdStart)
 		}
 		return svc, 0, nil

@@ -1,6 +1,6 @@
 // Package light is the wiring every function shares, and all that the two
-// functions without a database need: the route table (routes.go), what each
-// function may touch (access.go), how a deployed function starts (lazy.go),
+// functions without a database need: the route table's machinery and their
+// rows (routes.go), what each function may touch (access.go), how a deployed function starts (lazy.go),
 // the parts built without the database (parts.go: the HMAC keys, the proof
 // of work, the form registry) and the builders of Challenge and Forms
 // (functions.go).
@@ -59,23 +59,24 @@ type Service struct {
 	Sweeps *retentionsweep.Launcher
 
 	parts     *Parts
+	table     Table
 	functions map[string]http.Handler
 	api       http.Handler
 }
 
-// NewService serves the functions names from h, each its own rows and all
-// of them together (Mux), and holds p, which Close releases. On an error it
-// releases p itself.
-func NewService(p *Parts, h *Handlers, names []string) (*Service, error) {
-	svc := &Service{Config: p.cfg, Logger: p.logger, Sweeps: h.Sweeps, parts: p, functions: map[string]http.Handler{}}
+// NewService serves the functions names from h by their rows of table,
+// each its own rows and all of them together (Mux), and holds p, which
+// Close releases. On an error it releases p itself.
+func NewService(p *Parts, h *Handlers, table Table, names []string) (*Service, error) {
+	svc := &Service{Config: p.cfg, Logger: p.logger, Sweeps: h.Sweeps, parts: p, table: table, functions: map[string]http.Handler{}}
 	for _, name := range names {
-		served, err := Serve(h, name, p.cfg.AllowedOrigins, p.logger)
+		served, err := table.Serve(h, []string{name}, p.cfg.AllowedOrigins, p.logger)
 		if err != nil {
 			return nil, errors.Join(err, p.Close())
 		}
 		svc.functions[name] = traced(p.cfg.Project, served)
 	}
-	served, err := serve(h, names, p.cfg.AllowedOrigins, p.logger)
+	served, err := table.Serve(h, names, p.cfg.AllowedOrigins, p.logger)
 	if err != nil {
 		return nil, errors.Join(err, p.Close())
 	}
@@ -99,7 +100,7 @@ func BuildFunction(ctx context.Context, cfg config.Config, logger *slog.Logger, 
 	if err := build(p, &h); err != nil {
 		return nil, errors.Join(fmt.Errorf("%s: %w", name, err), p.Close())
 	}
-	return NewService(p, &h, []string{name})
+	return NewService(p, &h, routes, []string{name})
 }
 
 // Deployed is the Builder of a deployed Challenge or Forms: BuildFunction
@@ -108,11 +109,12 @@ func Deployed(ctx context.Context, cfg config.Config, logger *slog.Logger, name 
 	return BuildFunction(ctx, cfg, logger, Overrides{}, name)
 }
 
-// pathOf returns the path of function's first route.
+// pathOf returns the path of function's first route, for the functions
+// built here.
 func pathOf(function string) string {
 	for _, rt := range routes {
-		if rt.function == function {
-			_, path, _ := strings.Cut(rt.pattern, " ")
+		if rt.Function == function {
+			_, path, _ := strings.Cut(rt.Pattern, " ")
 			return path
 		}
 	}
@@ -134,15 +136,15 @@ func traced(project string, h http.Handler) http.Handler {
 // of the route table only; nil for a function this instance did not build.
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
-// Mux serves every route of every built function, whatever its path, and
+// Mux serves every route of every built function (its table's paths), and
 // page at every other path (a path under /api/ or /admin/ that no route
 // has is the API's 404): the dev server's one origin, the way a site's
 // hosting rewrites /api/** to the functions.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	paths := []string{"/api/", "/admin", "/admin/"}
-	for _, rt := range routes {
-		_, path, _ := strings.Cut(rt.pattern, " ")
+	for _, rt := range s.table {
+		_, path, _ := strings.Cut(rt.Pattern, " ")
 		paths = append(paths, path)
 	}
 	slices.Sort(paths)
