@@ -1,4 +1,4 @@
-// Package deliveryevents is the DeliveryEvents function's entry point. scripts/deploy.sh
+// Package deliveryevents (entrypoints/delivery-events) is the DeliveryEvents function's entry point. scripts/deploy.sh
 // makes it the root package of the function's own source archive, which
 // the Go functions buildpack builds; the repository's root package imports
 // it with the other functions' entry packages.
