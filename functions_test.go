@@ -3,11 +3,15 @@ package introductions
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -46,12 +50,13 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 			probes[name] = append(probes[name], probe{"PUT", path})
 		}
 	}
-	if len(probes) != len(EntryPoints) || len(probes) == 0 {
+	registered := slices.Collect(maps.Values(EntryPoints))
+	if len(probes) != len(registered) || len(probes) == 0 {
 		t.Fatalf("%d entry points registered, %d functions in the route table", len(EntryPoints), len(probes))
 	}
 	for name, ps := range probes {
 		t.Run(name, func(t *testing.T) {
-			if _, ok := EntryPoints[name]; !ok {
+			if !slices.Contains(registered, name) {
 				t.Fatalf("%s is not an entry point", name)
 			}
 			port := freePort(t)
@@ -83,6 +88,36 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEachFunctionHasItsEntryPackage: the entry packages are exactly the
+// route table's functions, each in entrypoints/<its key in EntryPoints>
+// (the directory scripts/deploy.sh makes the function's archive from),
+// registering its own name.
+func TestEachFunctionHasItsEntryPackage(t *testing.T) {
+	if got, want := slices.Sorted(maps.Values(EntryPoints)), slices.Sorted(slices.Values(wiring.Functions())); !slices.Equal(got, want) {
+		t.Fatalf("entry points %q, route table's functions %q", got, want)
+	}
+	dirs, err := filepath.Glob("entrypoints/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for key := range EntryPoints {
+		want = append(want, filepath.Join("entrypoints", key))
+	}
+	if slices.Sort(want); !slices.Equal(dirs, want) {
+		t.Fatalf("entry package directories %q, want %q", dirs, want)
+	}
+	for key, name := range EntryPoints {
+		src, err := os.ReadFile(filepath.Join("entrypoints", key, key+".go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "const Name = "+strconv.Quote(name)+"\n") {
+			t.Errorf("entrypoints/%s does not register %s as its Name", key, name)
+		}
 	}
 }
 

@@ -2,9 +2,10 @@
 # Registry repository the images go to, and the service account Cloud Build
 # runs as, with only what a build needs.
 
-# The zipped module source (scripts/deploy.sh makes it, byte for byte the
-# same for the same files). Named by its MD5, so new code is a new object
-# and redeploys every function, and the same code changes nothing.
+# Each function's zipped source (scripts/deploy.sh makes them, byte for
+# byte the same for the same files): the files its entry package's build
+# needs, that package at the root. Named by its MD5, so a function whose
+# code changed is a new object and redeploys, and the others change nothing.
 resource "google_storage_bucket" "sources" {
   project                     = var.project_id
   name                        = "${var.project_id}-introductions-sources"
@@ -17,14 +18,16 @@ resource "google_storage_bucket" "sources" {
 }
 
 resource "google_storage_bucket_object" "source" {
+  for_each = local.functions
+
   bucket = google_storage_bucket.sources.name
-  name   = "introductions-${filemd5(var.source_archive)}.zip"
-  source = var.source_archive
+  name   = "introductions-${each.key}-${filemd5("${var.source_dir}/${each.key}.zip")}.zip"
+  source = "${var.source_dir}/${each.key}.zip"
 
   lifecycle {
     create_before_destroy = true
-    # The archive's path changes with every run of deploy.sh; its content
-    # is in the name.
+    # The archives' directory changes with every run of deploy.sh; the
+    # content is in the name.
     ignore_changes = [source]
   }
 }

@@ -66,9 +66,24 @@ func splitCommand(line string) []string {
 	return args
 }
 
+// entryKeys lists the entry packages, entrypoints/<key>: one archive each.
+func entryKeys(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "entrypoints", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no entry packages: %v", err)
+	}
+	var keys []string
+	for _, d := range dirs {
+		keys = append(keys, filepath.Base(d))
+	}
+	return keys
+}
+
 // TestDeployScriptRunsTerraform: the script is a thin wrapper: its dry run
-// lists the files, zips them and runs terraform apply in infra/ with the
-// archive as var.source_archive and the caller's options, calling nothing.
+// lists each entry package's files and zips them into an archive of its
+// own, then runs terraform apply in infra/ with the archives' directory as
+// var.source_dir and the caller's options, calling nothing.
 func TestDeployScriptRunsTerraform(t *testing.T) {
 	bash := requireTool(t, "bash")
 	script := deployScript(t)
@@ -79,7 +94,8 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, calls := recordingTools(t, 3, "gcloud", "terraform", "zip")
+	keys := entryKeys(t)
+	path, calls := recordingTools(t, 3, "gcloud", "terraform", "zip", "go")
 	env := []string{"PATH=" + path, "HOME=" + t.TempDir(), "TMPDIR=" + t.TempDir()}
 
 	tests := []struct {
@@ -91,6 +107,7 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 		{name: "dry run with options", args: []string{"--dry-run", "-auto-approve", "-var-file=prod.tfvars"}},
 		{name: "a function name", args: []string{"--dry-run", "sweep"}, wantErr: "unexpected argument sweep"},
 		{name: "unknown flag", args: []string{"--dry-run", "--force"}, wantErr: "unknown flag"},
+		{name: "stage without a directory", args: []string{"--stage"}, wantErr: "--stage needs a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,16 +125,24 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
 			lines := strings.Split(strings.TrimSpace(stdout), "\n")
-			if len(lines) != 3 {
-				t.Fatalf("dry run printed %d commands, want 3:\n%s", len(lines), stdout)
+			if len(lines) != 2*len(keys)+1 {
+				t.Fatalf("dry run printed %d commands, want 2 for each of %d entry packages and terraform:\n%s", len(lines), len(keys), stdout)
 			}
-			if got := strings.Join(splitCommand(lines[0]), " "); got != "gcloud meta list-files-for-upload ." {
-				t.Errorf("first command %q, want the files gcloud uploads", got)
+			var dir string
+			for i, key := range keys {
+				list, zipArgs := splitCommand(lines[2*i]), splitCommand(lines[2*i+1])
+				if strings.Join(list[:5], " ") != "env GOOS=linux GOARCH=amd64 go list" || list[len(list)-1] != "./entrypoints/"+key {
+					t.Errorf("command %q, want go list of ./entrypoints/%s's files for linux", lines[2*i], key)
+				}
+				archive := zipArgs[len(zipArgs)-1]
+				if zipArgs[0] != "zip" || filepath.Base(archive) != key+".zip" || (dir != "" && filepath.Dir(archive) != dir) {
+					t.Errorf("command %q, want zip into <archives>/%s.zip", lines[2*i+1], key)
+				}
+				dir = filepath.Dir(archive)
 			}
-			zipArgs := splitCommand(lines[1])
-			apply := splitCommand(lines[2])
+			apply := splitCommand(lines[len(lines)-1])
 			if len(apply) < 4 || strings.Join(apply[:3], " ") != "terraform -chdir=infra apply" {
-				t.Fatalf("last command %q, want terraform -chdir=infra apply …", lines[2])
+				t.Fatalf("last command %q, want terraform -chdir=infra apply …", lines[len(lines)-1])
 			}
 			var vars []string
 			for _, a := range apply[3:] {
@@ -127,13 +152,13 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 					if c.variable(name) == nil {
 						t.Errorf("deploy.sh sets -var=%s, which infra/ does not declare", name)
 					}
-					if name == "source_archive" && value != zipArgs[len(zipArgs)-1] {
-						t.Errorf("source_archive=%s, but the archive is %s", value, zipArgs[len(zipArgs)-1])
+					if name == "source_dir" && value != dir {
+						t.Errorf("source_dir=%s, but the archives are in %s", value, dir)
 					}
 				}
 			}
-			if !slices.Equal(vars, []string{"source_archive"}) {
-				t.Errorf("deploy.sh sets %v; it passes the archive only (everything else comes from terraform.tfvars)", vars)
+			if !slices.Equal(vars, []string{"source_dir"}) {
+				t.Errorf("deploy.sh sets %v; it passes the archives only (everything else comes from terraform.tfvars)", vars)
 			}
 			for _, a := range tt.args[1:] {
 				if !slices.Contains(apply, a) {
@@ -179,13 +204,15 @@ func TestDeployScriptCannotDrift(t *testing.T) {
 }
 
 // goPackageFiles lists, relative to the repository root, the files the
-// root package's build needs: every Go and embedded file of each package of
-// this module it imports, itself included.
-func goPackageFiles(t *testing.T) []string {
+// build of the package pkg (e.g. "./entrypoints/challenge") needs: every Go
+// and embedded file of each package of this module it imports, itself
+// included.
+func goPackageFiles(t *testing.T, pkg string) []string {
 	t.Helper()
 	goTool := requireTool(t, "go")
 	root, _ := filepath.Abs("..")
-	out, stderr, err := run(t, root, os.Environ(), goTool, "list", "-deps", "-json=Dir,GoFiles,EmbedFiles,Module", ".")
+	env := append(os.Environ(), "GOOS=linux", "GOARCH=amd64")
+	out, stderr, err := run(t, root, env, goTool, "list", "-deps", "-json=Dir,GoFiles,EmbedFiles,Module", pkg)
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, stderr)
 	}
@@ -219,18 +246,27 @@ func goPackageFiles(t *testing.T) []string {
 // forbiddenUpload matches what must never leave the machine.
 var forbiddenUpload = regexp.MustCompile(`^\.git|(^|/)(infra|\.terraform|node_modules|testdata|screenshots)/|\.tfstate|\.tfvars|_test\.go$|\.zip$`)
 
-// TestDeployScriptPackagesTheModule runs the script up to terraform (a stub
-// that records its arguments) twice: the archive holds every file the root
-// package's build needs and nothing forbidden, and the same files give the
-// same bytes (infra/ names the object by its MD5).
-func TestDeployScriptPackagesTheModule(t *testing.T) {
+// TestDeployScriptPackagesEachFunction runs the script up to terraform (a
+// stub that records its arguments) twice. Each entry package has an
+// archive: the files its build needs, its own at the root, and nothing
+// forbidden; the same files give the same bytes (infra/ names each object
+// by its MD5); Challenge's and Forms' archives hold no code of the
+// database's wiring or the Firestore adapter; and each archive, unzipped,
+// builds as the buildpack builds it (its root package).
+func TestDeployScriptPackagesEachFunction(t *testing.T) {
 	bash := requireTool(t, "bash")
-	requireTool(t, "gcloud")
+	goTool := requireTool(t, "go")
 	requireTool(t, "zip")
+	keys := entryKeys(t)
 	path, calls := recordingTools(t, 0, "terraform")
-	var sums []string
+	sums := map[string][]string{}
 	for i := 0; i < 2; i++ {
-		env := []string{"PATH=" + path, "HOME=" + os.Getenv("HOME"), "CLOUDSDK_CONFIG=" + t.TempDir(), "TMPDIR=" + t.TempDir()}
+		env := []string{"PATH=" + path, "HOME=" + os.Getenv("HOME"), "TMPDIR=" + t.TempDir()}
+		for _, k := range []string{"GOPATH", "GOMODCACHE", "GOCACHE", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
 		if _, stderr, err := run(t, "..", env, bash, deployScript(t), "-auto-approve"); err != nil {
 			t.Fatalf("deploy.sh: %v\n%s", err, stderr)
 		}
@@ -240,39 +276,86 @@ func TestDeployScriptPackagesTheModule(t *testing.T) {
 		}
 		os.Remove(calls)
 		args := strings.Fields(strings.TrimSpace(string(b)))
-		var archive string
+		var dir string
 		for _, a := range args {
-			if v, ok := strings.CutPrefix(a, "-var=source_archive="); ok {
-				archive = v
+			if v, ok := strings.CutPrefix(a, "-var=source_dir="); ok {
+				dir = v
 			}
 		}
-		if strings.Join(args[:3], " ") != "terraform -chdir=infra apply" || archive == "" || !slices.Contains(args, "-auto-approve") {
+		if strings.Join(args[:3], " ") != "terraform -chdir=infra apply" || dir == "" || !slices.Contains(args, "-auto-approve") {
 			t.Fatalf("terraform called with %q", args)
 		}
-		data, err := os.ReadFile(archive)
-		if err != nil {
-			t.Fatal(err)
+		archives, _ := filepath.Glob(filepath.Join(dir, "*"))
+		var want []string
+		for _, key := range keys {
+			want = append(want, filepath.Join(dir, key+".zip"))
 		}
-		sums = append(sums, fmt.Sprintf("%x", md5.Sum(data)))
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
+		if !slices.Equal(archives, want) {
+			t.Fatalf("archives %q, want one per entry package %q", archives, want)
 		}
-		var names []string
-		for _, f := range zr.File {
-			names = append(names, f.Name)
-			if forbiddenUpload.MatchString(f.Name) {
-				t.Errorf("the archive holds %s", f.Name)
+		for _, key := range keys {
+			data, err := os.ReadFile(filepath.Join(dir, key+".zip"))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		for _, need := range append([]string{"go.mod", "go.sum"}, goPackageFiles(t)...) {
-			if !slices.Contains(names, need) {
-				t.Errorf("the archive lacks %s, which the build needs", need)
+			sums[key] = append(sums[key], fmt.Sprintf("%x", md5.Sum(data)))
+			if i > 0 {
+				continue
+			}
+			zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			src := t.TempDir()
+			for _, f := range zr.File {
+				names = append(names, f.Name)
+				if forbiddenUpload.MatchString(f.Name) {
+					t.Errorf("%s.zip holds %s", key, f.Name)
+				}
+				if (key == "challenge" || key == "forms") && (strings.HasPrefix(f.Name, "shared/firestorestore/") ||
+					strings.HasPrefix(f.Name, "functions/wiring/") && !strings.HasPrefix(f.Name, "functions/wiring/light/")) {
+					t.Errorf("%s.zip holds %s: a function without the database links none of its wiring", key, f.Name)
+				}
+				extract(t, f, filepath.Join(src, f.Name))
+			}
+			for _, need := range append([]string{"go.mod", "go.sum"}, goPackageFiles(t, "./entrypoints/"+key)...) {
+				if rest, ok := strings.CutPrefix(need, "entrypoints/"+key+"/"); ok {
+					need = rest // the entry package is the root package
+				}
+				if !slices.Contains(names, need) {
+					t.Errorf("%s.zip lacks %s, which its build needs", key, need)
+				}
+			}
+			if _, stderr, err := run(t, src, os.Environ(), goTool, "build", "."); err != nil {
+				t.Errorf("%s.zip's root package does not build: %v\n%s", key, err, stderr)
 			}
 		}
 	}
-	if sums[0] != sums[1] {
-		t.Errorf("two archives of the same files differ: %v", sums)
+	for key, s := range sums {
+		if s[0] != s[1] {
+			t.Errorf("two archives of %s's same files differ: %v", key, s)
+		}
+	}
+}
+
+// extract writes the archive's file f to path.
+func extract(t *testing.T, f *zip.File, path string) {
+	t.Helper()
+	r, err := f.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

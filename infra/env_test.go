@@ -160,11 +160,11 @@ func (a applied) env(key string) (map[string]string, []string, error) {
 // every destination off.
 func sampleVariables() map[string]cty.Value {
 	return map[string]cty.Value{
-		"project_id":     cty.StringVal("proj-1"),
-		"region":         cty.StringVal("europe-west1"),
-		"site_origins":   cty.ListVal([]cty.Value{cty.StringVal("https://example.com"), cty.StringVal("https://www.example.com")}),
-		"owner_email":    cty.StringVal("owner@example.com"),
-		"source_archive": cty.StringVal("/tmp/introductions-source.zip"),
+		"project_id":   cty.StringVal("proj-1"),
+		"region":       cty.StringVal("europe-west1"),
+		"site_origins": cty.ListVal([]cty.Value{cty.StringVal("https://example.com"), cty.StringVal("https://www.example.com")}),
+		"owner_email":  cty.StringVal("owner@example.com"),
+		"source_dir":   cty.StringVal("/tmp/introductions-deploy"),
 	}
 }
 
@@ -294,11 +294,11 @@ func TestEnvironmentAsApplied(t *testing.T) {
 // given a secret's bare id where its resource name belongs, it refuses.
 func TestEnvironmentAsAppliedCatchesBreakage(t *testing.T) {
 	a := applyWith(t, map[string]cty.Value{
-		"project_id":     cty.StringVal("proj-1"),
-		"region":         cty.StringVal("europe-west1"),
-		"site_origins":   cty.ListVal([]cty.Value{cty.StringVal("https://example.com")}),
-		"owner_email":    cty.StringVal("owner@example.com"),
-		"source_archive": cty.StringVal("/tmp/a.zip"),
+		"project_id":   cty.StringVal("proj-1"),
+		"region":       cty.StringVal("europe-west1"),
+		"site_origins": cty.ListVal([]cty.Value{cty.StringVal("https://example.com")}),
+		"owner_email":  cty.StringVal("owner@example.com"),
+		"source_dir":   cty.StringVal("/tmp/a"),
 	})
 	a.c.scope["google_secret_manager_secret"] = cty.ObjectVal(map[string]cty.Value{"secret": cty.ObjectVal(map[string]cty.Value{
 		"hmac":        cty.ObjectVal(map[string]cty.Value{"id": cty.StringVal("intake-hmac-key"), "secret_id": cty.StringVal("intake-hmac-key")}),

@@ -1,12 +1,15 @@
-# The Cloud Run functions. Every function is built from the whole module (the
-# root package registers every entry point with functions-framework-go) and
-# differs by entry point, identity, size, environment and who may invoke it.
+# The Cloud Run functions. Each is built from its own source archive, whose
+# root package is its entry package (entrypoints/<key>, registering its one
+# entry point with functions-framework-go), and differs by entry point,
+# identity, size, environment and who may invoke it.
 # Terraform is the one deploy path: scripts/deploy.sh only packages the
-# source and runs terraform apply.
+# sources and runs terraform apply.
 
 locals {
   # One entry per deployed function, keyed by the name that follows
-  # "introductions-" in the function's name.
+  # "introductions-" in the function's name: its entry point in lower case,
+  # which is also its entry package's directory (entrypoints/<key>) and its
+  # source archive's name (<key>.zip).
   #   public          allUsers may invoke it (the site's page, the mail
   #                   provider); otherwise only the members in invokers:
   #                   "owner" (var.owner_email) or "scheduler" (the Cloud
@@ -202,7 +205,7 @@ resource "google_cloudfunctions2_function" "function" {
     source {
       storage_source {
         bucket = google_storage_bucket.sources.name
-        object = google_storage_bucket_object.source.name
+        object = google_storage_bucket_object.source[each.key].name
       }
     }
   }

@@ -25,8 +25,9 @@ import (
 
 // code is what the checks learn from the code the configuration deploys.
 type code struct {
-	// entryPoints are the entry points the root package registers.
-	entryPoints []string
+	// entryPoints are the entry points the root package registers, by
+	// function key (each entry package's directory and archive).
+	entryPoints map[string]string
 	// configVariables are the environment variables shared/config reads.
 	configVariables []string
 	// readme is the repository's README.md, where a variable infra/ does not
@@ -49,7 +50,7 @@ func realCode(t *testing.T) code {
 		t.Fatal(err)
 	}
 	return code{
-		entryPoints:     slices.Sorted(maps.Keys(introductions.EntryPoints)),
+		entryPoints:     introductions.EntryPoints,
 		configVariables: introconfig.Variables(),
 		readme:          string(readme),
 		collections:     firestorestore.Collections,
@@ -593,7 +594,9 @@ func checkPrivateInvokers(c *config, _ code) []string {
 }
 
 // checkEntryPoints: local.functions declares exactly the entry points the
-// root package registers (and the awaited ones), once each.
+// root package registers (and the awaited ones), once each, each under the
+// key of the entry package that registers it (entrypoints/<key>, whose
+// archive <key>.zip the function is built from).
 func checkEntryPoints(c *config, k code) []string {
 	var problems []string
 	fns, err := c.functions()
@@ -601,20 +604,22 @@ func checkEntryPoints(c *config, k code) []string {
 		return []string{err.Error()}
 	}
 	var declared []string
-	for _, f := range fns {
+	for _, key := range slices.Sorted(maps.Keys(fns)) {
+		f := fns[key]
 		if slices.Contains(declared, f.entryPoint) {
 			problems = append(problems, fmt.Sprintf("entry point %s is declared twice", f.entryPoint))
 		}
 		declared = append(declared, f.entryPoint)
-	}
-	for _, ep := range k.entryPoints {
-		if !slices.Contains(declared, ep) {
-			problems = append(problems, fmt.Sprintf("entry point %s is registered in functions.go but has no function in local.functions", ep))
+		switch ep, ok := k.entryPoints[key]; {
+		case ok && ep != f.entryPoint:
+			problems = append(problems, fmt.Sprintf("function %s deploys entry point %s, but its archive is made from entrypoints/%s, which registers %s", key, f.entryPoint, key, ep))
+		case !ok && !slices.Contains(awaitingEntryPoints, f.entryPoint):
+			problems = append(problems, fmt.Sprintf("local.functions deploys %s (entry point %s), but no entry package entrypoints/%s registers it", key, f.entryPoint, key))
 		}
 	}
-	for _, ep := range declared {
-		if !slices.Contains(k.entryPoints, ep) && !slices.Contains(awaitingEntryPoints, ep) {
-			problems = append(problems, fmt.Sprintf("local.functions deploys entry point %s, which functions.go does not register", ep))
+	for _, key := range slices.Sorted(maps.Keys(k.entryPoints)) {
+		if _, ok := fns[key]; !ok {
+			problems = append(problems, fmt.Sprintf("entry point %s is registered (entrypoints/%s) but has no function %s in local.functions", k.entryPoints[key], key, key))
 		}
 	}
 	return problems
@@ -1064,12 +1069,23 @@ func checkBuild(c *config, _ code) []string {
 		if src := block(build, "source"); src != nil {
 			storage = block(src, "storage_source")
 		}
-		if storage == nil || !hasRefPrefix(refs(storage, "bucket"), "google_storage_bucket.sources.") || !hasRefPrefix(refs(storage, "object"), "google_storage_bucket_object.source.") {
-			problems = append(problems, "the functions must build from google_storage_bucket_object.source in google_storage_bucket.sources")
+		if storage == nil || !hasRefPrefix(refs(storage, "bucket"), "google_storage_bucket.sources.") || !strings.Contains(c.sourceOf(storage, "object"), "google_storage_bucket_object.source[each.key].") {
+			problems = append(problems, "each function must build from its own google_storage_bucket_object.source[each.key] in google_storage_bucket.sources")
 		}
 	}
-	if obj := c.resource("google_storage_bucket_object", "source"); obj == nil || !strings.Contains(c.sourceOf(obj, "name"), "filemd5(var.source_archive)") {
-		problems = append(problems, "google_storage_bucket_object.source must be named by filemd5(var.source_archive), so new code redeploys and the same code does not")
+	archive := `"${var.source_dir}/${each.key}.zip"`
+	if obj := c.resource("google_storage_bucket_object", "source"); obj == nil {
+		problems = append(problems, "no google_storage_bucket_object.source")
+	} else {
+		if c.sourceOf(obj, "for_each") != "local.functions" {
+			problems = append(problems, "google_storage_bucket_object.source must have for_each = local.functions: one archive per function")
+		}
+		if c.sourceOf(obj, "source") != archive {
+			problems = append(problems, "google_storage_bucket_object.source must upload "+archive+", the archive deploy.sh makes from entrypoints/<key>")
+		}
+		if !strings.Contains(c.sourceOf(obj, "name"), "filemd5("+archive+")") || !strings.Contains(c.sourceOf(obj, "name"), "${each.key}") {
+			problems = append(problems, "google_storage_bucket_object.source must be named by the function and filemd5("+archive+"), so a function's new code redeploys it and the same code does not")
+		}
 	}
 	if bucket := c.resource("google_storage_bucket", "sources"); bucket == nil {
 		problems = append(problems, "no google_storage_bucket.sources")
@@ -1366,7 +1382,7 @@ func TestAwaitedNamesAreDeclared(t *testing.T) {
 		if _, ok := byEntryPoint(fns, ep); !ok {
 			t.Errorf("awaitingEntryPoints lists %s, which local.functions does not deploy", ep)
 		}
-		if slices.Contains(k.entryPoints, ep) {
+		if slices.Contains(slices.Collect(maps.Values(k.entryPoints)), ep) {
 			t.Logf("entry point %s is now registered: it can leave awaitingEntryPoints", ep)
 		}
 	}
@@ -1442,8 +1458,10 @@ var breakages = []breakage{
 	{name: "the owner is a group", file: "functions.tf", old: `owner     = "user:${var.owner_email}"`, new: `owner     = "group:${var.owner_email}"`, check: "private invokers", want: "local.invoker_members.owner"},
 	{name: "the scheduler's account is granted more", file: "iam.tf", old: `member  = "serviceAccount:${google_service_account.function["admin"].email}"`, new: `member  = "serviceAccount:${google_service_account.scheduler.email}"`, check: "private invokers", want: "its only grant is invoker on the sweep"},
 
-	{name: "an entry point registered but not deployed", code: func(k *code) { k.entryPoints = append(slices.Clone(k.entryPoints), "Digest") }, check: "entry points", want: "entry point Digest is registered"},
-	{name: "a function deploys an unknown entry point", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Form"`, check: "entry points", want: "entry point Form, which functions.go does not register"},
+	{name: "a function built from another function's archive", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Drafts"`, check: "entry points", want: "function forms deploys entry point Drafts, but its archive is made from entrypoints/forms"},
+	{name: "a function without an entry package", code: func(k *code) { k.entryPoints = maps.Clone(k.entryPoints); delete(k.entryPoints, "sweep") }, check: "entry points", want: "no entry package entrypoints/sweep"},
+	{name: "an entry point registered but not deployed", code: func(k *code) { k.entryPoints = maps.Clone(k.entryPoints); k.entryPoints["digest"] = "Digest" }, check: "entry points", want: "entry point Digest is registered"},
+	{name: "a function deploys an unknown entry point", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Form"`, check: "entry points", want: "function forms deploys entry point Form, but its archive is made from entrypoints/forms, which registers Forms"},
 
 	{name: "too much memory", file: "functions.tf", old: "memory          = \"256Mi\"\n      cpu             = \"1\"\n      concurrency     = 20\n      max_instances   = 5\n      timeout_seconds = 60\n    }\n    confirmation", new: "memory          = \"1Gi\"\n      cpu             = \"1\"\n      concurrency     = 20\n      max_instances   = 5\n      timeout_seconds = 60\n    }\n    confirmation", check: "functions", want: `memory "1Gi"`},
 	{name: "one request per instance", file: "functions.tf", old: "concurrency     = 40\n      max_instances   = 5", new: "concurrency     = 1\n      max_instances   = 5", check: "functions", want: "take more than one per instance"},
@@ -1512,7 +1530,9 @@ var breakages = []breakage{
 
 	{name: "the build as Cloud Build's builder", file: "build.tf", old: `role    = "roles/logging.logWriter"`, new: `role    = "roles/cloudbuild.builds.builder"`, check: "build", want: "beyond what a build needs"},
 	{name: "the build reads every bucket", file: "build.tf", old: "  role    = \"roles/storage.objectAdmin\"\n  member  = \"serviceAccount:${google_service_account.build.email}\"\n\n  condition {", new: "  role    = \"roles/storage.objectAdmin\"\n  member  = \"serviceAccount:${google_service_account.build.email}\"\n\n  dynamic \"condition\" {\n    for_each = []", check: "iam", want: "conditioned to the source buckets"},
-	{name: "a fixed source object", file: "build.tf", old: `name   = "introductions-${filemd5(var.source_archive)}.zip"`, new: `name   = "introductions.zip"`, check: "build", want: "filemd5"},
+	{name: "a fixed source object", file: "build.tf", old: `name   = "introductions-${each.key}-${filemd5("${var.source_dir}/${each.key}.zip")}.zip"`, new: `name   = "introductions-${each.key}.zip"`, check: "build", want: "filemd5"},
+	{name: "one archive for every function", file: "functions.tf", old: "object = google_storage_bucket_object.source[each.key].name", new: `object = google_storage_bucket_object.source["drafts"].name`, check: "build", want: "its own google_storage_bucket_object.source[each.key]"},
+	{name: "an archive of another directory", file: "build.tf", old: `source = "${var.source_dir}/${each.key}.zip"`, new: `source = "${var.source_dir}/introductions.zip"`, check: "build", want: "the archive deploy.sh makes"},
 
 	{name: "the scheduler calls without a token", file: "scheduler.tf", old: "    oidc_token {\n      service_account_email = google_service_account.scheduler.email\n      audience              = google_cloudfunctions2_function.function[\"sweep\"].service_config[0].uri\n    }\n", new: "", check: "scheduler", want: "no oidc_token"},
 	{name: "the token for another audience", file: "scheduler.tf", old: `audience              = google_cloudfunctions2_function.function["sweep"].service_config[0].uri`, new: `audience              = google_cloudfunctions2_function.function["admin"].service_config[0].uri`, check: "scheduler", want: "audience"},

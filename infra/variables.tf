@@ -48,8 +48,8 @@ variable "owner_email" {
   }
 }
 
-variable "source_archive" {
-  description = "Path of the zipped module source the functions are built from; scripts/deploy.sh makes it and passes it."
+variable "source_dir" {
+  description = "Directory of the functions' zipped sources, <key>.zip for each key of local.functions: the module's files that function's build needs, with its entry package (entrypoints/<key>) as the root package. scripts/deploy.sh makes them and passes it."
   type        = string
 }
 

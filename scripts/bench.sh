@@ -42,7 +42,18 @@ go build -o bin/devserver ./scripts/devserver
 go build -o bin/servicebench ./scripts/servicebench
 bin/servicebench -devserver bin/devserver -drafts "${BENCH_DRAFTS:-1000}"
 echo "== each function alone, as the buildpack runs it: exec to first answer vs a bare function on the same framework (target for Challenge and Forms: at most 1.5x, 0 Firestore connections)"
-go build -o bin/functionbench-main ./scripts/functionbench/buildpackmain
+# Each function's binary, built from its source as deploy.sh stages it
+# (its entry package at the root) with the buildpack's main.
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+scripts/deploy.sh --stage "$stage"
+mkdir -p bin/functions
+for dir in "$stage"/*/; do
+  key=$(basename "$dir")
+  mkdir -p "$dir/buildpackmain"
+  cp scripts/functionbench/buildpackmain/main.go "$dir/buildpackmain/"
+  (cd "$dir" && go build -o "$OLDPWD/bin/functions/$key" ./buildpackmain)
+done
 go build -o bin/functionbench-bare ./scripts/functionbench/bare
 go build -o bin/functionbench ./scripts/functionbench
-bin/functionbench -function bin/functionbench-main -bare bin/functionbench-bare
+bin/functionbench -functions bin/functions -bare bin/functionbench-bare

@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# Deploys Introductions: packages the module source and runs terraform apply
-# in infra/, which deploys every function (infra/README.md). Terraform is the
-# one deploy path; this script names no function and sets no function
+# Deploys Introductions: packages each function's source and runs terraform
+# apply in infra/, which deploys every function (infra/README.md). Terraform
+# is the one deploy path: this script names no function and sets no function
 # setting, so it cannot drift from infra/.
 #
-# The archive holds the files `gcloud meta list-files-for-upload` lists from
-# the repository root (what .gcloudignore lets through: go.mod, go.sum, the
-# root package and the packages it imports; no infra/, state, tfvars,
-# node_modules, screenshots or tests), zipped with fixed timestamps so the
-# same files make the same bytes: infra/ names the object by its MD5, so
-# unchanged code redeploys nothing.
+# The Go buildpack builds only the root package of a function's source, so
+# each function gets an archive of its own: for each entry package
+# entrypoints/<key>, <key>.zip holds the files that package's build needs
+# (go list -deps: go.mod, go.sum, the Go and embedded files of every package
+# of the module it imports, for linux/amd64), with the entry package's files
+# at the root. A function's binary then links only what it uses (Challenge
+# and Forms no Firestore client and no gRPC), and a change redeploys only the
+# functions whose files it touches: the archives are zipped with fixed
+# timestamps, so the same files make the same bytes, and infra/ names each
+# object by its MD5. No test, testdata, infra/, state or tfvars is ever in
+# an archive (the script refuses).
 #
-# Usage: scripts/deploy.sh [--dry-run | --list-files] [terraform apply option ...]
+# Usage: scripts/deploy.sh [--dry-run | --list-files | --stage DIR] [terraform apply option ...]
 #   --dry-run     print the commands instead of running them
-#   --list-files  print the files the archive would hold, and stop
+#   --list-files  print the files each archive would hold, as <key>/<path>,
+#                 and stop
+#   --stage DIR   write each function's source to DIR/<key>/ (what its
+#                 archive holds, unzipped), and stop; make bench builds them
+#                 as the buildpack does
 #   options       passed to terraform apply (e.g. -auto-approve,
 #                 -var-file=prod.tfvars); the inputs come from
 #                 infra/terraform.tfvars (infra/README.md)
 #
-# Needs gcloud, zip and terraform on PATH, and gcloud credentials for
-# Terraform (gcloud auth application-default login).
+# Needs go, zip and terraform on PATH, and gcloud credentials for Terraform
+# (gcloud auth application-default login).
 set -euo pipefail
 
 die() {
@@ -42,11 +51,19 @@ quote() {
 }
 
 mode=deploy
+stage_dir=
 apply_args=()
-for arg in "$@"; do
+while (($#)); do
+  arg=$1
+  shift
   case "$arg" in
   --dry-run) mode=dry-run ;;
   --list-files) mode=list ;;
+  --stage)
+    (($#)) || die "--stage needs a directory"
+    mode=stage stage_dir=$1
+    shift
+    ;;
   -h | --help)
     sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "$0"
     exit 0
@@ -57,58 +74,100 @@ for arg in "$@"; do
   esac
 done
 
-# Where the archive is made (TMPDIR, made absolute before leaving the
-# caller's directory).
+# Where the archives are made (TMPDIR, made absolute before leaving the
+# caller's directory), and where --stage writes.
 work=${TMPDIR:-/tmp}
 work=${work%/}/introductions-deploy
 [[ $work == /* ]] || work=$PWD/$work
+if [[ $mode == stage ]]; then
+  [[ $stage_dir == /* ]] || stage_dir=$PWD/$stage_dir
+fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
 [[ -f go.mod ]] || die "no go.mod at the repository root"
-root_go=(*.go)
-[[ -e ${root_go[0]} ]] || die "no root package: the Go buildpack builds only the root package, which must register every entry point"
-for f in *_test.go; do
-  [[ -e $f ]] || continue
-  if grep -q '^package [A-Za-z0-9_]*_test$' "$f"; then
-    die "$f is an external test package at the root, which breaks the Go functions buildpack"
-  fi
+keys=()
+for dir in entrypoints/*/; do
+  [[ -d $dir ]] && keys+=("$(basename "$dir")")
 done
+((${#keys[@]})) || die "no entry packages in entrypoints/: each function's archive is made from its own"
 
-archive=$work/introductions-source.zip
-list=(gcloud meta list-files-for-upload .)
-apply=(terraform -chdir=infra apply "-var=source_archive=$archive" ${apply_args[@]+"${apply_args[@]}"})
+archives=$work/archives
+# The files of an entry package's build, module files only.
+list_template='{{if and .Module .Module.Main}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{range .EmbedFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}{{end}}'
+list=(env GOOS=linux GOARCH=amd64 go list -deps -f "$list_template")
+apply=(terraform -chdir=infra apply "-var=source_dir=$archives" ${apply_args[@]+"${apply_args[@]}"})
 
 if [[ $mode == dry-run ]]; then
-  quote "${list[@]}"
-  quote zip -X -q -@ "$archive"
+  for key in "${keys[@]}"; do
+    quote "${list[@]}" "./entrypoints/$key"
+    quote zip -X -q -@ "$archives/$key.zip"
+  done
   quote "${apply[@]}"
   exit 0
 fi
 
-files=$("${list[@]}" | LC_ALL=C sort)
-[[ -n $files ]] || die "gcloud listed no files to upload"
-# A last guard: none of these may ever leave the machine.
-if bad=$(grep -E '^\.git$|(^|/)(\.git/|infra/|\.terraform/|node_modules/|testdata/|screenshots/)|\.tfstate|\.tfvars|_test\.go$|\.zip$' <<<"$files"); then
-  die "the upload would include files .gcloudignore should exclude:"$'\n'"$bad"
-fi
-for required in go.mod go.sum; do
-  grep -qx "$required" <<<"$files" || die "$required is not among the files to upload (see .gcloudignore)"
+# files prints the archive of key's files, one "<source> <path in the
+# archive>" per line sorted by the latter: the entry package's own files at
+# the root, go.mod and go.sum, every other file where it is.
+files() {
+  local key=$1 out f rel
+  out=$("${list[@]}" "./entrypoints/$key") || die "go list ./entrypoints/$key failed"
+  {
+    echo "go.mod go.mod"
+    echo "go.sum go.sum"
+    while IFS= read -r f; do
+      [[ -n $f ]] || continue
+      rel=${f#"$root"/}
+      if [[ $rel == "entrypoints/$key/"* ]]; then
+        echo "$rel ${rel#"entrypoints/$key/"}"
+      else
+        echo "$rel $rel"
+      fi
+    done <<<"$out"
+  } | LC_ALL=C sort -k2
+}
+
+declare -A listed
+for key in "${keys[@]}"; do
+  listed[$key]=$(files "$key")
+  # A last guard: none of these may ever leave the machine.
+  if bad=$(cut -d' ' -f2 <<<"${listed[$key]}" | grep -E '(^|/)(\.git/|infra/|\.terraform/|node_modules/|testdata/|screenshots/)|\.tfstate|\.tfvars|_test\.go$|\.zip$'); then
+    die "$key's archive would include files that must stay home:"$'\n'"$bad"
+  fi
+  if [[ $mode == list ]]; then
+    cut -d' ' -f2 <<<"${listed[$key]}" | sed "s|^|$key/|"
+  fi
 done
-if [[ $mode == list ]]; then
-  echo "$files"
+[[ $mode == list ]] && exit 0
+
+# stage writes key's files under dir, with fixed modes and timestamps.
+stage() {
+  local key=$1 dir=$2 src dst
+  rm -rf "${dir:?}/$key"
+  while read -r src dst; do
+    mkdir -p "$dir/$key/$(dirname "$dst")"
+    cp "$src" "$dir/$key/$dst"
+  done <<<"${listed[$key]}"
+  find "$dir/$key" -type f -exec chmod 0644 {} +
+  find "$dir/$key" -exec touch -h -d '1980-01-02T00:00:00Z' {} +
+}
+
+if [[ $mode == stage ]]; then
+  mkdir -p "$stage_dir"
+  for key in "${keys[@]}"; do
+    stage "$key" "$stage_dir"
+  done
+  echo "deploy.sh: ${#keys[@]} functions' sources in $stage_dir" >&2
   exit 0
 fi
 
 rm -rf "$work"
-mkdir -p "$work/source"
-while IFS= read -r f; do
-  mkdir -p "$work/source/$(dirname "$f")"
-  cp -p "$f" "$work/source/$f"
-done <<<"$files"
-# Fixed modes and timestamps (zip stores local time: pin it to UTC), no
-# extra attributes: the same files give the same archive on any machine.
-find "$work/source" -type f -exec chmod 0644 {} +
-find "$work/source" -exec touch -h -d '1980-01-02T00:00:00Z' {} +
-(cd "$work/source" && TZ=UTC zip -X -q -@ "$archive" <<<"$files")
-echo "deploy.sh: $(wc -l <<<"$files" | tr -d ' ') files, $(wc -c <"$archive" | tr -d ' ') bytes in $archive" >&2
+mkdir -p "$work/source" "$archives"
+for key in "${keys[@]}"; do
+  stage "$key" "$work/source"
+  # zip stores local time: pin it to UTC; no extra attributes.
+  (cd "$work/source/$key" && cut -d' ' -f2 <<<"${listed[$key]}" | TZ=UTC zip -X -q -@ "$archives/$key.zip")
+  echo "deploy.sh: $key: $(wc -l <<<"${listed[$key]}" | tr -d ' ') files, $(wc -c <"$archives/$key.zip" | tr -d ' ') bytes" >&2
+done
 "${apply[@]}"

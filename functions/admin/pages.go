@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -123,14 +124,16 @@ type classCount struct {
 	N     int
 }
 
-// pages holds one template set per page, each with the shared layout.
-var pages = func() map[string]*template.Template {
+// pages holds one template set per page, each with the shared layout,
+// parsed on the first page rendered (not at start-up: every function links
+// this package through the route table, and only Admin renders).
+var pages = sync.OnceValue(func() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem", "gone"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
-}()
+})
 
 // page is what every page template gets: its title, which part of the
 // navigation it is, a notice or problem to show, and the page's own data.
@@ -146,7 +149,7 @@ type page struct {
 // writes half a page).
 func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	var buf bytes.Buffer
-	if err := pages[name].Execute(&buf, p); err != nil {
+	if err := pages()[name].Execute(&buf, p); err != nil {
 		h.Logger.LogAttrs(r.Context(), slog.LevelError, "admin: rendering a page failed", slog.String("page", name), slog.String("cause", err.Error()))
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
 		return

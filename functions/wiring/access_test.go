@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ownersite/introductions/functions/wiring/light"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/intake"
@@ -65,9 +66,13 @@ func TestEachFunctionBuildsWithinItsAccess(t *testing.T) {
 // TestPartsRefuseWhatTheRowDoesNotName: asking for a secret or the
 // database outside the instance's access is an error naming both.
 func TestPartsRefuseWhatTheRowDoesNotName(t *testing.T) {
-	p := &parts{ctx: context.Background(), logger: slog.New(slog.DiscardHandler), access: Access{Function: "Forms"}}
+	lp, err := light.NewParts(context.Background(), config.Config{}, slog.New(slog.DiscardHandler), light.Overrides{}, "Forms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &parts{Parts: lp, ctx: context.Background(), logger: slog.New(slog.DiscardHandler)}
 	for name, ask := range map[string]func() error{
-		SecretHMAC:       func() error { _, err := p.hmacKeys(); return err },
+		SecretHMAC:       func() error { _, err := p.HMACKeys(); return err },
 		SecretPepper:     func() error { _, err := p.hashPepper(); return err },
 		SecretMailgunKey: func() error { _, err := p.eventProviders(); return err },
 		"Firestore":      func() error { _, err := p.database(); return err },

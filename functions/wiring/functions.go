@@ -2,22 +2,22 @@ package wiring
 
 import (
 	"github.com/ownersite/introductions/functions/admin"
-	"github.com/ownersite/introductions/functions/challenge"
 	"github.com/ownersite/introductions/functions/confirmation"
 	"github.com/ownersite/introductions/functions/deliveryevents"
 	"github.com/ownersite/introductions/functions/drafts"
-	"github.com/ownersite/introductions/functions/forms"
 	"github.com/ownersite/introductions/functions/sweep"
-	"github.com/ownersite/introductions/shared/formregistry"
+	"github.com/ownersite/introductions/functions/wiring/light"
 )
 
 // builders builds each function's handlers from the parts it names, and
 // nothing else: reading a builder is reading what its function touches.
-// A deployed function runs its own builder alone; the dev server runs all
-// of them on one set of parts.
+// Challenge and Forms, which need no database, are package light's
+// builders, run on the light parts within these. A deployed function runs
+// its own builder alone; the dev server runs all of them on one set of
+// parts.
 var builders = map[string]func(p *parts, h *Handlers) error{
-	"Challenge":      buildChallenge,
-	"Forms":          buildForms,
+	"Challenge":      withoutDatabase(light.BuildChallenge),
+	"Forms":          withoutDatabase(light.BuildForms),
 	"Drafts":         buildDrafts,
 	"Confirmation":   buildConfirmation,
 	"DeliveryEvents": buildDeliveryEvents,
@@ -25,26 +25,9 @@ var builders = map[string]func(p *parts, h *Handlers) error{
 	"Admin":          buildAdmin,
 }
 
-// buildChallenge: the proof of work under the HMAC keys. No database.
-func buildChallenge(p *parts, h *Handlers) (err error) {
-	pow, err := p.proofOfWork()
-	if err != nil {
-		return err
-	}
-	h.Challenge, err = challenge.New(pow)
-	return err
-}
-
-// buildForms: the form registry and the configuration it describes (the
-// proof of work's cost, retention, destinations). No database, no secret.
-func buildForms(p *parts, h *Handlers) (err error) {
-	registry, err := p.forms()
-	if err != nil {
-		return err
-	}
-	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: p.cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
-	h.Forms, err = forms.New(registry, pow, p.cfg.Retention, p.destinations())
-	return err
+// withoutDatabase runs a builder of package light on p's light parts.
+func withoutDatabase(build func(*light.Parts, *Handlers) error) func(*parts, *Handlers) error {
+	return func(p *parts, h *Handlers) error { return build(p.Parts, h) }
 }
 
 // buildDrafts: the intake service (alone, without the handoff: a draft
@@ -57,7 +40,7 @@ func buildDrafts(p *parts, h *Handlers) (err error) {
 	if h.Sweeps, err = p.retention(); err != nil {
 		return err
 	}
-	registry, err := p.forms()
+	registry, err := p.Forms()
 	if err != nil {
 		return err
 	}
@@ -130,7 +113,7 @@ func buildAdmin(p *parts, h *Handlers) (err error) {
 	if err != nil {
 		return err
 	}
-	keys, err := p.hmacKeys()
+	keys, err := p.HMACKeys()
 	if err != nil {
 		return err
 	}
@@ -141,7 +124,7 @@ func buildAdmin(p *parts, h *Handlers) (err error) {
 	if h.Sweeps, err = p.retention(); err != nil {
 		return err
 	}
-	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.o.Clock, Logger: p.logger,
+	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.Clock(), Logger: p.logger,
 		Receipts: p.cfg.MailgunSigningKey != ""}
 	scheduler, err := p.schedulerJob()
 	if err != nil {

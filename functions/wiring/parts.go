@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/deliveryevents"
-	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/functions/wiring/light"
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/delivery"
 	"github.com/ownersite/introductions/shared/firestorestore"
 	"github.com/ownersite/introductions/shared/floodlimit"
-	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/keyring"
@@ -30,90 +28,25 @@ import (
 	"github.com/ownersite/introductions/shared/webhook"
 )
 
-// parts builds the parts of one instance's functions, each once and only
-// when a builder asks for it, and only what the instance's Access allows:
-// asking for a secret or the database it does not name is an error. What
-// it opened is released by close, in the reverse order.
+// parts builds the parts over the Firestore database of one instance's
+// functions, on the light parts (keys, proof of work, form registry), each
+// once and only when a builder asks for it, and only what the instance's
+// Access allows: opening the database or reading a secret it does not name
+// is an error. What they opened is released by Close, in the reverse order.
 type parts struct {
+	*light.Parts
 	ctx    context.Context
 	cfg    config.Config
 	logger *slog.Logger
 	o      Overrides
-	access Access
 
-	closers []func() error
-
-	keys       intake.Keyring
 	pepper     []byte
-	registry   *formregistry.Registry
-	pow        *altchapow.ProofOfWork
 	db         *firestorestore.DB
 	flood      *floodlimit.Limiter
 	deliveries *delivery.Service
 	flow       *intakeflow.Service
 	sweeps     *retentionsweep.Launcher
 	scheduler  *schedulerjob.Reader
-}
-
-// onClose adds f to what close releases.
-func (p *parts) onClose(f func() error) { p.closers = append(p.closers, f) }
-
-// close releases what the parts opened, the last opened first.
-func (p *parts) close() error {
-	var errs []error
-	for _, f := range slices.Backward(p.closers) {
-		errs = append(errs, f())
-	}
-	p.closers = nil
-	return errors.Join(errs...)
-}
-
-// may reports whether the instance may read secret, and says why not.
-func (p *parts) may(secret string) error {
-	if !slices.Contains(p.access.Secrets, secret) {
-		return fmt.Errorf("%s may not read %s (see wiring.Accesses)", p.access.Function, secret)
-	}
-	return nil
-}
-
-// mayAll reports whether the instance may read every one of secrets.
-func (p *parts) mayAll(secrets []string) bool {
-	for _, s := range secrets {
-		if p.may(s) != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// hmacKeys are the HMAC keys: the override's, a random key of this process
-// without HMAC_SECRET, else the secret's versions, following rotations
-// while the instance runs.
-func (p *parts) hmacKeys() (intake.Keyring, error) {
-	if p.keys != nil {
-		return p.keys, nil
-	}
-	if err := p.may(SecretHMAC); err != nil {
-		return nil, err
-	}
-	switch {
-	case p.o.Keys != nil:
-		p.keys = p.o.Keys
-	case p.cfg.HMACSecret == "":
-		ring, err := keyring.Local(rand.Reader)
-		if err != nil {
-			return nil, fmt.Errorf("HMAC keys: %w", err)
-		}
-		p.keys = ring
-	default:
-		rotating, err := secretkeys.Open(p.ctx, p.cfg.HMACSecret, p.logger)
-		if err != nil {
-			return nil, fmt.Errorf("HMAC keys: %w", err)
-		}
-		p.onClose(rotating.Close)
-		p.keys = rotating
-	}
-	return p.keys, nil
 }
 
 // hashPepper is the keyed-hash pepper: the override's, a random one of this
@@ -123,7 +56,7 @@ func (p *parts) hashPepper() ([]byte, error) {
 	if p.pepper != nil {
 		return p.pepper, nil
 	}
-	if err := p.may(SecretPepper); err != nil {
+	if err := p.May(SecretPepper); err != nil {
 		return nil, err
 	}
 	switch {
@@ -147,69 +80,21 @@ func (p *parts) hashPepper() ([]byte, error) {
 	return p.pepper, nil
 }
 
-// forms is the form registry embedded in the binary (or the override's).
-func (p *parts) forms() (*formregistry.Registry, error) {
-	if p.registry != nil {
-		return p.registry, nil
-	}
-	if p.o.Forms != nil {
-		p.registry = p.o.Forms
-		return p.registry, nil
-	}
-	registry, err := formregistry.Load()
-	if err != nil {
-		return nil, fmt.Errorf("form registry: %w", err)
-	}
-	p.registry = registry
-	return registry, nil
-}
-
-// proofOfWork issues and verifies challenges under the HMAC keys.
-func (p *parts) proofOfWork() (*altchapow.ProofOfWork, error) {
-	if p.pow != nil {
-		return p.pow, nil
-	}
-	keys, err := p.hmacKeys()
-	if err != nil {
-		return nil, err
-	}
-	pow, err := altchapow.New(keys, p.o.Clock, altchapow.Config{MaxNumber: p.cfg.PowMaxNumber, Lifetime: p.cfg.PowLifetime})
-	if err != nil {
-		return nil, fmt.Errorf("proof of work: %w", err)
-	}
-	p.pow = pow
-	return pow, nil
-}
-
 // database is the connection to Firestore every store is built on.
 func (p *parts) database() (*firestorestore.DB, error) {
 	if p.db != nil {
 		return p.db, nil
 	}
-	if !p.access.Firestore {
-		return nil, fmt.Errorf("%s may not open Firestore (see wiring.Accesses)", p.access.Function)
+	if !p.Access().Firestore {
+		return nil, fmt.Errorf("%s may not open Firestore (see functions/wiring/light/access.go)", p.Access().Function)
 	}
 	db, err := firestorestore.Open(p.ctx, firestorestore.Config{Project: p.cfg.Project, Database: p.cfg.Database, OpTimeout: p.cfg.FirestoreTimeout}, p.logger, p.o.StoreOptions...)
 	if err != nil {
 		return nil, fmt.Errorf("firestore: %w", err)
 	}
-	p.onClose(db.Close)
+	p.OnClose(db.Close)
 	p.db = db
 	return db, nil
-}
-
-// destinations are where a confirmed introduction goes, as the
-// configuration says: the admin inbox, then email and the webhook when
-// they are configured. It needs none of their secrets.
-func (p *parts) destinations() []intake.Destination {
-	out := []intake.Destination{intake.DestinationInbox}
-	if p.cfg.SMTP.Enabled() {
-		out = append(out, intake.DestinationEmail)
-	}
-	if p.cfg.Webhook.Enabled() {
-		out = append(out, intake.DestinationWebhook)
-	}
-	return out
 }
 
 // senders are the handoff's destination adapters besides the admin inbox:
@@ -217,18 +102,18 @@ func (p *parts) destinations() []intake.Destination {
 // overrides add. An instance that may not read the handoff's secrets has
 // none: it applies delivery events, it sends nothing.
 func (p *parts) senders() ([]intake.Sender, error) {
-	if !p.mayAll(handoffSecrets) {
+	if !p.SendsHandoff() {
 		return nil, nil
 	}
 	var senders []intake.Sender
 	var errs []error
 	if p.cfg.SMTP.Enabled() {
-		s, err := smtpmail.New(p.cfg.SMTP, smtpmail.Options{Logger: p.logger, Now: p.o.Clock.Now})
+		s, err := smtpmail.New(p.cfg.SMTP, smtpmail.Options{Logger: p.logger, Now: p.Clock().Now})
 		errs = append(errs, err)
 		senders = append(senders, s)
 	}
 	if p.cfg.Webhook.Enabled() {
-		s, err := webhook.New(p.cfg.Webhook, webhook.Options{Logger: p.logger, Now: p.o.Clock.Now})
+		s, err := webhook.New(p.cfg.Webhook, webhook.Options{Logger: p.logger, Now: p.Clock().Now})
 		errs = append(errs, err)
 		senders = append(senders, s)
 	}
@@ -249,7 +134,7 @@ func (p *parts) delivery() (*delivery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	registry, err := p.forms()
+	registry, err := p.Forms()
 	if err != nil {
 		return nil, err
 	}
@@ -262,14 +147,14 @@ func (p *parts) delivery() (*delivery.Service, error) {
 		adminURL = p.cfg.IntroductionAdminURL
 	}
 	d, err := delivery.New(delivery.Deps{
-		Store: db.Outbox(), Senders: senders, Forms: registry, Clock: p.o.Clock, Logger: p.logger,
+		Store: db.Outbox(), Senders: senders, Forms: registry, Clock: p.Clock(), Logger: p.logger,
 		Function: p.cfg.Service, Revision: p.cfg.Revision,
 		Config: delivery.Config{RetryBase: p.cfg.DeliveryRetryBase, MaxAttempts: p.cfg.DeliveryMaxAttempts, AdminURL: adminURL},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delivery: %w", err)
 	}
-	p.onClose(func() error { d.Wait(); return nil })
+	p.OnClose(func() error { d.Wait(); return nil })
 	p.deliveries = d
 	return d, nil
 }
@@ -284,7 +169,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 		return p.flow, nil
 	}
 	var handoff intakeflow.Handoff
-	if p.mayAll(handoffSecrets) {
+	if p.SendsHandoff() {
 		deliveries, err := p.delivery()
 		if err != nil {
 			return nil, err
@@ -295,11 +180,11 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	registry, err := p.forms()
+	registry, err := p.Forms()
 	if err != nil {
 		return nil, err
 	}
-	keys, err := p.hmacKeys()
+	keys, err := p.HMACKeys()
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +192,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	pow, err := p.proofOfWork()
+	pow, err := p.ProofOfWork()
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +203,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 	}
 	store := db.Intake(func(e intake.LedgerEntry) (intake.Decision, string) { return delivery.Decide(e, registry) })
 	flow, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Reviser: store, Forms: registry, Flood: p.flood, Keys: keys, Pepper: pepper, Clock: p.o.Clock, Entropy: p.o.Entropy, Logger: p.logger,
+		Store: store, Reviser: store, Forms: registry, Flood: p.flood, Keys: keys, Pepper: pepper, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
 		Chain:      checks.Chain{checks.RateLimit{Flood: p.flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  p.cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: p.cfg.RateLimitIPPerHour, Window: time.Hour},
@@ -331,7 +216,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 	}
 	// Refusal counts still in memory are written at shutdown, within the
 	// ten seconds Cloud Run gives a stopping instance.
-	p.onClose(func() error {
+	p.OnClose(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return flow.FlushRefusals(ctx, true)
@@ -352,7 +237,7 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	registry, err := p.forms()
+	registry, err := p.Forms()
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +247,7 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 	}
 	// Tasks run after each sweep's deletions, in this order.
 	var tasks []intake.SweepTask
-	if p.mayAll(handoffSecrets) {
+	if p.SendsHandoff() {
 		d, err := p.delivery()
 		if err != nil {
 			return nil, err
@@ -373,7 +258,7 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 	runner := p.o.SweepRunner
 	if runner == nil {
 		sweeper, err := retentionsweep.New(retentionsweep.Config{
-			Store: db.Sweep(), Registry: registry, Tasks: tasks, Clock: p.o.Clock, Entropy: p.o.Entropy, Logger: p.logger,
+			Store: db.Sweep(), Registry: registry, Tasks: tasks, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
 			RunRetention: p.cfg.SweepRunRetention,
 		})
 		if err != nil {
@@ -381,11 +266,11 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		}
 		runner = sweeper
 	}
-	sweeps, err := retentionsweep.NewLauncher(runner, p.o.Clock, p.cfg.SweepAfterIdle, p.logger)
+	sweeps, err := retentionsweep.NewLauncher(runner, p.Clock(), p.cfg.SweepAfterIdle, p.logger)
 	if err != nil {
 		return nil, err
 	}
-	p.onClose(func() error { sweeps.Wait(); return nil })
+	p.OnClose(func() error { sweeps.Wait(); return nil })
 	p.sweeps = sweeps
 	return sweeps, nil
 }
@@ -393,12 +278,12 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 // eventProviders are the delivery event providers that are on: Mailgun's
 // when MAILGUN_WEBHOOK_SIGNING_KEY is set, and any the overrides add.
 func (p *parts) eventProviders() (map[string]deliveryevents.Provider, error) {
-	if err := p.may(SecretMailgunKey); err != nil {
+	if err := p.May(SecretMailgunKey); err != nil {
 		return nil, err
 	}
 	providers := map[string]deliveryevents.Provider{}
 	if p.cfg.MailgunSigningKey != "" {
-		v, err := mailgun.NewVerifier(p.cfg.MailgunSigningKey, p.o.Clock.Now)
+		v, err := mailgun.NewVerifier(p.cfg.MailgunSigningKey, p.Clock().Now)
 		if err != nil {
 			return nil, fmt.Errorf("delivery events: %w", err)
 		}
@@ -420,7 +305,7 @@ func (p *parts) schedulerJob() (*schedulerjob.Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler job: %w", err)
 	}
-	p.onClose(func() error { reader.Close(); return nil })
+	p.OnClose(func() error { reader.Close(); return nil })
 	p.scheduler = reader
 	return reader, nil
 }

@@ -9,11 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"cloud.google.com/go/secretmanager/apiv1/secretmanagerpb"
-	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/secretkeys"
 )
@@ -27,19 +22,18 @@ type secretVersions struct {
 	versions []string // payloads; version n is versions[n-1]
 }
 
-func (s *secretVersions) AccessSecretVersion(_ context.Context, req *secretmanagerpb.AccessSecretVersionRequest, _ ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error) {
+func (s *secretVersions) AccessSecretVersion(_ context.Context, name string) (*secretkeys.Version, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := strings.CutPrefix(req.GetName(), hmacSecret+"/versions/")
+	v, ok := strings.CutPrefix(name, hmacSecret+"/versions/")
 	if v == "latest" {
 		v = string(rune('0' + len(s.versions)))
 	}
 	n := int(v[0] - '0')
 	if !ok || len(v) != 1 || n < 1 || n > len(s.versions) {
-		return nil, status.Error(codes.NotFound, "no such version")
+		return nil, &secretkeys.APIError{HTTPStatus: 404, Status: "NOT_FOUND"}
 	}
-	return &secretmanagerpb.AccessSecretVersionResponse{Name: hmacSecret + "/versions/" + v,
-		Payload: &secretmanagerpb.SecretPayload{Data: []byte(s.versions[n-1])}}, nil
+	return &secretkeys.Version{Name: hmacSecret + "/versions/" + v, Data: []byte(s.versions[n-1])}, nil
 }
 
 func (s *secretVersions) rotate(payload string) {

@@ -1,7 +1,9 @@
 // Command functionbench prints each deployed function's start-up figures
-// (make bench), run alone as the Go buildpack runs it: the buildpackmain
-// binary with FUNCTION_TARGET set to the function. For every function of the
-// route table (wiring.Functions) it prints one row:
+// (make bench), run alone as the Go buildpack runs it: the function's own
+// binary, built from its source as scripts/deploy.sh stages it (its entry
+// package at the root) with the buildpackmain main, with FUNCTION_TARGET set
+// to the function. For every function of the route table (wiring.Functions)
+// it prints one row:
 //
 //   - the status of its first answer to one of its routes (any answer but a
 //     503, which is a failed start-up and is retried);
@@ -21,7 +23,10 @@
 // given a counting proxy in front of it instead (loopback), and the
 // emulator's functionbench project is wiped before each start.
 //
-//	functionbench [-function bin/functionbench-main] [-bare bin/functionbench-bare] [-runs 5] [-settle 3s]
+// The binaries are -functions/<key>, the function's key in
+// introductions.EntryPoints (scripts/bench.sh builds them).
+//
+//	functionbench [-functions bin/functions] [-bare bin/functionbench-bare] [-runs 5] [-settle 3s]
 package main
 
 import (
@@ -34,12 +39,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	introductions "github.com/ownersite/introductions"
 	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/formregistry"
 )
@@ -79,7 +86,7 @@ type result struct {
 }
 
 func main() {
-	function := flag.String("function", "bin/functionbench-main", "the built buildpackmain")
+	functions := flag.String("functions", "bin/functions", "the directory of each function's built binary, named by its key (introductions.EntryPoints)")
 	bare := flag.String("bare", "bin/functionbench-bare", "the built bare function")
 	runs := flag.Int("runs", 5, "starts per function (medians are printed)")
 	settle := flag.Duration("settle", 3*time.Second, "how long after the first answer to keep counting before reading memory")
@@ -106,6 +113,10 @@ func main() {
 			ms(r.start), ms(bare), float64(r.start)/float64(bare),
 			r.rssMiB, r.connsAtAnswer, r.connsSettled, r.callsAtAnswer, r.callsSettled)
 	}
+	keys := map[string]string{}
+	for key, name := range introductions.EntryPoints {
+		keys[name] = key
+	}
 	r, ref := b.measure(*bare, "Bare", bareProbe)
 	row("Bare", r, ref)
 	for _, name := range wiring.Functions() {
@@ -117,7 +128,7 @@ func main() {
 		if !routed(name, p) {
 			fail(fmt.Sprintf("%s %s is none of %s's routes %q", p.method, p.path, name, wiring.Patterns(name)))
 		}
-		r, ref := b.measure(*function, name, p)
+		r, ref := b.measure(filepath.Join(*functions, keys[name]), name, p)
 		row(name, r, ref)
 	}
 	out.Flush()

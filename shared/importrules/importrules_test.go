@@ -127,6 +127,43 @@ func TestPurePackagesImportNoCloudSDK(t *testing.T) {
 	}
 }
 
+// light lists the packages a function without the database is built from:
+// its entry package links them and nothing else of ours, so none may reach
+// gRPC, protobuf or a Google Cloud client library, whose package init
+// alone would double the function's start-up.
+var light = []string{
+	"functions/wiring/light",
+	"entrypoints/challenge",
+	"entrypoints/forms",
+}
+
+// heavy reports whether a light package may not import path.
+func heavy(path string) bool {
+	for _, prefix := range []string{"google.golang.org/grpc", "google.golang.org/protobuf", "google.golang.org/api", "cloud.google.com/go/firestore", "cloud.google.com/go/secretmanager", "cloud.google.com/go/scheduler"} {
+		if path == prefix || strings.HasPrefix(path, prefix+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLightFunctionsLinkNoGRPC(t *testing.T) {
+	paths := make([]string, len(light))
+	for i, p := range light {
+		paths[i] = module + "/" + p
+	}
+	g := load(t, paths...)
+	for _, p := range paths {
+		if _, ok := g[p]; !ok {
+			t.Errorf("%s is in the light list but is not a package of the module", p)
+			continue
+		}
+		if chain := g.violation(p, heavy); chain != nil {
+			t.Errorf("%s must not reach gRPC, protobuf or a cloud client library; it does through\n\t%s", p, strings.Join(chain, "\n\t-> "))
+		}
+	}
+}
+
 // TestArrowsPointDown checks the direction of the layers (root -> wiring ->
 // functions -> shared): shared packages import no function and not the
 // wiring, and a function imports no other function and not the wiring; only
@@ -142,7 +179,7 @@ func TestArrowsPointDown(t *testing.T) {
 			switch {
 			case strings.HasPrefix(from, module+"/shared/"):
 				return strings.HasPrefix(rel, "functions/")
-			case from == module+"/functions/wiring":
+			case from == module+"/functions/wiring" || strings.HasPrefix(from, module+"/functions/wiring/"):
 				return false
 			case strings.HasPrefix(from, module+"/functions/"):
 				return strings.HasPrefix(rel, "functions/") && !strings.HasPrefix(to, from+"/")
@@ -192,6 +229,14 @@ func TestViolation(t *testing.T) {
 	} {
 		if forbidden(path) != want {
 			t.Errorf("forbidden(%q) = %v, want %v", path, !want, want)
+		}
+	}
+	for path, want := range map[string]bool{
+		"google.golang.org/protobuf/proto": true, "google.golang.org/api/option": true, "cloud.google.com/go/secretmanager/apiv1": true,
+		"cloud.google.com/go/compute/metadata": false, "golang.org/x/oauth2/google": false, "google.golang.org/grpcx": false,
+	} {
+		if heavy(path) != want {
+			t.Errorf("heavy(%q) = %v, want %v", path, !want, want)
 		}
 	}
 }

@@ -12,11 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/secretmanager/apiv1/secretmanagerpb"
-	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/floodlimit"
@@ -35,19 +30,18 @@ type secretVersions struct {
 	payloads [][]byte
 }
 
-func (s *secretVersions) AccessSecretVersion(_ context.Context, req *secretmanagerpb.AccessSecretVersionRequest, _ ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error) {
+func (s *secretVersions) AccessSecretVersion(_ context.Context, name string) (*secretkeys.Version, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, _ := strings.CutPrefix(req.GetName(), hmacSecret+"/versions/")
+	v, _ := strings.CutPrefix(name, hmacSecret+"/versions/")
 	if v == "latest" {
 		v = strconv.Itoa(len(s.payloads))
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > len(s.payloads) {
-		return nil, status.Error(codes.NotFound, "no such version")
+		return nil, &secretkeys.APIError{HTTPStatus: 404, Status: "NOT_FOUND"}
 	}
-	return &secretmanagerpb.AccessSecretVersionResponse{Name: hmacSecret + "/versions/" + v,
-		Payload: &secretmanagerpb.SecretPayload{Data: s.payloads[n-1]}}, nil
+	return &secretkeys.Version{Name: hmacSecret + "/versions/" + v, Data: s.payloads[n-1]}, nil
 }
 
 func (s *secretVersions) rotate() {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/netip"
 	"regexp"
+	"sync"
 
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/keyring"
@@ -98,9 +99,21 @@ func (s *Service) newToken() (string, error) {
 }
 
 var (
-	idPattern    = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
-	tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+	idPattern    = lazyPattern(`^[A-Za-z0-9_-]{22}$`)
+	tokenPattern = lazyPattern(`^[A-Za-z0-9_-]{43}$`)
 )
+
+// pattern is a regular expression compiled on its first use, not at
+// start-up: every function links this package through the route table,
+// and compiling these counted repetitions costs thousands of allocations.
+type pattern func() *regexp.Regexp
+
+func lazyPattern(expr string) pattern {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// MatchString reports whether s matches the pattern.
+func (p pattern) MatchString(s string) bool { return p().MatchString(s) }
 
 func decoyMAC(key []byte, data []byte) []byte {
 	mac := hmac.New(sha256.New, keyring.Derive(key, "decoy/v1"))
@@ -210,4 +223,4 @@ func unseal(idempotencyKey string, sealed []byte) (string, error) {
 // idempotencyKeyPattern accepts what the IETF draft allows in practice: a
 // client-made string of 8 to 255 visible ASCII characters (UUIDs, ULIDs,
 // random base64).
-var idempotencyKeyPattern = regexp.MustCompile(`^[\x21-\x7e]{8,255}$`)
+var idempotencyKeyPattern = lazyPattern(`^[\x21-\x7e]{8,255}$`)

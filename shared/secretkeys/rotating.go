@@ -11,9 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
 )
@@ -135,14 +132,14 @@ func (r *Rotating) Key(version string) ([]byte, bool) {
 	resp, err := access(ctx, r.accessor, r.secret+"/versions/"+version)
 	if err != nil {
 		level := slog.LevelWarn
-		if c := status.Code(err); c == codes.NotFound || c == codes.FailedPrecondition {
+		if unavailableVersion(err) {
 			level = slog.LevelInfo
 		}
 		r.logger.Log(ctx, level, "secretkeys: a signature names a key version that cannot be fetched",
-			slog.String("secret", r.secret), slog.String("version", version), slog.String("code", status.Code(err).String()))
+			slog.String("secret", r.secret), slog.String("version", version), slog.String("code", StatusOf(err)))
 		return nil, false
 	}
-	key := resp.GetPayload().GetData()
+	key := resp.Data
 	if len(key) < keyring.MinKeyLen {
 		r.logger.Warn("secretkeys: fetched key version is too short", slog.String("secret", r.secret), slog.String("version", version))
 		return nil, false
@@ -254,17 +251,17 @@ func (r *Rotating) refresh(done chan struct{}) {
 	if err != nil {
 		if r.ctx.Err() == nil {
 			r.logger.Warn("secretkeys: refreshing the latest key version failed; keeping the versions held",
-				slog.String("secret", r.secret), slog.String("code", status.Code(err).String()))
+				slog.String("secret", r.secret), slog.String("code", StatusOf(err)))
 		}
 		return
 	}
-	n, err := versionNumber(r.secret, resp.GetName())
+	n, err := versionNumber(r.secret, resp.Name)
 	if err != nil {
 		r.logger.Warn("secretkeys: the latest key version has no usable name; keeping the versions held",
 			slog.String("secret", r.secret), slog.String("error", err.Error()))
 		return
 	}
-	version, key := strconv.FormatUint(n, 10), resp.GetPayload().GetData()
+	version, key := strconv.FormatUint(n, 10), resp.Data
 	if len(key) < keyring.MinKeyLen {
 		r.logger.Warn("secretkeys: the latest key version is too short; keeping the versions held",
 			slog.String("secret", r.secret), slog.String("version", version))

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/codes"
-
 	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
@@ -91,7 +89,7 @@ func TestRotationAfterStartIsFetched(t *testing.T) {
 // most MaxFetched fetched versions are kept.
 func TestFetchesAreBoundedAndRateLimited(t *testing.T) {
 	fake := &fakeAccessor{latest: "10", versions: map[string]version{
-		"10": {data: key('a', 32)}, "12": {code: codes.FailedPrecondition}, "13": {data: key('s', 8)},
+		"10": {data: key('a', 32)}, "12": {status: "FAILED_PRECONDITION"}, "13": {data: key('s', 8)},
 	}}
 	clock := testsupport.NewClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	r := rotatingOver(t, fake, clock)
@@ -274,9 +272,9 @@ func TestTheCallThatStartsARefreshDoesNotWaitForIt(t *testing.T) {
 // material, and the next read comes only RefreshEvery after the failed one.
 func TestAFailedRefreshChangesNothingAndWaitsForTheInterval(t *testing.T) {
 	for name, bad := range map[string]version{
-		"outage":       {code: codes.Unavailable},
-		"disabled":     {code: codes.FailedPrecondition},
-		"denied":       {code: codes.PermissionDenied},
+		"outage":       {status: "UNAVAILABLE"},
+		"disabled":     {status: "FAILED_PRECONDITION"},
+		"denied":       {status: "PERMISSION_DENIED"},
 		"short":        {data: key('s', keyring.MinKeyLen-1)},
 		"corrupt":      {data: key('c', 32), badCRC: true},
 		"no version":   {data: key('n', 32), respond: "projects/1/secrets/hmac"},

@@ -2,8 +2,10 @@
 // latest version is the current key, the few versions before it are kept for
 // verifying what was signed just before a rotation.
 //
-// It is the one package that brings the Secret Manager client and gRPC into
-// the key handling; the key ring itself (shared/keyring) stays free of cloud
+// It reads Secret Manager through its REST API over net/http (client.go),
+// not the gRPC client library: a function that reads its HMAC key (the
+// Challenge function) then links and initialises no gRPC or protobuf at
+// start-up. The key ring itself (shared/keyring) stays free of cloud
 // imports. Errors name the secret and version, never the key.
 package secretkeys
 
@@ -16,13 +18,6 @@ import (
 	"strconv"
 	"strings"
 
-	secretmanager "cloud.google.com/go/secretmanager/apiv1"
-	"cloud.google.com/go/secretmanager/apiv1/secretmanagerpb"
-	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
@@ -30,15 +25,27 @@ import (
 // looks at, so that challenges signed just before a rotation still verify.
 const PreviousVersions = 2
 
-// SecretAccessor is the one Secret Manager call Load needs; the real
-// *secretmanager.Client satisfies it. Implementations report a missing
-// version with gRPC code NotFound and a disabled or destroyed one with
-// FailedPrecondition.
+// SecretAccessor is the one Secret Manager call Load needs; *Client is the
+// real one. Implementations report a refusal as an *APIError: a missing
+// version with Status NOT_FOUND, a disabled or destroyed one with
+// FAILED_PRECONDITION.
 type SecretAccessor interface {
-	AccessSecretVersion(ctx context.Context, req *secretmanagerpb.AccessSecretVersionRequest, opts ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error)
+	AccessSecretVersion(ctx context.Context, name string) (*Version, error)
 }
 
-var _ SecretAccessor = (*secretmanager.Client)(nil)
+// Version is one secret version as Secret Manager returns it.
+type Version struct {
+	// Name is its resource name, ".../versions/N" (the project may come
+	// back as a number instead of an id).
+	Name string
+	// Data is its payload.
+	Data []byte
+	// DataCRC32C is the payload's CRC32C (Castagnoli) checksum when the
+	// service sent one.
+	DataCRC32C *int64
+}
+
+var _ SecretAccessor = (*Client)(nil)
 
 // Load loads a keyring.Ring from the Secret Manager secret named
 // secret ("projects/P/secrets/S" or "projects/P/locations/L/secrets/S").
@@ -65,12 +72,12 @@ func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: accessing %s: %w", latestName, err)
 	}
-	latest, err := versionNumber(secret, resp.GetName())
+	latest, err := versionNumber(secret, resp.Name)
 	if err != nil {
 		return nil, err
 	}
 	current := strconv.FormatUint(latest, 10)
-	key := resp.GetPayload().GetData()
+	key := resp.Data
 	if len(key) < keyring.MinKeyLen {
 		return nil, fmt.Errorf("secretkeys: %s/versions/%s is %d bytes, need at least %d", secret, current, len(key), keyring.MinKeyLen)
 	}
@@ -79,38 +86,65 @@ func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring
 	for n := latest - 1; n >= 1 && n+PreviousVersions >= latest; n-- {
 		name := secret + "/versions/" + strconv.FormatUint(n, 10)
 		resp, err := access(ctx, accessor, name)
-		switch status.Code(err) {
-		case codes.OK:
-		case codes.NotFound, codes.FailedPrecondition:
+		switch {
+		case err == nil:
+		case unavailableVersion(err):
 			continue
 		default:
 			return nil, fmt.Errorf("secretkeys: accessing %s: %w", name, err)
 		}
-		if k := resp.GetPayload().GetData(); len(k) >= keyring.MinKeyLen {
+		if k := resp.Data; len(k) >= keyring.MinKeyLen {
 			keys[strconv.FormatUint(n, 10)] = k
 		}
 	}
 	return keyring.New(keys, current)
 }
 
+// errDataLoss is a payload that is missing or whose checksum does not
+// match.
+var errDataLoss = errors.New("payload lost")
+
 // access fetches one version and checks its payload checksum when the
-// service sent one. A checksum mismatch is reported with gRPC code DataLoss.
-func access(ctx context.Context, accessor SecretAccessor, name string) (*secretmanagerpb.AccessSecretVersionResponse, error) {
-	resp, err := accessor.AccessSecretVersion(ctx, &secretmanagerpb.AccessSecretVersionRequest{Name: name})
+// service sent one (errDataLoss when it does not match).
+func access(ctx context.Context, accessor SecretAccessor, name string) (*Version, error) {
+	v, err := accessor.AccessSecretVersion(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	p := resp.GetPayload()
-	if p == nil {
-		return nil, status.Error(codes.DataLoss, "response has no payload")
+	if v.DataCRC32C != nil && int64(crc32.Checksum(v.Data, crc32.MakeTable(crc32.Castagnoli))) != *v.DataCRC32C {
+		return nil, fmt.Errorf("%w: checksum mismatch", errDataLoss)
 	}
-	if p.DataCrc32C != nil {
-		sum := crc32.Checksum(p.GetData(), crc32.MakeTable(crc32.Castagnoli))
-		if int64(sum) != p.GetDataCrc32C() {
-			return nil, status.Error(codes.DataLoss, "payload checksum mismatch")
-		}
+	return v, nil
+}
+
+// unavailableVersion reports whether err says the version is missing,
+// disabled or destroyed, which Load and a Rotating keyring skip.
+func unavailableVersion(err error) bool {
+	s := StatusOf(err)
+	return s == "NOT_FOUND" || s == "FAILED_PRECONDITION"
+}
+
+// StatusOf names what an access's error says, for logs: the service's
+// canonical status (NOT_FOUND, PERMISSION_DENIED, …) for an *APIError,
+// DATA_LOSS for a payload that is missing or whose checksum does not
+// match,
+// DEADLINE_EXCEEDED or CANCELLED for the context's end, else UNAVAILABLE
+// (no answer).
+func StatusOf(err error) string {
+	var api *APIError
+	switch {
+	case err == nil:
+		return "OK"
+	case errors.As(err, &api):
+		return api.Status
+	case errors.Is(err, errDataLoss):
+		return "DATA_LOSS"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "DEADLINE_EXCEEDED"
+	case errors.Is(err, context.Canceled):
+		return "CANCELLED"
 	}
-	return resp, nil
+	return "UNAVAILABLE"
 }
 
 // checkSecretName accepts "projects/P/secrets/S" and
@@ -153,8 +187,8 @@ func versionNumber(secret, name string) (uint64, error) {
 // Credentials when none), loads the Ring of secret as Load does, and returns
 // it as a Rotating keyring that keeps the client to fetch versions added
 // after start; Close closes the client.
-func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...option.ClientOption) (*Rotating, error) {
-	client, err := secretmanager.NewClient(ctx, opts...)
+func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...Option) (*Rotating, error) {
+	client, err := NewClient(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
 	}
@@ -175,8 +209,8 @@ func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...optio
 // OpenPepper builds a Secret Manager client with opts, reads the pinned
 // secret version named version ("projects/P/secrets/S/versions/N") as
 // LoadPepper does, and closes the client again.
-func OpenPepper(ctx context.Context, version string, opts ...option.ClientOption) ([]byte, error) {
-	client, err := secretmanager.NewClient(ctx, opts...)
+func OpenPepper(ctx context.Context, version string, opts ...Option) ([]byte, error) {
+	client, err := NewClient(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
 	}
@@ -200,7 +234,7 @@ func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: accessing %s: %w", version, err)
 	}
-	pepper := resp.GetPayload().GetData()
+	pepper := resp.Data
 	if len(pepper) < keyring.MinKeyLen {
 		return nil, fmt.Errorf("secretkeys: %s is %d bytes, need at least %d", version, len(pepper), keyring.MinKeyLen)
 	}

@@ -4,20 +4,10 @@ import (
 	"bytes"
 	"context"
 	"hash/crc32"
-	"log/slog"
-	"net"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"cloud.google.com/go/secretmanager/apiv1/secretmanagerpb"
-	"github.com/googleapis/gax-go/v2"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 )
 
 func key(b byte, n int) []byte { return bytes.Repeat([]byte{b}, n) }
@@ -25,10 +15,10 @@ func key(b byte, n int) []byte { return bytes.Repeat([]byte{b}, n) }
 const secretName = "projects/site/secrets/hmac"
 
 // version is one stored secret version of the fake: its payload, or the
-// gRPC code accessing it fails with.
+// canonical status accessing it fails with.
 type version struct {
 	data    []byte
-	code    codes.Code
+	status  string
 	badCRC  bool
 	noCRC   bool
 	respond string // the name the response carries, when not the usual one
@@ -47,9 +37,8 @@ type fakeAccessor struct {
 	gate func(ctx context.Context)
 }
 
-func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, req *secretmanagerpb.AccessSecretVersionRequest, _ ...gax.CallOption) (*secretmanagerpb.AccessSecretVersionResponse, error) {
+func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, name string) (*Version, error) {
 	f.mu.Lock()
-	name := req.GetName()
 	f.asked = append(f.asked, name)
 	gate := f.gate
 	f.mu.Unlock()
@@ -64,7 +53,7 @@ func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, req *secretmanag
 	}
 	prefix := secret + "/versions/"
 	if !strings.HasPrefix(name, prefix) {
-		return nil, status.Error(codes.NotFound, "no such secret")
+		return nil, &APIError{HTTPStatus: 404, Status: "NOT_FOUND"}
 	}
 	v := strings.TrimPrefix(name, prefix)
 	if v == "latest" {
@@ -72,10 +61,10 @@ func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, req *secretmanag
 	}
 	ver, ok := f.versions[v]
 	if !ok {
-		return nil, status.Error(codes.NotFound, "no such version")
+		return nil, &APIError{HTTPStatus: 404, Status: "NOT_FOUND"}
 	}
-	if ver.code != codes.OK {
-		return nil, status.Error(ver.code, "version "+v+" refused")
+	if ver.status != "" {
+		return nil, &APIError{HTTPStatus: 400, Status: ver.status}
 	}
 	parts := strings.Split(secret, "/")
 	parts[1] = "123456"
@@ -83,15 +72,15 @@ func (f *fakeAccessor) AccessSecretVersion(ctx context.Context, req *secretmanag
 	if ver.respond != "" {
 		respName = ver.respond
 	}
-	p := &secretmanagerpb.SecretPayload{Data: ver.data}
+	answer := &Version{Name: respName, Data: ver.data}
 	if !ver.noCRC {
 		sum := int64(crc32.Checksum(ver.data, crc32.MakeTable(crc32.Castagnoli)))
 		if ver.badCRC {
 			sum++
 		}
-		p.DataCrc32C = &sum
+		answer.DataCRC32C = &sum
 	}
-	return &secretmanagerpb.AccessSecretVersionResponse{Name: respName, Payload: p}, nil
+	return answer, nil
 }
 
 func TestLoad(t *testing.T) {
@@ -125,7 +114,7 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name: "destroyed, disabled and missing previous versions are skipped", latest: "5",
-			versions: map[string]version{"3": {code: codes.FailedPrecondition}, "4": {code: codes.FailedPrecondition}, "5": {data: k('5')}},
+			versions: map[string]version{"3": {status: "FAILED_PRECONDITION"}, "4": {status: "FAILED_PRECONDITION"}, "5": {data: k('5')}},
 			current:  "5", kept: []string{"5"}, wantAsked: []string{"latest", "4", "3"},
 		},
 		{
@@ -160,7 +149,7 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name: "disabled latest version", latest: "2",
-			versions: map[string]version{"1": {data: k('1')}, "2": {code: codes.FailedPrecondition}},
+			versions: map[string]version{"1": {data: k('1')}, "2": {status: "FAILED_PRECONDITION"}},
 			wantErr:  "versions/latest", wantAsked: []string{"latest"},
 		},
 		{
@@ -169,12 +158,12 @@ func TestLoad(t *testing.T) {
 		},
 		{
 			name: "permission denied on a previous version", latest: "2",
-			versions: map[string]version{"1": {code: codes.PermissionDenied}, "2": {data: k('2')}},
+			versions: map[string]version{"1": {status: "PERMISSION_DENIED"}, "2": {data: k('2')}},
 			wantErr:  "versions/1", wantAsked: []string{"latest", "1"},
 		},
 		{
 			name: "outage on a previous version", latest: "3",
-			versions: map[string]version{"1": {data: k('1')}, "2": {code: codes.Unavailable}, "3": {data: k('3')}},
+			versions: map[string]version{"1": {data: k('1')}, "2": {status: "UNAVAILABLE"}, "3": {data: k('3')}},
 			wantErr:  "versions/2", wantAsked: []string{"latest", "2"},
 		},
 		{
@@ -208,118 +197,66 @@ func TestLoad(t *testing.T) {
 		{name: "empty secret name", secret: "", wantErr: "secret name"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			secret := tt.secret
-			if secret == "" && !strings.Contains(tt.name, "empty secret name") {
-				secret = secretName
+		for _, viaREST := range []bool{false, true} {
+			name := tt.name
+			if viaREST {
+				name += " (REST)"
 			}
-			f := &fakeAccessor{secret: secret, versions: tt.versions, latest: tt.latest}
-			r, err := Load(context.Background(), f, secret)
+			t.Run(name, func(t *testing.T) {
+				secret := tt.secret
+				if secret == "" && !strings.Contains(tt.name, "empty secret name") {
+					secret = secretName
+				}
+				f := &fakeAccessor{secret: secret, versions: tt.versions, latest: tt.latest}
+				// Each case is run through the REST client too (client_test.go).
+				var accessor SecretAccessor = f
+				if viaREST {
+					accessor = restClient(t, f)
+				}
+				r, err := Load(context.Background(), accessor, secret)
 
-			var asked []string
-			for _, a := range f.asked {
-				asked = append(asked, strings.TrimPrefix(a, secret+"/versions/"))
-			}
-			if !slices.Equal(asked, tt.wantAsked) {
-				t.Errorf("asked for %q, want %q", asked, tt.wantAsked)
-			}
-			if tt.wantErr != "" {
-				if err == nil {
-					t.Fatalf("Load() = %v, want an error", r)
+				var asked []string
+				for _, a := range f.asked {
+					asked = append(asked, strings.TrimPrefix(a, secret+"/versions/"))
 				}
-				if !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("error %q does not say %q", err, tt.wantErr)
+				if !slices.Equal(asked, tt.wantAsked) {
+					t.Errorf("asked for %q, want %q", asked, tt.wantAsked)
 				}
-				for _, v := range tt.versions {
-					if len(v.data) > 0 && strings.Contains(err.Error(), string(v.data)) {
-						t.Errorf("error %q contains key material", err)
+				if tt.wantErr != "" {
+					if err == nil {
+						t.Fatalf("Load() = %v, want an error", r)
+					}
+					if !strings.Contains(err.Error(), tt.wantErr) {
+						t.Errorf("error %q does not say %q", err, tt.wantErr)
+					}
+					for _, v := range tt.versions {
+						if len(v.data) > 0 && strings.Contains(err.Error(), string(v.data)) {
+							t.Errorf("error %q contains key material", err)
+						}
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("Load() error: %v", err)
+				}
+				if v, key := r.Current(); v != tt.current || !bytes.Equal(key, tt.versions[tt.current].data) {
+					t.Errorf("Current() = %q, %q; want %q, %q", v, key, tt.current, tt.versions[tt.current].data)
+				}
+				if got := r.Versions(); !slices.Equal(got, tt.kept) {
+					t.Errorf("Versions() = %q, want %q", got, tt.kept)
+				}
+				for _, v := range tt.kept {
+					if got, _ := r.Key(v); !bytes.Equal(got, tt.versions[v].data) {
+						t.Errorf("Key(%q) = %q, want %q", v, got, tt.versions[v].data)
 					}
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Load() error: %v", err)
-			}
-			if v, key := r.Current(); v != tt.current || !bytes.Equal(key, tt.versions[tt.current].data) {
-				t.Errorf("Current() = %q, %q; want %q, %q", v, key, tt.current, tt.versions[tt.current].data)
-			}
-			if got := r.Versions(); !slices.Equal(got, tt.kept) {
-				t.Errorf("Versions() = %q, want %q", got, tt.kept)
-			}
-			for _, v := range tt.kept {
-				if got, _ := r.Key(v); !bytes.Equal(got, tt.versions[v].data) {
-					t.Errorf("Key(%q) = %q, want %q", v, got, tt.versions[v].data)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 
 func TestLoadNilAccessor(t *testing.T) {
 	if _, err := Load(context.Background(), nil, secretName); err == nil {
 		t.Fatal("Load(nil accessor) succeeded")
-	}
-}
-
-// grpcSecretManager serves the fake over real gRPC, so that
-// Open's client construction and call path are exercised.
-type grpcSecretManager struct {
-	secretmanagerpb.UnimplementedSecretManagerServiceServer
-	fake *fakeAccessor
-}
-
-func (s grpcSecretManager) AccessSecretVersion(ctx context.Context, req *secretmanagerpb.AccessSecretVersionRequest) (*secretmanagerpb.AccessSecretVersionResponse, error) {
-	return s.fake.AccessSecretVersion(ctx, req)
-}
-
-func TestOpen(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	fake := &fakeAccessor{latest: "4", versions: map[string]version{
-		"2": {data: key('2', 32)}, "3": {code: codes.FailedPrecondition}, "4": {data: key('4', 48)},
-	}}
-	secretmanagerpb.RegisterSecretManagerServiceServer(srv, grpcSecretManager{fake: fake})
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-
-	opts := []option.ClientOption{
-		option.WithEndpoint(lis.Addr().String()),
-		option.WithoutAuthentication(),
-		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
-	}
-	r, err := Open(context.Background(), secretName, slog.New(slog.DiscardHandler), opts...)
-	if err != nil {
-		t.Fatalf("Open() error: %v", err)
-	}
-	if v, k := r.Current(); v != "4" || !bytes.Equal(k, key('4', 48)) {
-		t.Errorf("Current() = %q, %q; want \"4\" and its key", v, k)
-	}
-	if got, want := r.Versions(), []string{"2", "4"}; !slices.Equal(got, want) {
-		t.Errorf("Versions() = %q, want %q", got, want)
-	}
-
-	if _, err := Open(context.Background(), "projects/site/secrets/other", slog.New(slog.DiscardHandler), opts...); status.Code(err) != codes.NotFound {
-		t.Errorf("Open(missing secret) error = %v, want NotFound", err)
-	}
-
-	// A rotation after start: version 5 is added; a signature naming it is
-	// verified after the instance fetches it over the same client.
-	fake.mu.Lock()
-	fake.versions["5"], fake.latest = version{data: key('5', 32)}, "5"
-	fake.mu.Unlock()
-	if k, ok := r.Key("5"); !ok || !bytes.Equal(k, key('5', 32)) {
-		t.Fatalf("Key(5) after the rotation = %q, %v", k, ok)
-	}
-	if v, _ := r.Current(); v != "5" {
-		t.Errorf("Current() after fetching 5 = %q", v)
-	}
-	if err := r.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if _, err := OpenPepper(context.Background(), secretName+"/versions/2", opts...); err != nil {
-		t.Errorf("OpenPepper: %v", err)
 	}
 }

@@ -4,6 +4,11 @@
 // FUNCTION_TARGET names. The only difference is the address: loopback
 // (StartHostPort), where the buildpack's funcframework.Start listens on
 // every interface.
+//
+// Built here, its root package registers every function; scripts/bench.sh
+// builds it inside each function's staged source instead (scripts/deploy.sh
+// --stage), where the root package is that function's entry package, as
+// deployed.
 package main
 
 import (

@@ -1,4 +1,4 @@
-package wiring
+package light
 
 // Access is what one deployed function may touch: whether it reads and
 // writes the Firestore database, and which secrets it reads, each named by

@@ -1,4 +1,4 @@
-package wiring
+package light
 
 import (
 	"context"
@@ -30,9 +30,10 @@ const (
 // next attempt is due, with a backoff between attempts. No lock is held
 // while it builds.
 type Lazy struct {
-	name   string
-	getenv func(string) string
-	now    func() time.Time
+	name    string
+	getenv  func(string) string
+	builder Builder
+	now     func() time.Time
 
 	mu       sync.Mutex
 	svc      *Service
@@ -41,10 +42,15 @@ type Lazy struct {
 	wait     time.Duration // the wait after the next failure
 }
 
+// A Builder builds the one function name of a deployed instance from its
+// configuration: Deployed for Challenge and Forms, wiring.Deployed for the
+// functions that hold the database.
+type Builder func(ctx context.Context, cfg config.Config, logger *slog.Logger, name string) (*Service, error)
+
 // NewLazy returns the deployed function name, reading its config through
-// getenv when first used.
-func NewLazy(name string, getenv func(string) string) *Lazy {
-	return &Lazy{name: name, getenv: getenv, now: time.Now, wait: FirstRetry}
+// getenv and building it with build when first used.
+func NewLazy(name string, getenv func(string) string, build Builder) *Lazy {
+	return &Lazy{name: name, getenv: getenv, builder: build, now: time.Now, wait: FirstRetry}
 }
 
 // ServeHTTP builds the function when it is not built yet, then serves r.
@@ -106,7 +112,7 @@ func (l *Lazy) get(ctx context.Context) (*Service, time.Duration, error) {
 		if err != nil {
 			return nil, retryAfter, err
 		}
-		if svc.Sweeps != nil && l.name != sweepFunction {
+		if svc.Sweeps != nil && l.name != SweepFunction {
 			svc.Sweeps.Start(intake.SweepByColdStart)
 		}
 		return svc, 0, nil
@@ -124,7 +130,7 @@ func (l *Lazy) build(ctx context.Context) (*Service, error) {
 		logger.ErrorContext(ctx, "start-up failed: configuration; will retry", slog.String("function", l.name), slog.String("error", cfgErr.Error()))
 		return nil, cfgErr
 	}
-	svc, err := BuildFunction(ctx, cfg, logger, Overrides{}, l.name)
+	svc, err := l.builder(ctx, cfg, logger, l.name)
 	if err != nil {
 		logger.ErrorContext(ctx, "start-up failed; will retry", slog.String("function", l.name), slog.String("error", err.Error()))
 		return nil, err

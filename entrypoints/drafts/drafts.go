@@ -1,0 +1,22 @@
+// Package drafts is the Drafts function's entry point. scripts/deploy.sh
+// makes it the root package of the function's own source archive, which
+// the Go functions buildpack builds; the repository's root package imports
+// it with the other functions' entry packages.
+//
+// It builds through package wiring, which holds the Firestore database.
+package drafts
+
+import (
+	"os"
+
+	"github.com/GoogleCloudPlatform/functions-framework-go/functions"
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/light"
+)
+
+// Name is the entry point (FUNCTION_TARGET) this package registers.
+const Name = "Drafts"
+
+func init() {
+	functions.HTTP(Name, light.NewLazy(Name, os.Getenv, wiring.Deployed).ServeHTTP)
+}

@@ -1,0 +1,152 @@
+package secretkeys
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"golang.org/x/oauth2/google"
+)
+
+// Endpoint is the base URL of Secret Manager's REST API.
+const Endpoint = "https://secretmanager.googleapis.com/v1/"
+
+// scope is the OAuth scope a Secret Manager call needs.
+const scope = "https://www.googleapis.com/auth/cloud-platform"
+
+// maxResponse bounds the body read from the service: a payload is at most
+// 64 KiB, base64 in JSON.
+const maxResponse = 1 << 20
+
+// Client reads secret versions through Secret Manager's REST API (the
+// versions.access method): one GET per version, JSON back. It is safe for
+// concurrent use.
+type Client struct {
+	endpoint string
+	http     *http.Client
+}
+
+// An Option changes what NewClient builds.
+type Option func(*Client)
+
+// WithEndpoint sends the calls to endpoint (a base URL ending in "/v1/",
+// e.g. a test's server) instead of Endpoint.
+func WithEndpoint(endpoint string) Option { return func(c *Client) { c.endpoint = endpoint } }
+
+// WithHTTPClient sends the calls with hc, which must authenticate them
+// itself, instead of a client holding Application Default Credentials.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
+
+// NewClient returns a Client. Without WithHTTPClient it authenticates with
+// Application Default Credentials: on Cloud Run the function's service
+// account, whose token the metadata server hands out (fetched on the first
+// call, then renewed as it expires). It refuses an endpoint that is not an
+// http(s) URL ending in "/".
+func NewClient(ctx context.Context, opts ...Option) (*Client, error) {
+	c := &Client{endpoint: Endpoint}
+	for _, o := range opts {
+		o(c)
+	}
+	if !(strings.HasPrefix(c.endpoint, "https://") || strings.HasPrefix(c.endpoint, "http://")) || !strings.HasSuffix(c.endpoint, "/") {
+		return nil, fmt.Errorf("secretkeys: endpoint %q is not an http(s) URL ending in /", c.endpoint)
+	}
+	if c.http == nil {
+		hc, err := google.DefaultClient(ctx, scope)
+		if err != nil {
+			return nil, err
+		}
+		c.http = hc
+	}
+	return c, nil
+}
+
+// APIError is an access the service refused.
+type APIError struct {
+	// HTTPStatus is the HTTP status of the answer.
+	HTTPStatus int
+	// Status is the canonical status the answer names: NOT_FOUND for a
+	// missing version, FAILED_PRECONDITION for a disabled or destroyed
+	// one, PERMISSION_DENIED, UNAVAILABLE, … (the HTTP status's usual
+	// one when the body names none).
+	Status string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("Secret Manager answered %d %s", e.HTTPStatus, e.Status)
+}
+
+// statusOfHTTP is the canonical status an HTTP status usually carries, for
+// an error body that names none.
+var statusOfHTTP = map[int]string{
+	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusUnauthorized: "UNAUTHENTICATED", http.StatusForbidden: "PERMISSION_DENIED",
+	http.StatusNotFound: "NOT_FOUND", http.StatusConflict: "ABORTED", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
+	http.StatusServiceUnavailable: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
+}
+
+// AccessSecretVersion reads the version name
+// ("projects/P/secrets/S/versions/N" or ".../versions/latest"). A refusal
+// is an *APIError; an answer it cannot read is an error saying so.
+func (c *Client) AccessSecretVersion(ctx context.Context, name string) (*Version, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+name+":access", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var refusal struct {
+			Error struct {
+				Status string `json:"status"`
+			} `json:"error"`
+		}
+		json.Unmarshal(body, &refusal)
+		status := refusal.Error.Status
+		if status == "" {
+			status = statusOfHTTP[resp.StatusCode]
+		}
+		if status == "" {
+			status = "UNKNOWN"
+		}
+		return nil, &APIError{HTTPStatus: resp.StatusCode, Status: status}
+	}
+	var answer struct {
+		Name    string `json:"name"`
+		Payload *struct {
+			Data       []byte      `json:"data"`
+			DataCrc32c json.Number `json:"dataCrc32c"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	if answer.Payload == nil {
+		return nil, fmt.Errorf("%w: the answer has no payload", errDataLoss)
+	}
+	v := &Version{Name: answer.Name, Data: answer.Payload.Data}
+	if answer.Payload.DataCrc32c != "" {
+		sum, err := strconv.ParseInt(string(answer.Payload.DataCrc32c), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("reading the answer's checksum: %w", err)
+		}
+		v.DataCRC32C = &sum
+	}
+	return v, nil
+}
+
+// Close releases the client's idle connections.
+func (c *Client) Close() error {
+	c.http.CloseIdleConnections()
+	return nil
+}
