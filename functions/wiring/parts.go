@@ -173,7 +173,7 @@ func (p *parts) proofOfWork() (*altchapow.ProofOfWork, error) {
 	if err != nil {
 		return nil, err
 	}
-	pow, err := altchapow.New(keys, p.o.Clock, altchapow.Config{MaxNumber: p.cfg.PowMaxNumber, Lifetime: p.cfg.PowLifetime})
+	pow, err := altchapow.New(keys, p.o.Clock, altchapow.Config{MaxNumber: p.cfg.PowMaxNumber, MaxEscalated: p.cfg.PowMaxEscalated, Lifetime: p.cfg.PowLifetime})
 	if err != nil {
 		return nil, fmt.Errorf("proof of work: %w", err)
 	}
@@ -323,6 +323,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 		Retention:  p.cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: p.cfg.RateLimitIPPerHour, Window: time.Hour},
 		EmailLimit: intake.RateRule{Limit: p.cfg.RateLimitEmailPerHour, Window: time.Hour},
+		Escalation: intake.Escalation{Free: intakeflow.FreeDrafts, Base: p.cfg.PowMaxNumber, Max: p.cfg.PowMaxEscalated},
 		Function:   p.cfg.Service, Revision: p.cfg.Revision,
 		Handoff: handoff,
 	})
