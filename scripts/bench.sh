@@ -16,6 +16,10 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
 fi
 echo "== Firestore round trips through the wired handlers (target: at most 3 each)"
 go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./functions/wiring/
+echo "== escalating work: round trips of a source's 4th draft, refused at the base and kept at the owed cost (reference: a first draft above)"
+go test -run '^$' -bench 'BenchmarkEscalatedDraft' -benchtime 20x ./functions/wiring/ | grep -E '^Benchmark'
+echo "== escalating work: the cost curve at the defaults (drafts 1-10 of one source, a second source's first)"
+go test -run '^$' -bench 'BenchmarkEscalationCurve' -benchtime 1x ./shared/intake/ | grep -E '^escalation:'
 echo "== P3: the sweep over 10,000 expired among 50,000 kept documents (target: at most 1.1 documents read per document deleted)"
 go test -run '^$' -bench 'BenchmarkSweepP3' -benchtime 1x -timeout 20m ./shared/firestorestore/ | grep -E '^(P3|Benchmark)'
 echo "== Firestore round trips per confirmation with the outbox (inbox, email, webhook envelopes in the same commit; target: at most 3)"

@@ -1,12 +1,15 @@
 // Package challenge is the challenge function: it answers a fresh signed
-// ALTCHA v1 challenge with an expiry and the signing key's version in its
-// salt. Its route is in the route table of functions/wiring.
+// ALTCHA v1 challenge with an expiry, the signing key's version and its max
+// number in its salt. It reads no database: a source that owes more work
+// learns how much from the draft's POW_TOO_EASY refusal and asks for it
+// (?maxnumber=N). Its route is in the route table of functions/wiring.
 package challenge
 
 import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/intake"
@@ -15,7 +18,9 @@ import (
 
 // Issuer makes signed challenges.
 type Issuer interface {
-	Issue(params url.Values) (altchapow.Challenge, error)
+	// IssueAt signs a challenge of maxNumber, brought into the issuer's
+	// range (its base when maxNumber is 0).
+	IssueAt(maxNumber int64, params url.Values) (altchapow.Challenge, error)
 }
 
 // Handlers are the function's route handlers.
@@ -31,9 +36,15 @@ func New(issuer Issuer) (*Handlers, error) {
 	return &Handlers{issuer: issuer}, nil
 }
 
-// Issue answers 200 with a new challenge.
+// Issue answers 200 with a new challenge: of the base max number, or of
+// the query's maxnumber (a positive decimal integer, brought into the base
+// to POW_MAX_ESCALATED; any other value asks for the base).
 func (h *Handlers) Issue(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.issuer.Issue(nil)
+	maxNumber, err := strconv.ParseInt(r.URL.Query().Get("maxnumber"), 10, 64)
+	if err != nil || maxNumber < 1 {
+		maxNumber = 0
+	}
+	c, err := h.issuer.IssueAt(maxNumber, nil)
 	if err != nil {
 		return intake.Internal(err)
 	}

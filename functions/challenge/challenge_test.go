@@ -20,7 +20,7 @@ const path = "/api/introductions/challenge"
 // fakeIssuer hands out a fixed challenge, or fails.
 type fakeIssuer struct{ err error }
 
-func (f fakeIssuer) Issue(url.Values) (altchapow.Challenge, error) {
+func (f fakeIssuer) IssueAt(int64, url.Values) (altchapow.Challenge, error) {
 	return altchapow.Challenge{Algorithm: "SHA-256", Challenge: "c", MaxNumber: 7, Salt: "s?expires=1&kv=1&", Signature: "sig"}, f.err
 }
 

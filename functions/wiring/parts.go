@@ -208,6 +208,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 		Retention:  p.cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: p.cfg.RateLimitIPPerHour, Window: time.Hour},
 		EmailLimit: intake.RateRule{Limit: p.cfg.RateLimitEmailPerHour, Window: time.Hour},
+		Escalation: intake.Escalation{Free: intakeflow.FreeDrafts, Base: p.cfg.PowMaxNumber, Max: p.cfg.PowMaxEscalated},
 		Function:   p.cfg.Service, Revision: p.cfg.Revision,
 		Handoff: handoff,
 	})

@@ -203,6 +203,7 @@ export async function devServer(env = {}, options = {}) {
       FIRESTORE_PROJECT: project,
       ALLOWED_ORIGINS: origin,
       POW_MAX_NUMBER: '20000',
+      POW_MAX_ESCALATED: '20000', // off: every test draft comes from 127.0.0.1 (escalation.test.mjs turns it on)
       RATE_LIMIT_IP_PER_HOUR: '1000',
       RATE_LIMIT_EMAIL_PER_HOUR: '1000',
       FLOOD_LIMIT: '100000',

@@ -1,12 +1,15 @@
 // Package altchapow is the ALTCHA v1 proof of work, over
 // github.com/altcha-org/altcha-lib-go v1.0.0.
 //
-// Issue hands out challenges whose salt carries a signed expiry and the
-// version of the key that signed them ("<hex>?expires=<unix>&kv=<version>&",
-// plus any extra params, sorted, with the trailing '&' the library adds).
-// Verify checks a solved payload's shape, signature, hash and expiry without
-// touching any store, and names the challenge it spends; remembering spent
-// challenges is the store's job.
+// Issue hands out challenges whose salt carries a signed expiry, the
+// version of the key that signed them and the challenge's max number
+// ("<hex>?expires=<unix>&kv=<version>&mn=<max number>&", plus any extra
+// params, sorted, with the trailing '&' the library adds). ALTCHA v1 signs
+// the challenge hash, which covers the salt but not the payload's maxnumber
+// member: the salt's mn param is what makes the work a solution stands for
+// tamper-proof. Verify checks a solved payload's shape, signature, hash and
+// expiry without touching any store, and names the challenge it spends and
+// its max number; remembering spent challenges is the store's job.
 //
 // Challenges are signed with a key derived from the Keyring's master key
 // for the purpose "altcha-v1" (keyring.Derive), never with the master key
@@ -50,6 +53,11 @@ const (
 	// MaxMaxNumber is the largest MaxNumber New accepts: beyond it a
 	// visitor's browser would work for minutes.
 	MaxMaxNumber int64 = 100_000_000
+	// MaxEscalatedNumber is the largest MaxEscalated New accepts.
+	MaxEscalatedNumber int64 = 100_000_000_000
+	// DefaultEscalation is how many times MaxNumber a zero MaxEscalated
+	// allows (capped at MaxEscalatedNumber).
+	DefaultEscalation = 1000
 	// MaxLifetime is the longest Lifetime New accepts; it also bounds how
 	// long a spent challenge must be remembered.
 	MaxLifetime = 24 * time.Hour
@@ -68,8 +76,9 @@ const saltBytes = 12
 
 // Reserved salt params, set by Issue and required by Verify.
 const (
-	paramExpires = "expires"
-	paramKey     = "kv"
+	paramExpires   = "expires"
+	paramKey       = "kv"
+	paramMaxNumber = "mn"
 )
 
 // Field is the body field that proof-of-work errors are reported on.
@@ -83,8 +92,9 @@ var (
 	ErrMissing = errors.New("altchapow: no payload")
 	// ErrMalformed: not strict standard base64, not a JSON payload object,
 	// an algorithm other than SHA-256, a missing or negative number, or a
-	// salt without exactly one '?', without a trailing '&' or whose params
-	// do not parse (POW_INVALID).
+	// salt without exactly one '?', without a trailing '&', whose params
+	// do not parse or whose mn param is not one positive integer
+	// (POW_INVALID).
 	ErrMalformed = errors.New("altchapow: malformed payload")
 	// ErrNoExpiry: the salt has no single, numeric expires param
 	// (POW_INVALID).
@@ -113,6 +123,10 @@ type Config struct {
 	// MaxNumber is the largest secret number a challenge hides, which sets
 	// the work (default DefaultMaxNumber; 1 to MaxMaxNumber).
 	MaxNumber int64
+	// MaxEscalated is the largest max number IssueAt signs (default
+	// DefaultEscalation × MaxNumber, at most MaxEscalatedNumber; MaxNumber
+	// to MaxEscalatedNumber).
+	MaxEscalated int64
 	// Lifetime is how long a challenge can be solved and spent (default
 	// DefaultLifetime; 1s to MaxLifetime). Expiries are whole Unix seconds,
 	// rounded down.
@@ -126,10 +140,11 @@ type Config struct {
 // ProofOfWork issues and verifies ALTCHA v1 challenges. It is safe for
 // concurrent use.
 type ProofOfWork struct {
-	keys      intake.Keyring
-	clock     intake.Clock
-	maxNumber int64
-	lifetime  time.Duration
+	keys         intake.Keyring
+	clock        intake.Clock
+	maxNumber    int64
+	maxEscalated int64
+	lifetime     time.Duration
 
 	randMu sync.Mutex
 	random io.Reader
@@ -137,8 +152,9 @@ type ProofOfWork struct {
 
 // New returns a ProofOfWork signing with keys' current key and judging
 // expiry by clock. It refuses nil keys or clock, a MaxNumber outside 1 to
-// MaxMaxNumber and a Lifetime outside 1s to MaxLifetime (zero values take
-// the defaults), and a keyring whose current key is shorter than
+// MaxMaxNumber, a MaxEscalated outside MaxNumber to MaxEscalatedNumber and
+// a Lifetime outside 1s to MaxLifetime (zero values take the defaults), and
+// a keyring whose current key is shorter than
 // keyring.MinKeyLen.
 func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, error) {
 	var problems []error
@@ -156,6 +172,12 @@ func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, err
 	if cfg.MaxNumber < 1 || cfg.MaxNumber > MaxMaxNumber {
 		problems = append(problems, fmt.Errorf("altchapow: MaxNumber %d is outside 1..%d", cfg.MaxNumber, MaxMaxNumber))
 	}
+	if cfg.MaxEscalated == 0 {
+		cfg.MaxEscalated = min(DefaultEscalation*cfg.MaxNumber, MaxEscalatedNumber)
+	}
+	if cfg.MaxEscalated < cfg.MaxNumber || cfg.MaxEscalated > MaxEscalatedNumber {
+		problems = append(problems, fmt.Errorf("altchapow: MaxEscalated %d is outside MaxNumber %d..%d", cfg.MaxEscalated, cfg.MaxNumber, MaxEscalatedNumber))
+	}
 	if cfg.Lifetime == 0 {
 		cfg.Lifetime = DefaultLifetime
 	}
@@ -168,11 +190,15 @@ func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, err
 	if err := errors.Join(problems...); err != nil {
 		return nil, err
 	}
-	return &ProofOfWork{keys: keys, clock: clock, maxNumber: cfg.MaxNumber, lifetime: cfg.Lifetime, random: cfg.Random}, nil
+	return &ProofOfWork{keys: keys, clock: clock, maxNumber: cfg.MaxNumber, maxEscalated: cfg.MaxEscalated, lifetime: cfg.Lifetime, random: cfg.Random}, nil
 }
 
-// MaxNumber is the largest secret number the challenges hide.
+// MaxNumber is the largest secret number Issue's challenges hide: the base
+// cost.
 func (p *ProofOfWork) MaxNumber() int64 { return p.maxNumber }
+
+// MaxEscalated is the largest max number IssueAt signs.
+func (p *ProofOfWork) MaxEscalated() int64 { return p.maxEscalated }
 
 // Lifetime is how long a challenge lives.
 func (p *ProofOfWork) Lifetime() time.Duration { return p.lifetime }
@@ -187,17 +213,24 @@ type Challenge struct {
 	Signature string `json:"signature"`
 }
 
-// Issue returns a new challenge, expiring Lifetime from now, whose salt
-// carries the expiry, the current key version and params (sorted; the
-// names "expires" and "kv" are reserved). It fails only when params use a
+// Issue returns a new challenge of the base max number, as IssueAt does.
+func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
+	return p.IssueAt(p.maxNumber, params)
+}
+
+// IssueAt returns a new challenge hiding a number up to maxNumber (brought
+// into MaxNumber..MaxEscalated), expiring Lifetime from now, whose salt
+// carries the expiry, the current key version, the max number and params
+// (sorted; the names "expires", "kv" and "mn" are reserved). It fails only when params use a
 // reserved name or make the salt longer than 1024 bytes, when the keyring's
 // current key has become shorter than keyring.MinKeyLen (it never signs
 // with one), or when the random source fails; these are the caller's or the
 // machine's faults, not the visitor's.
-func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
+func (p *ProofOfWork) IssueAt(maxNumber int64, params url.Values) (Challenge, error) {
+	maxNumber = min(max(maxNumber, p.maxNumber), p.maxEscalated)
 	signed := url.Values{}
 	for name, values := range params {
-		if name == paramExpires || name == paramKey {
+		if name == paramExpires || name == paramKey || name == paramMaxNumber {
 			return Challenge{}, fmt.Errorf("altchapow: param %q is reserved", name)
 		}
 		signed[name] = append([]string(nil), values...)
@@ -207,15 +240,16 @@ func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
 		return Challenge{}, fmt.Errorf("altchapow: current key is shorter than %d bytes; refusing to sign", keyring.MinKeyLen)
 	}
 	signed.Set(paramKey, version)
+	signed.Set(paramMaxNumber, strconv.FormatInt(maxNumber, 10))
 	expires := p.clock.Now().Add(p.lifetime)
 
-	salt, number, err := p.draw()
+	salt, number, err := p.draw(maxNumber)
 	if err != nil {
 		return Challenge{}, fmt.Errorf("altchapow: drawing a challenge: %w", err)
 	}
 	c, err := altcha.CreateChallenge(altcha.ChallengeOptions{
 		Algorithm: altcha.SHA256,
-		MaxNumber: p.maxNumber,
+		MaxNumber: maxNumber,
 		HMACKey:   string(keyring.Derive(master, Purpose)),
 		Salt:      salt,
 		Number:    &number,
@@ -232,14 +266,14 @@ func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
 }
 
 // draw reads a random salt prefix and a secret number in [0, maxNumber].
-func (p *ProofOfWork) draw() (string, int64, error) {
+func (p *ProofOfWork) draw(maxNumber int64) (string, int64, error) {
 	p.randMu.Lock()
 	defer p.randMu.Unlock()
 	b := make([]byte, saltBytes)
 	if _, err := io.ReadFull(p.random, b); err != nil {
 		return "", 0, err
 	}
-	n, err := rand.Int(p.random, big.NewInt(p.maxNumber+1))
+	n, err := rand.Int(p.random, big.NewInt(maxNumber+1))
 	if err != nil {
 		return "", 0, err
 	}
@@ -248,8 +282,10 @@ func (p *ProofOfWork) draw() (string, int64, error) {
 
 // Verify checks a solved payload (standard base64 of the ALTCHA v1 payload
 // JSON) and returns the challenge it spends: Key is a hex SHA-256 naming the
-// challenge (the same for the same solution, different across challenges)
-// and ExpireAt its signed expiry. It is pure computation and touches no
+// challenge (the same for the same solution, different across challenges),
+// ExpireAt its signed expiry and MaxNumber its signed max number (the base
+// MaxNumber for a salt without one, as every challenge issued before the
+// salt carried it was). It is pure computation and touches no
 // store; the caller must still remember the spent challenge.
 //
 // Errors are *intake.Error made by intake.Invalid with one FieldError on
@@ -261,7 +297,7 @@ func (p *ProofOfWork) Verify(payload string) (intake.SpentChallenge, error) {
 	if payload == "" {
 		return intake.SpentChallenge{}, refuse(intake.CodePowRequired, detailRequired, ErrMissing)
 	}
-	pl, expires, version, err := parsePayload(payload)
+	pl, expires, version, maxNumber, err := parsePayload(payload)
 	if err != nil {
 		return intake.SpentChallenge{}, refuse(intake.CodePowInvalid, detailInvalid, err)
 	}
@@ -278,20 +314,24 @@ func (p *ProofOfWork) Verify(payload string) (intake.SpentChallenge, error) {
 		return intake.SpentChallenge{}, refuse(intake.CodePowExpired, detailExpired, ErrExpired)
 	}
 	key := sha256.Sum256([]byte("altcha-v1 spent\n" + pl.Challenge))
-	return intake.SpentChallenge{Key: hex.EncodeToString(key[:]), ExpireAt: expireAt}, nil
+	if maxNumber == 0 {
+		maxNumber = p.maxNumber
+	}
+	return intake.SpentChallenge{Key: hex.EncodeToString(key[:]), ExpireAt: expireAt, MaxNumber: maxNumber}, nil
 }
 
 // parsePayload decodes and checks everything about a payload that needs no
 // key: strict standard base64, one JSON object, the algorithm, the number,
-// the salt's shape and its expires and kv params.
-func parsePayload(payload string) (pl altcha.Payload, expires int64, version string, err error) {
+// the salt's shape and its expires, kv and (optional, 0 when absent) mn
+// params.
+func parsePayload(payload string) (pl altcha.Payload, expires int64, version string, maxNumber int64, err error) {
 	if len(payload) > MaxPayloadLen {
-		return pl, 0, "", ErrMalformed
+		return pl, 0, "", 0, ErrMalformed
 	}
 	raw, err := base64.StdEncoding.Strict().DecodeString(payload)
 	// DecodeString skips '\r' and '\n'; re-encoding refuses them too.
 	if err != nil || base64.StdEncoding.EncodeToString(raw) != payload {
-		return pl, 0, "", ErrMalformed
+		return pl, 0, "", 0, ErrMalformed
 	}
 	var fields struct {
 		Algorithm string `json:"algorithm"`
@@ -301,27 +341,36 @@ func parsePayload(payload string) (pl altcha.Payload, expires int64, version str
 		Signature string `json:"signature"`
 	}
 	if strictjson.Decode(raw, &fields, strictjson.IgnoreUnknown) != nil || fields.Algorithm != Algorithm || fields.Number == nil || *fields.Number < 0 {
-		return pl, 0, "", ErrMalformed
+		return pl, 0, "", 0, ErrMalformed
 	}
 	salt := fields.Salt
 	if strings.Count(salt, "?") != 1 || !strings.HasSuffix(salt, "&") {
-		return pl, 0, "", ErrMalformed
+		return pl, 0, "", 0, ErrMalformed
 	}
 	params, err := url.ParseQuery(salt[strings.IndexByte(salt, '?')+1:])
 	if err != nil {
-		return pl, 0, "", ErrMalformed
+		return pl, 0, "", 0, ErrMalformed
 	}
 	e := params[paramExpires]
 	if len(e) != 1 {
-		return pl, 0, "", ErrNoExpiry
+		return pl, 0, "", 0, ErrNoExpiry
 	}
 	expires, err = strconv.ParseInt(e[0], 10, 64)
 	if err != nil || expires <= 0 {
-		return pl, 0, "", ErrNoExpiry
+		return pl, 0, "", 0, ErrNoExpiry
 	}
 	kv := params[paramKey]
 	if len(kv) != 1 || kv[0] == "" {
-		return pl, 0, "", ErrUnknownKey
+		return pl, 0, "", 0, ErrUnknownKey
+	}
+	if mn, ok := params[paramMaxNumber]; ok {
+		if len(mn) != 1 {
+			return pl, 0, "", 0, ErrMalformed
+		}
+		maxNumber, err = strconv.ParseInt(mn[0], 10, 64)
+		if err != nil || maxNumber < 1 {
+			return pl, 0, "", 0, ErrMalformed
+		}
 	}
 	pl = altcha.Payload{
 		Algorithm: fields.Algorithm,
@@ -330,7 +379,7 @@ func parsePayload(payload string) (pl altcha.Payload, expires int64, version str
 		Salt:      salt,
 		Signature: fields.Signature,
 	}
-	return pl, expires, kv[0], nil
+	return pl, expires, kv[0], maxNumber, nil
 }
 
 // refuse builds the one error shape Verify returns.

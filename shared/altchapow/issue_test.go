@@ -84,15 +84,16 @@ func TestNew(t *testing.T) {
 func TestIssue(t *testing.T) {
 	ring := newRing(t, map[string]byte{"1": 'a', "7": 'b'}, "7")
 	exp := strconv.FormatInt(t0.Add(altchapow.DefaultLifetime).Unix(), 10)
+	mn := strconv.FormatInt(testMaxNumber, 10)
 	tests := []struct {
 		name   string
 		params url.Values
 		query  string // the salt after its random hex
 	}{
-		{name: "no params", params: nil, query: "?expires=" + exp + "&kv=7&"},
-		{name: "empty params", params: url.Values{}, query: "?expires=" + exp + "&kv=7&"},
-		{name: "params sorted among the reserved ones", params: url.Values{"form": {"introduction"}, "a": {"x y"}}, query: "?a=x+y&expires=" + exp + "&form=introduction&kv=7&"},
-		{name: "param values escaped", params: url.Values{"z": {"1&kv=1"}}, query: "?expires=" + exp + "&kv=7&z=1%26kv%3D1&"},
+		{name: "no params", params: nil, query: "?expires=" + exp + "&kv=7&mn=" + mn + "&"},
+		{name: "empty params", params: url.Values{}, query: "?expires=" + exp + "&kv=7&mn=" + mn + "&"},
+		{name: "params sorted among the reserved ones", params: url.Values{"form": {"introduction"}, "a": {"x y"}}, query: "?a=x+y&expires=" + exp + "&form=introduction&kv=7&mn=" + mn + "&"},
+		{name: "param values escaped", params: url.Values{"z": {"1&kv=1"}}, query: "?expires=" + exp + "&kv=7&mn=" + mn + "&z=1%26kv%3D1&"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,6 +123,7 @@ func TestIssue(t *testing.T) {
 				params = url.Values{}
 			}
 			params.Set("kv", "7")
+			params.Set("mn", mn)
 			want, err := altcha.CreateChallenge(altcha.ChallengeOptions{
 				Algorithm: altcha.SHA256, MaxNumber: testMaxNumber, HMACKey: string(keyring.Derive(k, "altcha-v1")),
 				Salt: m[1], Number: &n, Expires: ptr(t0.Add(altchapow.DefaultLifetime)), Params: params,
@@ -158,6 +160,7 @@ func TestIssueRefuses(t *testing.T) {
 	}{
 		{name: "reserved expires", params: url.Values{"expires": {"9999999999"}}},
 		{name: "reserved kv", params: url.Values{"kv": {"2"}}},
+		{name: "reserved mn", params: url.Values{"mn": {"2"}}},
 		{name: "salt too long", params: url.Values{"note": {strings.Repeat("x", 1100)}}},
 		{name: "random source fails", random: func() *altchapow.Config {
 			return &altchapow.Config{Random: iotest.ErrReader(errors.New("no entropy"))}

@@ -15,6 +15,7 @@ import (
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // checkRefusal asserts err is Verify's one error shape with code and reason.
@@ -159,6 +160,10 @@ func TestVerify(t *testing.T) {
 		{name: "two expiries, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&expires=99999999999&kv=1&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrNoExpiry},
 
 		{name: "no key version, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrUnknownKey},
+		{name: "max number not a number, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&kv=1&mn=lots&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrMalformed},
+		{name: "max number zero, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&kv=1&mn=0&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrMalformed},
+		{name: "two max numbers, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&kv=1&mn=5&mn=5000000&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrMalformed},
+		{name: "max number raised in the salt", payload: encode(t, good.with("salt", strings.Replace(c.Salt, "mn=2000&", "mn=2000000&", 1))), code: intake.CodePowInvalid, reason: altchapow.ErrBadSolution},
 		{name: "empty key version, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&kv=&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrUnknownKey},
 		{name: "two key versions, signed by our key", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&kv=1&kv=1&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrUnknownKey},
 		{name: "unknown key version", payload: encode(t, forge(ourKey, ourSalt("expires="+exp+"&kv=2&"), n)), code: intake.CodePowInvalid, reason: altchapow.ErrUnknownKey},
@@ -203,8 +208,61 @@ func TestVerify(t *testing.T) {
 			if !spent.ExpireAt.Equal(time.Unix(expires, 0)) {
 				t.Errorf("ExpireAt = %v, want %v", spent.ExpireAt, time.Unix(expires, 0))
 			}
+			if spent.MaxNumber != testMaxNumber {
+				t.Errorf("MaxNumber = %d, want the signed %d", spent.MaxNumber, testMaxNumber)
+			}
 		})
 	}
+}
+
+// TestEscalatedChallenges: IssueAt signs the max number it is asked for,
+// brought into MaxNumber..MaxEscalated; Verify reports the signed max
+// number, whatever the payload's own maxnumber member says, and the base
+// for a salt without one.
+func TestEscalatedChallenges(t *testing.T) {
+	ring := newRing(t, map[string]byte{"1": 'a'}, "1")
+	pow, err := altchapow.New(ring, testsupport.NewClock(t0), altchapow.Config{MaxNumber: 100, MaxEscalated: 1600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		ask, want int64
+	}{
+		{"the base", 0, 100}, {"below the base", 7, 100}, {"between", 800, 800}, {"the ceiling", 1600, 1600}, {"above the ceiling", 1 << 40, 1600},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := pow.IssueAt(tt.ask, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MaxNumber != tt.want || !strings.Contains(c.Salt, "&mn="+strconv.FormatInt(tt.want, 10)+"&") {
+				t.Fatalf("IssueAt(%d) = maxnumber %d, salt %q; want %d signed in the salt", tt.ask, c.MaxNumber, c.Salt, tt.want)
+			}
+			payload, n := solved(t, c)
+			spent, err := pow.Verify(payload)
+			if err != nil || spent.MaxNumber != tt.want {
+				t.Fatalf("Verify = %+v, %v; want MaxNumber %d", spent, err, tt.want)
+			}
+			// The payload's maxnumber member is not signed: it changes nothing.
+			boasting := encode(t, fields{"algorithm": c.Algorithm, "challenge": c.Challenge, "number": n, "salt": c.Salt, "signature": c.Signature, "maxnumber": 1 << 40})
+			if spent, err := pow.Verify(boasting); err != nil || spent.MaxNumber != tt.want {
+				t.Fatalf("Verify with a boasting maxnumber = %+v, %v; want MaxNumber %d", spent, err, tt.want)
+			}
+		})
+	}
+	t.Run("a salt without mn counts as the base", func(t *testing.T) {
+		salt := "0123456789abcdef01234567?expires=" + strconv.FormatInt(t0.Add(time.Minute).Unix(), 10) + "&kv=1&"
+		spent, err := pow.Verify(encode(t, forge(signingKey(t, ring, "1"), salt, 42)))
+		if err != nil || spent.MaxNumber != 100 {
+			t.Fatalf("Verify = %+v, %v; want MaxNumber 100", spent, err)
+		}
+	})
+	t.Run("New refuses a ceiling below the base", func(t *testing.T) {
+		if _, err := altchapow.New(ring, testsupport.NewClock(t0), altchapow.Config{MaxNumber: 100, MaxEscalated: 99}); err == nil || !strings.Contains(err.Error(), "MaxEscalated") {
+			t.Fatalf("New = %v, want a MaxEscalated error", err)
+		}
+	})
 }
 
 // TestVerifyRefusesSplicedSalt moves digits between a legitimately signed
@@ -285,7 +343,7 @@ func TestVerifyKeyRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	signedAfter, _ := solved(t, after)
-	if !strings.HasSuffix(after.Salt, "&kv=2&") {
+	if !strings.Contains(after.Salt, "&kv=2&") {
 		t.Fatalf("after rotation the salt %q does not name version 2", after.Salt)
 	}
 

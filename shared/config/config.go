@@ -44,6 +44,10 @@ type Config struct {
 	// (POW_MAX_NUMBER, default 100000; POW_LIFETIME, default 10m).
 	PowMaxNumber int64
 	PowLifetime  time.Duration
+	// PowMaxEscalated is the most a source that keeps many drafts is ever
+	// asked to solve (POW_MAX_ESCALATED, default 1000 × POW_MAX_NUMBER, from
+	// POW_MAX_NUMBER, which turns escalation off, to 100000000000).
+	PowMaxEscalated int64
 	// Retention: DRAFT_LIFETIME (30m), INTRODUCTION_RETENTION (4320h = 180
 	// days), REJECTED_ATTEMPT_RETENTION (720h = 30 days).
 	Retention intake.Retention
@@ -309,6 +313,10 @@ func Load(getenv func(string) string) (Config, error) {
 			Introduction:    l.duration("INTRODUCTION_RETENTION", intake.DefaultRetention.Introduction, time.Hour, 3*365*24*time.Hour),
 			RejectedAttempt: l.duration("REJECTED_ATTEMPT_RETENTION", intake.DefaultRetention.RejectedAttempt, time.Hour, 365*24*time.Hour),
 		},
+	}
+	c.PowMaxEscalated = l.integer("POW_MAX_ESCALATED", min(1000*c.PowMaxNumber, 100_000_000_000), 1, 100_000_000_000)
+	if c.PowMaxEscalated < c.PowMaxNumber {
+		l.errs = append(l.errs, fmt.Errorf("POW_MAX_ESCALATED=%d must be at least POW_MAX_NUMBER=%d", c.PowMaxEscalated, c.PowMaxNumber))
 	}
 	c.ClientAddress = "connection"
 	if l.str("K_SERVICE", "") != "" {

@@ -258,3 +258,31 @@ func TestErrorsQuoteNoURLOrAddress(t *testing.T) {
 		t.Errorf("plain http webhook: %v", err)
 	}
 }
+
+func TestPowMaxEscalated(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want int64
+		err  bool
+	}{
+		{"default: 1000 × the base", nil, 100_000_000, false},
+		{"default follows the base", map[string]string{"POW_MAX_NUMBER": "3000"}, 3_000_000, false},
+		{"equal to the base: escalation off", map[string]string{"POW_MAX_NUMBER": "3000", "POW_MAX_ESCALATED": "3000"}, 3000, false},
+		{"below the base", map[string]string{"POW_MAX_NUMBER": "3000", "POW_MAX_ESCALATED": "2999"}, 0, true},
+		{"beyond the ceiling", map[string]string{"POW_MAX_ESCALATED": "100000000001"}, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(t, tt.env)
+			if tt.err {
+				if err == nil || !strings.Contains(err.Error(), "POW_MAX_ESCALATED") {
+					t.Fatalf("Load = %v, want a POW_MAX_ESCALATED error", err)
+				}
+				return
+			}
+			if err != nil || c.PowMaxEscalated != tt.want {
+				t.Fatalf("PowMaxEscalated = %d, %v; want %d", c.PowMaxEscalated, err, tt.want)
+			}
+		})
+	}
+}

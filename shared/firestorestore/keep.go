@@ -21,6 +21,9 @@ import (
 // already made a live draft: outcome.Replay, nothing written), POW_SPENT (the
 // challenge is spent and not yet expired), RATE_LIMITED (a counter is at its
 // limit: outcome.RateDecisions says which, RetryAfter when to come back),
+// POW_TOO_EASY (the challenge's max number is below what k.Escalation owes
+// for the drafts its layer's counter holds; the counter is the one already
+// read, so this costs no round trip, and the solution stays unspent),
 // INTERNAL (a record fails intake.CheckStorableDraft), UNAVAILABLE. When
 // Firestore fails the transaction (a deadline, cancellation or outage
 // around the commit leaves its outcome unknown), a fresh read by id decides: a draft that was kept is a success, never
@@ -74,6 +77,7 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 			counters := make([]rateCounterDoc, len(k.RateKeys))
 			var retryAfter time.Duration
 			blocked := false
+			owed := int64(0)
 			for i, rk := range k.RateKeys {
 				var c rateCounterDoc
 				if snap := snaps[firstCounter+i]; live(snap, now) {
@@ -83,6 +87,9 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 				}
 				kept, d, wait := rk.Admit(c.Hits, now)
 				out.RateDecisions = append(out.RateDecisions, d)
+				if rk.Layer == k.Escalation.Layer {
+					owed = k.Escalation.Owed(d.Count - 1) // the drafts kept before this one
+				}
 				if d.Decision == intake.RateBlock {
 					blocked = true
 					retryAfter = max(retryAfter, wait)
@@ -91,6 +98,9 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 			}
 			if blocked {
 				return intake.RateLimited(retryAfter)
+			}
+			if k.Challenge.MaxNumber < owed {
+				return intake.PowTooEasy(owed)
 			}
 
 			// The ledger entry records the authoritative layers' decisions

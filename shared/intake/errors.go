@@ -33,6 +33,7 @@ const (
 	CodePowInvalid            Code = "POW_INVALID"
 	CodePowExpired            Code = "POW_EXPIRED"
 	CodePowSpent              Code = "POW_SPENT"
+	CodePowTooEasy            Code = "POW_TOO_EASY"
 	CodeRateLimited           Code = "RATE_LIMITED"
 	CodeIdempotencyKeyInvalid Code = "IDEMPOTENCY_KEY_INVALID"
 	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
@@ -67,7 +68,10 @@ type Error struct {
 	Detail     string
 	Fields     []FieldError
 	RetryAfter time.Duration
-	Cause      error
+	// RequiredMaxNumber is, on POW_TOO_EASY, the max number of the
+	// challenge the source owes (the problem's "requiredMaxNumber").
+	RequiredMaxNumber int64
+	Cause             error
 }
 
 func (e *Error) Error() string {

@@ -55,3 +55,36 @@ func CoarseRetryAfter(d time.Duration) time.Duration {
 func RateLimited(retryAfter time.Duration) *Error {
 	return &Error{Code: CodeRateLimited, Detail: "Too many introductions from here; please try again later.", RetryAfter: retryAfter}
 }
+
+// Escalation is the proof of work a source owes for a draft, by the drafts
+// it has already kept in the window of its Layer's rate counter (a
+// honeypot's decoy counts as kept): Base for the first Free, then at least
+// twice the previous draft's for each further one, never more than Max. A
+// zero Escalation owes nothing.
+type Escalation struct {
+	Layer string
+	Free  int
+	Base  int64
+	Max   int64
+}
+
+// Owed returns the least max number a solution must have been issued with
+// for a source that has kept drafts in the window: Base for kept < Free,
+// else Base·2^(kept−Free+1), capped at Max (and never below Base).
+func (e Escalation) Owed(kept int) int64 {
+	if e.Base <= 0 {
+		return 0
+	}
+	owed := e.Base
+	for i := e.Free; i <= kept && owed < e.Max; i++ {
+		owed *= 2
+	}
+	return max(e.Base, min(owed, e.Max))
+}
+
+// PowTooEasy returns the POW_TOO_EASY refusal of a solution below the
+// owed max number.
+func PowTooEasy(owed int64) *Error {
+	return &Error{Code: CodePowTooEasy, RequiredMaxNumber: owed,
+		Detail: "More drafts than usual came from here: please let the page solve a harder challenge."}
+}

@@ -25,6 +25,9 @@ type Submission struct {
 type SpentChallenge struct {
 	Key      string
 	ExpireAt time.Time
+	// MaxNumber is the signed max number the challenge was issued with:
+	// the work its solution stands for.
+	MaxNumber int64
 }
 
 // IdempotencyRecord binds an Idempotency-Key (by hash) to the draft it made.
@@ -52,7 +55,10 @@ type DraftKeeping struct {
 	// RateKeys are the authoritative limits; each one's counter moves in
 	// the same transaction.
 	RateKeys []RateKey
-	Now      time.Time
+	// Escalation is what the source owes, counted on the rate key of its
+	// layer in the same transaction; zero owes nothing.
+	Escalation Escalation
+	Now        time.Time
 	// Decoy marks a honeypot's decoy: everything is written as for a real
 	// draft (spent challenge, counters, idempotency record, ledger entry
 	// with its DecoyRecord) except the introduction and its transcript,
@@ -82,7 +88,9 @@ type Store interface {
 	// KeepDraft writes a draft, its transcript, the spent challenge, the
 	// idempotency record, the rate counters and the ledger entry atomically.
 	// Errors: RATE_LIMITED (outcome.RateDecisions says which layer), POW_SPENT,
-	// UNAVAILABLE. On a replay it writes nothing and returns outcome.Replay.
+	// POW_TOO_EASY (the challenge's max number is below what k.Escalation
+	// says the source owes: RequiredMaxNumber), UNAVAILABLE. On a replay, and
+	// on any refusal, it writes nothing; a replay returns outcome.Replay.
 	KeepDraft(ctx context.Context, k DraftKeeping) (KeepOutcome, error)
 
 	// Confirm applies the confirm move with one conditional update, binds the

@@ -33,6 +33,10 @@ const (
 	LayerEmail = "email"
 )
 
+// FreeDrafts is how many drafts a source keeps in the window of its ip
+// counter at the base cost before the work it owes grows.
+const FreeDrafts = 3
+
 // Deps is what the service needs; New refuses a missing one.
 type Deps struct {
 	Store   intake.Store
@@ -54,6 +58,9 @@ type Deps struct {
 	// window.
 	IPLimit    intake.RateRule
 	EmailLimit intake.RateRule
+	// Escalation is the work a source owes by the drafts its ip counter
+	// holds (its Layer is set to "ip"). Zero: the base cost always.
+	Escalation intake.Escalation
 	// Function and Revision name the code in the ledger's provenance.
 	Function string
 	Revision string
@@ -106,7 +113,7 @@ func New(d Deps) (*Service, error) {
 	if err := errors.Join(missing...); err != nil {
 		return nil, err
 	}
-	d.IPLimit.Layer, d.EmailLimit.Layer = LayerIP, LayerEmail
+	d.IPLimit.Layer, d.EmailLimit.Layer, d.Escalation.Layer = LayerIP, LayerEmail, LayerIP
 	return &Service{Deps: d, inFlight: map[string]bool{}}, nil
 }
 
@@ -154,7 +161,9 @@ func WithdrawalPath(id string) string {
 }
 
 // Draft takes a draft through the chain and keeps it. Errors are *intake.Error:
-// FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_*,
+// FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_* (POW_TOO_EASY
+// when the source owes a harder challenge: the decoy of a honeypot is
+// refused so too, as it counts as kept),
 // RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE. Every refusal past decoding
 // leaves a content-free ledger entry: one of its own for a refusal by the
 // checks or the store, one per source and flood window with a count for a
@@ -252,7 +261,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	entry.Decision, entry.Reason = intake.DecisionAwaitingConfirmation, "draft kept; it is sent on only when the visitor confirms it"
 
 	k := intake.DraftKeeping{Introduction: in, Ledger: entry, Challenge: a.Challenge, Now: now,
-		RateKeys: []intake.RateKey{{RateRule: s.IPLimit, KeyHash: a.ClientKey}}}
+		RateKeys: []intake.RateKey{{RateRule: s.IPLimit, KeyHash: a.ClientKey}}, Escalation: s.Escalation}
 	if a.EmailKey != "" {
 		k.RateKeys = append(k.RateKeys, intake.RateKey{RateRule: s.EmailLimit, KeyHash: a.EmailKey})
 	}
@@ -288,8 +297,8 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 					s.Flood.Block(d.KeyHash, now.Add(intake.AsError(err).RetryAfter))
 				}
 			}
-		case intake.CodePowSpent:
-			entry.Abuse = intake.AbuseRecord{State: intake.AbusePowFailed, Signals: append(entry.Abuse.Signals, string(intake.CodePowSpent))}
+		case intake.CodePowSpent, intake.CodePowTooEasy:
+			entry.Abuse = intake.AbuseRecord{State: intake.AbusePowFailed, Signals: append(entry.Abuse.Signals, string(intake.CodeOf(err)))}
 		default:
 			return nil, err // unavailable or internal: nothing was kept, and the ledger cannot be written either
 		}

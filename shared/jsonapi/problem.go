@@ -35,6 +35,7 @@ var statusOf = map[intake.Code]int{
 	intake.CodePowInvalid:            http.StatusUnprocessableEntity,
 	intake.CodePowExpired:            http.StatusUnprocessableEntity,
 	intake.CodePowSpent:              http.StatusUnprocessableEntity,
+	intake.CodePowTooEasy:            http.StatusUnprocessableEntity,
 	intake.CodeRateLimited:           http.StatusTooManyRequests,
 	intake.CodeIdempotencyKeyInvalid: http.StatusBadRequest,
 	intake.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
@@ -86,6 +87,9 @@ type Problem struct {
 	Code   intake.Code         `json:"code"`
 	Detail string              `json:"detail"`
 	Errors []intake.FieldError `json:"errors,omitempty"`
+	// RequiredMaxNumber is set on POW_TOO_EASY: the max number of the
+	// challenge to solve instead.
+	RequiredMaxNumber int64 `json:"requiredMaxNumber,omitempty"`
 }
 
 // ProblemFor builds the body for err, which the admin's pages show as
@@ -104,6 +108,8 @@ func ProblemFor(err *intake.Error) Problem {
 		Code:   err.Code,
 		Detail: detail,
 		Errors: err.Fields,
+
+		RequiredMaxNumber: err.RequiredMaxNumber,
 	}
 }
 

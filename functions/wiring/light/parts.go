@@ -173,7 +173,7 @@ func (p *Parts) ProofOfWork() (*altchapow.ProofOfWork, error) {
 	if err != nil {
 		return nil, err
 	}
-	pow, err := altchapow.New(keys, p.o.Clock, altchapow.Config{MaxNumber: p.cfg.PowMaxNumber, Lifetime: p.cfg.PowLifetime})
+	pow, err := altchapow.New(keys, p.o.Clock, altchapow.Config{MaxNumber: p.cfg.PowMaxNumber, MaxEscalated: p.cfg.PowMaxEscalated, Lifetime: p.cfg.PowLifetime})
 	if err != nil {
 		return nil, fmt.Errorf("proof of work: %w", err)
 	}

@@ -41,6 +41,9 @@ const BASES = {
 };
 
 const POW_CODES = new Set(["POW_REQUIRED", "POW_INVALID", "POW_EXPIRED", "POW_SPENT"]);
+// MAX_HARDER bounds how often one Review follows POW_TOO_EASY to a harder
+// challenge before it says the check did not go through.
+const MAX_HARDER = 3;
 
 // Codes whose detail from the service says more precisely than the page's
 // own sentence what to change in the field.
@@ -248,6 +251,15 @@ class ProofOfWork {
     this.onState = onState || (() => {});
     this.current = null; // {promise, progress, expiresAt}
     this.listener = null;
+    this.maxNumber = null; // the harder challenge a POW_TOO_EASY asked for, if any
+  }
+
+  // challengeURL is the challenge endpoint, asking for the harder
+  // challenge when the service said this source owes one.
+  challengeURL() {
+    const url = this.url();
+    if (!this.maxNumber) return url;
+    return `${url}${url.includes("?") ? "&" : "?"}maxnumber=${encodeURIComponent(String(this.maxNumber))}`;
   }
 
   // start makes sure a challenge is being fetched or is solved and fresh.
@@ -262,7 +274,7 @@ class ProofOfWork {
     this.current = entry;
     entry.promise = (async () => {
       state("fetching");
-      const res = await fetch(this.url(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
+      const res = await fetch(this.challengeURL(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
       if (!res.ok) throw new Error(`challenge: HTTP ${res.status}`);
       const challenge = await res.json();
       entry.expiresAt = saltExpiry(challenge.salt);
@@ -303,11 +315,20 @@ class ProofOfWork {
     return !!(this.current && this.current.ready);
   }
 
-  // stop abandons the current challenge and starts none.
+  // stop abandons the current challenge and starts none; the next one is
+  // of the base cost again.
   stop() {
     if (this.current) this.current.ctl.abort();
     this.current = null;
     this.listener = null;
+    this.maxNumber = null;
+  }
+
+  // harder abandons the current challenge (too easy for what this source
+  // owes) and starts solving one of maxNumber.
+  harder(maxNumber) {
+    this.maxNumber = maxNumber;
+    this.discard();
   }
 
   // discard forgets the current solution (spent, refused) and starts another.
@@ -846,6 +867,7 @@ export class IntroductionForm {
       case "POW_INVALID":
       case "POW_EXPIRED":
       case "POW_SPENT":
+      case "POW_TOO_EASY":
         return "The automatic robot check did not go through. Please press Review again.";
       case "RATE_LIMITED":
         return `You have sent several introductions in a short time. Please try again ${whenText(retryAfter)}.`;
@@ -931,6 +953,7 @@ export class IntroductionForm {
     if (!this.progress) return;
     const pct = Math.round(fraction * 100);
     put(this.progress,
+      this.slow ? el("p", { class: "intro-slow" }, "This is taking a little longer than usual.") : "",
       el("label", { for: "intro-pow-progress" }, `Checking that you are not a robot… ${pct}%`),
       el("progress", { id: "intro-pow-progress", max: "100", value: String(pct) }),
     );
@@ -1022,7 +1045,22 @@ export class IntroductionForm {
     return true;
   }
 
+  // keepNew keeps body as a new draft with a fresh solution. A refusal for
+  // the proof of work alone (expired, spent) is retried once with a new
+  // one; a POW_TOO_EASY (this source has sent several drafts lately) is
+  // retried with the same content and a challenge of the required cost, up
+  // to MAX_HARDER times, saying that it takes a little longer.
   async keepNew(body) {
+    this.slow = false;
+    try {
+      await this.keepNewOnce(body);
+    } finally {
+      this.slow = false;
+    }
+  }
+
+  async keepNewOnce(body) {
+    let harder = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
       if (!this.pow.isReady()) this.showProgress(this.pow.current ? this.pow.current.progress : 0);
       let altcha;
@@ -1059,6 +1097,14 @@ export class IntroductionForm {
         this.formValues = this.formValues;
         this.showReview(data);
         return;
+      }
+      const required = Number(data.requiredMaxNumber);
+      if (data.code === "POW_TOO_EASY" && Number.isSafeInteger(required) && required > 0 && harder < MAX_HARDER) {
+        harder++;
+        attempt--; // not a failure of the proof of work: the same attempt, harder
+        this.slow = true;
+        this.pow.harder(required);
+        continue;
       }
       const codes = data.errors && data.errors.length ? data.errors.map((e) => e.code) : [data.code];
       if (attempt === 0 && codes.every((c) => POW_CODES.has(c))) {
