@@ -74,7 +74,7 @@ locals {
       public          = true
       invokers        = []
       firestore       = true
-      secrets         = ["HMAC_SECRET", "HASH_PEPPER_SECRET", "WEBHOOK_SECRET", "SMTP_PASSWORD"]
+      secrets         = ["HASH_PEPPER_SECRET", "WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff"]
       memory          = "256Mi"
       cpu             = "1"

@@ -160,10 +160,12 @@ func (p *parts) delivery() (*delivery.Service, error) {
 }
 
 // intake is the intake service of Drafts and Confirmation, over the
-// intake store: the flood layer, the check chain in its order, the keys
-// and the limits. Where the instance holds the handoff's senders, the
-// delivery service sends each confirmation's outbox; elsewhere (Drafts,
-// which confirms nothing) it has no handoff.
+// intake store: the flood layer, the pepper and the limits. Where the
+// instance keeps drafts, it holds the check chain a draft passes, the proof
+// of work last; elsewhere (Confirmation) it has none and holds no HMAC key.
+// Where the instance holds the handoff's senders, the delivery service
+// sends each confirmation's outbox; elsewhere (Drafts, which confirms
+// nothing) it has no handoff.
 func (p *parts) intake() (*intakeflow.Service, error) {
 	if p.flow != nil {
 		return p.flow, nil
@@ -184,15 +186,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := p.HMACKeys()
-	if err != nil {
-		return nil, err
-	}
 	pepper, err := p.hashPepper()
-	if err != nil {
-		return nil, err
-	}
-	pow, err := p.ProofOfWork()
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +195,18 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 			return nil, fmt.Errorf("flood layer: %w", err)
 		}
 	}
+	var chain checks.Chain
+	if p.KeepsDrafts() {
+		pow, err := p.ProofOfWork()
+		if err != nil {
+			return nil, err
+		}
+		chain = checks.Chain{checks.RateLimit{Flood: p.flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}}
+	}
 	store := db.Intake(func(e intake.LedgerEntry) (intake.Decision, string) { return delivery.Decide(e, registry) })
 	flow, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Reviser: store, Forms: registry, Flood: p.flood, Keys: keys, Pepper: pepper, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
-		Chain:      checks.Chain{checks.RateLimit{Flood: p.flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
+		Store: store, Reviser: store, Forms: registry, Flood: p.flood, Pepper: pepper, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
+		Chain:      chain,
 		Retention:  p.cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: p.cfg.RateLimitIPPerHour, Window: time.Hour},
 		EmailLimit: intake.RateRule{Limit: p.cfg.RateLimitEmailPerHour, Window: time.Hour},

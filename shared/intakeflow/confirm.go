@@ -56,10 +56,10 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return nil, intake.ErrNotFound
 	}
-	if key, ok := s.decoyKey(id); ok {
+	if s.isDecoy(id) {
 		// A decoy answers as a draft would, from its ledger entry, with the
 		// same store round trips (the entry is read even for a wrong token).
-		d, err := s.Store.ConfirmDecoy(ctx, id, s.decoyTokenMatches(key, id, token), now, s.Retention.Introduction)
+		d, err := s.Store.ConfirmDecoy(ctx, id, s.decoyTokenMatches(id, token), now, s.Retention.Introduction)
 		if err != nil {
 			return nil, err
 		}
@@ -100,8 +100,8 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return intake.ErrNotFound
 	}
-	if key, ok := s.decoyKey(id); ok {
-		return s.Store.WithdrawDecoy(ctx, id, s.decoyTokenMatches(key, id, token), now)
+	if s.isDecoy(id) {
+		return s.Store.WithdrawDecoy(ctx, id, s.decoyTokenMatches(id, token), now)
 	}
 	notices := s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(req.RequestID, now))
 	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now, notices); err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
-	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -69,17 +68,13 @@ func (h *recordingHandoff) Dispatch(ids []string) {
 // commit, once: a repeat sends nothing. A withdrawal hands its notices over
 // and sends them. Both carry the request's id in their provenance.
 func TestConfirmAndWithdrawHandOff(t *testing.T) {
-	keys, err := keyring.Local(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := testsupport.NewClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	flood, _ := floodlimit.New(100, time.Minute)
 	forms, _ := formregistry.Load()
 	store := &confirmingStore{untouchableStore: untouchableStore{t: t}}
 	handoff := &recordingHandoff{}
 	svc, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Reviser: &store.untouchableStore, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
+		Store: store, Reviser: &store.untouchableStore, Forms: forms, Flood: flood, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
 		Logger: slog.New(slog.DiscardHandler), Chain: checks.Chain{checks.Honeypot{}},
 		Retention: intake.DefaultRetention, IPLimit: intake.RateRule{Limit: 10, Window: time.Hour},
 		EmailLimit: intake.RateRule{Limit: 5, Window: time.Hour}, Function: "confirmation", Revision: "r1", Handoff: handoff,

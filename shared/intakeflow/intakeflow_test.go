@@ -120,7 +120,7 @@ func newFixtureWith(t *testing.T, change func(*intakeflow.Deps)) *fixture {
 	}
 	logs := &testsupport.Logs{}
 	deps := intakeflow.Deps{
-		Store: store, Reviser: store, Forms: forms, Flood: flood, Keys: keys, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
+		Store: store, Reviser: store, Forms: forms, Flood: flood, Pepper: bytes.Repeat([]byte{7}, 32), Clock: clock, Entropy: rand.Reader,
 		Logger:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Chain:      checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}},
 		Retention:  intake.DefaultRetention,

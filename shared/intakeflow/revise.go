@@ -105,10 +105,10 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 	}
 	var in *intake.Introduction
 	var err error
-	if key, ok := s.decoyKey(req.ID); ok {
+	if s.isDecoy(req.ID) {
 		// A decoy is revised as a draft is — the same checks, content rules
 		// and answer — from its ledger entry, keeping none of the content.
-		in, err = s.Reviser.ReviseDecoy(ctx, req.ID, intake.HashToken(req.Token), s.decoyTokenMatches(key, req.ID, req.Token), now, revise)
+		in, err = s.Reviser.ReviseDecoy(ctx, req.ID, intake.HashToken(req.Token), s.decoyTokenMatches(req.ID, req.Token), now, revise)
 	} else {
 		in, err = s.Reviser.ReviseDraft(ctx, req.ID, intake.HashToken(req.Token), now, revise)
 	}

@@ -115,8 +115,14 @@ func lazyPattern(expr string) pattern {
 // MatchString reports whether s matches the pattern.
 func (p pattern) MatchString(s string) bool { return p().MatchString(s) }
 
-func decoyMAC(key []byte, data []byte) []byte {
-	mac := hmac.New(sha256.New, keyring.Derive(key, "decoy/v1"))
+// decoyMAC is the keyed hash that marks a honeypot's decoy. It is keyed
+// from the pepper, which does not rotate, not from the HMAC keys: a decoy id
+// names no key version, so a decoy keyed from a rotating key would be a
+// stranger to an instance that has not yet read the newest key (or no
+// longer holds the old one) — a 404 where a real draft is confirmed, which
+// would tell a bot its draft was a decoy.
+func (s *Service) decoyMAC(data []byte) []byte {
+	mac := hmac.New(sha256.New, keyring.Derive(s.Pepper, "decoy/v2"))
 	mac.Write(data)
 	return mac.Sum(nil)
 }
@@ -137,46 +143,33 @@ func (s *Service) newIDAndToken(decoy bool) (id, token string, err error) {
 // newDecoy returns an id and token for a honeypot's decoy: they look like
 // real ones (random, of the same length), and both are recognised later by
 // a keyed hash — the id carries a tag over its random part, and the token
-// is derived from the id — so that any instance holding the key knows a
-// decoy's id and its token without storing either.
+// is derived from the id — so that every instance knows a decoy's id and
+// its token without storing either.
 func (s *Service) newDecoy() (id, token string, err error) {
 	b, err := s.random(idBytes - decoyTag)
 	if err != nil {
 		return "", "", err
 	}
-	_, key := s.Keys.Current()
-	id = b64.EncodeToString(append(b, decoyMAC(key, b)[:decoyTag]...))
-	return id, s.decoyToken(key, id), nil
+	id = b64.EncodeToString(append(b, s.decoyMAC(b)[:decoyTag]...))
+	return id, s.decoyToken(id), nil
 }
 
-func (s *Service) decoyToken(key []byte, id string) string {
-	return b64.EncodeToString(decoyMAC(key, []byte("token:"+id))[:tokenBytes])
+func (s *Service) decoyToken(id string) string {
+	return b64.EncodeToString(s.decoyMAC([]byte("token:" + id))[:tokenBytes])
 }
 
-// decoyKey returns the key a decoy id was made with, if it is one.
-func (s *Service) decoyKey(id string) ([]byte, bool) {
+// isDecoy reports whether id is a honeypot decoy's.
+func (s *Service) isDecoy(id string) bool {
 	raw, err := b64.DecodeString(id)
 	if err != nil || len(raw) != idBytes {
-		return nil, false
+		return false
 	}
 	body, tag := raw[:idBytes-decoyTag], raw[idBytes-decoyTag:]
-	for _, version := range s.Keys.Versions() {
-		key, ok := s.Keys.Key(version)
-		if ok && hmac.Equal(decoyMAC(key, body)[:decoyTag], tag) {
-			return key, true
-		}
-	}
-	return nil, false
+	return hmac.Equal(s.decoyMAC(body)[:decoyTag], tag)
 }
 
-func (s *Service) isDecoy(id string) bool {
-	_, ok := s.decoyKey(id)
-	return ok
-}
-
-func (s *Service) decoyTokenMatches(key []byte, id, token string) bool {
-	want := s.decoyToken(key, id)
-	return subtle.ConstantTimeCompare([]byte(want), []byte(token)) == 1
+func (s *Service) decoyTokenMatches(id, token string) bool {
+	return subtle.ConstantTimeCompare([]byte(s.decoyToken(id)), []byte(token)) == 1
 }
 
 // sealKey derives the key that seals a draft's token for replays from the

@@ -42,13 +42,14 @@ type Deps struct {
 	Store   intake.Store
 	Reviser Reviser
 	Forms   *formregistry.Registry
-	Chain   checks.Chain
-	Flood   *floodlimit.Limiter
-	Keys    intake.Keyring
+	// Chain is the checks a draft passes, in order. A service without it
+	// (the Confirmation function's) keeps no drafts: Draft refuses.
+	Chain checks.Chain
+	Flood *floodlimit.Limiter
 	// Pepper keys the hashes that name a client address, an email and an
-	// Idempotency-Key in storage (at least 32 bytes). It does not rotate
-	// with Keys, so a key rotation keeps every rate counter and idempotency
-	// record.
+	// Idempotency-Key in storage, and marks a honeypot's decoy (at least 32
+	// bytes). It does not rotate with the HMAC keys, so a key rotation keeps
+	// every rate counter, idempotency record and decoy.
 	Pepper    []byte
 	Clock     intake.Clock
 	Entropy   io.Reader // crypto/rand.Reader in production
@@ -99,8 +100,8 @@ type Service struct {
 func New(d Deps) (*Service, error) {
 	var missing []error
 	checks := map[string]bool{
-		"Store": d.Store != nil, "Reviser": d.Reviser != nil, "Forms": d.Forms != nil, "Chain": len(d.Chain) > 0, "Flood": d.Flood != nil,
-		"Keys": d.Keys != nil, "Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
+		"Store": d.Store != nil, "Reviser": d.Reviser != nil, "Forms": d.Forms != nil, "Flood": d.Flood != nil,
+		"Pepper": len(d.Pepper) >= keyring.MinKeyLen, "Clock": d.Clock != nil, "Entropy": d.Entropy != nil, "Logger": d.Logger != nil,
 		"Retention":  d.Retention.Draft > 0 && d.Retention.Introduction > 0 && d.Retention.RejectedAttempt > 0,
 		"IPLimit":    d.IPLimit.Limit > 0 && d.IPLimit.Window > 0,
 		"EmailLimit": d.EmailLimit.Limit > 0 && d.EmailLimit.Window > 0,
@@ -171,6 +172,9 @@ func WithdrawalPath(id string) string {
 // version, the flood layer, a remembered block). A honeypot gets a decoy
 // success.
 func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
+	if len(s.Chain) == 0 {
+		return nil, errors.New("intakeflow: this service keeps no drafts (it has no check chain)")
+	}
 	now := s.Clock.Now()
 	entry := s.newEntry(req.RequestID, now)
 	sub := req.Submission

@@ -35,9 +35,10 @@ var accesses = []Access{
 	{Function: "Challenge", Secrets: []string{SecretHMAC}},
 	{Function: "Forms"},
 	{Function: "Drafts", Firestore: true, Secrets: []string{SecretHMAC, SecretPepper}},
-	// Confirmation signs decoys (HMAC), hashes flood keys (pepper) and
-	// sends the handoff right after its commit.
-	{Function: "Confirmation", Firestore: true, Secrets: append([]string{SecretHMAC, SecretPepper}, handoffSecrets...)},
+	// Confirmation hashes flood keys and knows decoys (pepper) and sends
+	// the handoff right after its commit; it verifies no proof of work, so
+	// it holds no HMAC key.
+	{Function: "Confirmation", Firestore: true, Secrets: append([]string{SecretPepper}, handoffSecrets...)},
 	{Function: "DeliveryEvents", Firestore: true, Secrets: []string{SecretMailgunKey}},
 	// Sweep retries due deliveries; Admin retries one when the owner asks,
 	// and signs its list's cursors under a key derived from the HMAC key

@@ -106,6 +106,11 @@ func (p *Parts) May(secret string) error {
 	return nil
 }
 
+// KeepsDrafts reports whether the instance may read the HMAC keys a
+// draft's proof of work is verified with: Drafts may, Confirmation (which
+// confirms, revises and withdraws, verifying no proof of work) may not.
+func (p *Parts) KeepsDrafts() bool { return p.May(SecretHMAC) == nil }
+
 // SendsHandoff reports whether the instance may read every secret sending
 // the handoff (email, webhook) needs.
 func (p *Parts) SendsHandoff() bool {
