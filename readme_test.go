@@ -43,7 +43,7 @@ func TestTheReadmeNamesMakeRunsPorts(t *testing.T) {
 // blank line in a table's middle, which turns its rest into a paragraph
 // of pipes, is caught.
 func TestTheReadmesTablesAreWhole(t *testing.T) {
-	for _, name := range []string{"README.md", "infra/README.md", "shared/sitepage/README.md"} {
+	for _, name := range []string{"README.md", "infra/README.md", "shared/sitepage/README.md", "functions/admin/README.md"} {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -123,4 +123,37 @@ func cells(row string) int {
 		}
 	}
 	return n - 1
+}
+
+// TestTheReadmeServesANewcomer: the first screen names the Go version
+// go.mod asks for; the README has the request's path, the glossary of the
+// service's own words, how to change the form and what to do when a
+// delivery fails.
+func TestTheReadmeServesANewcomer(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)(\.\d+)?$`).FindSubmatch(mod)
+	if goVersion == nil {
+		t.Fatal("go.mod names no go version")
+	}
+	first, _, _ := strings.Cut(string(readme), "\n## ")
+	if !strings.Contains(first, "Go "+string(goVersion[1])) || !strings.Contains(first, "`go "+string(goVersion[1])+string(goVersion[2])+"`") {
+		t.Errorf("the README's first screen does not name Go %s (go.mod: go %s%s)", goVersion[1], goVersion[1], goVersion[2])
+	}
+	for _, heading := range []string{"## One request's path", "## Words this service uses", "## Changing the form", "## When a delivery fails"} {
+		if !strings.Contains(string(readme), "\n"+heading+"\n") {
+			t.Errorf("the README has no %q section", heading)
+		}
+	}
+	for _, word := range []string{"draft", "attempt", "ledger entry", "envelope", "handoff", "decoy", "tally", "flood layer"} {
+		if !regexp.MustCompile("(?m)^\\| " + word + " \\| .+ \\|$").Match(readme) {
+			t.Errorf("the glossary does not define %q", word)
+		}
+	}
 }
