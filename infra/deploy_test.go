@@ -80,8 +80,8 @@ func entryKeys(t *testing.T) []string {
 	return keys
 }
 
-// TestDeployScriptRunsTerraform: the script is a thin wrapper: its dry run
-// lists each entry package's files and zips them into an archive of its
+// TestDeployScriptRunsTerraform: the script is a thin wrapper: its dry run,
+// once its pre-flight passes, lists each entry package's files and zips them into an archive of its
 // own, then runs terraform apply in infra/ with the archives' directory as
 // var.source_dir and the caller's options, calling nothing.
 func TestDeployScriptRunsTerraform(t *testing.T) {
@@ -95,8 +95,14 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := entryKeys(t)
-	path, calls := recordingTools(t, 3, "gcloud", "terraform", "zip", "go")
-	env := []string{"PATH=" + path, "HOME=" + t.TempDir(), "TMPDIR=" + t.TempDir()}
+	// A copy of the repository ready to deploy (TestDeployPreflight), whose
+	// gcloud answers the pre-flight's questions.
+	root := deployCopy(t, withTfvars, withInit, withLock)
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".config/gcloud/application_default_credentials.json"), "{}")
+	gbin, _ := gcloudStub(t)
+	path, calls := recordingTools(t, 3, "terraform", "zip", "go")
+	env := []string{"PATH=" + gbin + string(os.PathListSeparator) + path, "HOME=" + home, "TMPDIR=" + t.TempDir()}
 
 	tests := []struct {
 		name    string
@@ -111,7 +117,7 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, err := run(t, "..", env, bash, append([]string{script}, tt.args...)...)
+			stdout, stderr, err := run(t, root, env, bash, append([]string{filepath.Join(root, "scripts/deploy.sh")}, tt.args...)...)
 			if b, rerr := os.ReadFile(calls); rerr == nil {
 				t.Fatalf("a tool was called: %s", b)
 			}

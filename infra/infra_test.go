@@ -41,6 +41,9 @@ type code struct {
 	// accesses are what each function may touch (Firestore, secrets by
 	// variable): infra/ grants exactly that.
 	accesses []wiring.Access
+	// logged are the attribute keys of each log call, by its message
+	// (loggedAttrs): the log-based metrics filter on them.
+	logged map[string][][]string
 }
 
 func realCode(t *testing.T) code {
@@ -49,7 +52,12 @@ func realCode(t *testing.T) code {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logged, err := loggedAttrs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return code{
+		logged:          logged,
 		entryPoints:     introductions.EntryPoints,
 		configVariables: introconfig.Variables(),
 		readme:          string(readme),
@@ -1205,6 +1213,7 @@ var apiResources = []string{
 	"google_service_account", "google_project_iam_member", "google_project_iam_custom_role",
 	"google_secret_manager_secret", "google_storage_bucket", "google_artifact_registry_repository",
 	"google_firestore_database", "google_cloud_scheduler_job", "google_cloudfunctions2_function",
+	"google_logging_metric", "google_monitoring_notification_channel", "google_monitoring_alert_policy",
 }
 
 // checkAPIs: the APIs used are enabled (Resource Manager too, for the
@@ -1220,7 +1229,7 @@ func checkAPIs(c *config, _ code) []string {
 		_, s := it.Element()
 		enabled = append(enabled, s.AsString())
 	}
-	for _, api := range []string{"cloudbuild", "cloudfunctions", "cloudresourcemanager", "cloudscheduler", "firebaserules", "firestore", "iam", "run", "secretmanager", "storage", "artifactregistry"} {
+	for _, api := range []string{"cloudbuild", "cloudfunctions", "cloudresourcemanager", "cloudscheduler", "firebaserules", "firestore", "iam", "logging", "monitoring", "run", "secretmanager", "storage", "artifactregistry"} {
 		if !slices.Contains(enabled, api+".googleapis.com") {
 			problems = append(problems, fmt.Sprintf("%s.googleapis.com is not enabled", api))
 		}
@@ -1343,6 +1352,7 @@ var checks = []namedCheck{
 	{"apis", checkAPIs},
 	{"provider", checkProvider},
 	{"rules", checkRules},
+	{"monitoring", checkMonitoring},
 }
 
 func TestInvariants(t *testing.T) {
@@ -1427,6 +1437,21 @@ var dueEnvelopes = firestorestore.IndexedQuery{Name: "due envelopes", Collection
 	Fields: []firestorestore.QueryField{{Path: "status"}, {Path: "nextAttemptAt"}}}
 
 var breakages = []breakage{
+	{name: "a metric counts a message the code does not write", file: "monitoring.tf", old: `messages    = ["delivery: attempted", "delivery: provider event"]`, new: `messages    = ["delivery: attempt", "delivery: provider event"]`, check: "monitoring", want: `counts "delivery: attempt", which no log call`},
+	{name: "a metric filters on a field the code does not log", file: "monitoring.tf", old: `fields      = { status = "FAILED" }`, new: `fields      = { state = "FAILED" }`, check: "monitoring", want: "no log call of it names them all"},
+	{name: "a metric filters on a status no envelope holds", file: "monitoring.tf", old: `fields      = { status = "FAILED" }`, new: `fields      = { status = "FAILURE" }`, check: "monitoring", want: `status "FAILURE"`},
+	{name: "the code stops logging the status", code: func(k *code) {
+		k.logged = maps.Clone(k.logged)
+		k.logged["delivery: attempted"] = [][]string{{"sent"}}
+	}, check: "monitoring", want: "no log call of it names them all"},
+	{name: "alerts to someone else", file: "monitoring.tf", old: `email_address = local.alert_email`, new: `email_address = "ops@example.com"`, check: "monitoring", want: "must mail local.alert_email"},
+	{name: "a sweep silent for two days", file: "monitoring.tf", old: `sweep_silence = "26h"`, new: `sweep_silence = "48h"`, check: "monitoring", want: "must be 26h"},
+	{name: "no 5xx alert", file: "monitoring.tf", old: `resource "google_monitoring_alert_policy" "server_errors" {`, new: `resource "google_monitoring_alert_policy" "errors" {`, check: "monitoring", want: "no google_monitoring_alert_policy.server_errors"},
+	{name: "an alert mails no one", file: "monitoring.tf", old: `display_name          = "Introductions: a delivery FAILED"
+  combiner              = "OR"
+  notification_channels = [google_monitoring_notification_channel.owner.id]`, new: `display_name          = "Introductions: a delivery FAILED"
+  combiner              = "OR"
+  notification_channels = []`, check: "monitoring", want: "alert delivery_failed does not mail"},
 	{name: "database default is (default)", file: "variables.tf", old: `default     = "introductions"`, new: `default     = "(default)"`, check: "database", want: `default "(default)"`},
 	{name: "validation dropped", file: "variables.tf", old: `var.firestore_database != "(default)" && can(`, new: `true || can(`, check: "database", want: `accepts "(default)"`},
 	{name: "database named by a literal", file: "firestore.tf", old: `name                              = var.firestore_database`, new: `name                              = "(default)"`, check: "database", want: "not exactly a variable"},

@@ -48,6 +48,17 @@ variable "owner_email" {
   }
 }
 
+variable "alert_email" {
+  description = "Where the alerts go (a delivery FAILED, the sweep failed or stopped, 5xx answers: monitoring.tf). Defaults to owner_email."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.alert_email == null || can(regex("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$", var.alert_email))
+    error_message = "The alert address must be an email address."
+  }
+}
+
 variable "source_dir" {
   description = "Directory of the functions' zipped sources, <key>.zip for each key of local.functions: the module's files that function's build needs, with its entry package (entrypoints/<key>) as the root package. scripts/deploy.sh makes them and passes it."
   type        = string

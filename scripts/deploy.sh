@@ -17,7 +17,8 @@
 # an archive (the script refuses).
 #
 # Usage: scripts/deploy.sh [--dry-run | --list-files | --stage DIR] [terraform apply option ...]
-#   --dry-run     print the commands instead of running them
+#   --dry-run     check, changing nothing, that a deploy can start (below),
+#                 then print the commands instead of running them
 #   --list-files  print the files each archive would hold, as <key>/<path>,
 #                 and stop
 #   --stage DIR   write each function's source to DIR/<key>/ (what its
@@ -29,6 +30,14 @@
 #
 # Needs go, zip and terraform on PATH, and gcloud credentials for Terraform
 # (gcloud auth application-default login).
+#
+# The dry run's pre-flight stops at the first of these that fails, with one
+# sentence and the command that fixes it: infra/terraform.tfvars exists and
+# sets every input without a default, and smtp (the owner's email; null to
+# go without); terraform init has run in infra/; the provider lock file
+# infra/.terraform.lock.hcl is there; application default credentials
+# exist; and then, asking gcloud (read only), every secret the functions
+# read has an enabled version.
 set -euo pipefail
 
 die() {
@@ -98,7 +107,53 @@ list_template='{{if and .Module .Module.Main}}{{$d := .Dir}}{{range .GoFiles}}{{
 list=(env GOOS=linux GOARCH=amd64 go list -deps -f "$list_template")
 apply=(terraform -chdir=infra apply "-var=source_dir=$archives" ${apply_args[@]+"${apply_args[@]}"})
 
+# tfvar prints the value of a top-level input set in terraform.tfvars on
+# one line (name = "value" or name = value), without quotes.
+tfvar() {
+  sed -n -E "s/^[[:space:]]*$1[[:space:]]*=[[:space:]]*\"?([^\"#]*[^\"#[:space:]])\"?.*/\1/p" infra/terraform.tfvars | head -n 1
+}
+
+# preflight checks that a deploy can start, changing nothing.
+preflight() {
+  local tfvars=infra/terraform.tfvars
+  [[ -f $tfvars ]] || die "infra/terraform.tfvars is missing: copy the example with \`cp infra/terraform.tfvars.example infra/terraform.tfvars\` and fill it in (README.md, Deploying, step 2)."
+  # Every input without a default (but the archives, which this script
+  # passes), and smtp: without it the owner gets no mail at all.
+  local required missing=() v
+  required=$(awk '/^variable "/ { name = $2; gsub(/"/, "", name); dflt = 0 } /^  default[[:space:]]*=/ { dflt = 1 } /^}/ { if (name != "" && !dflt) print name; name = "" }' infra/variables.tf)
+  for v in $required smtp; do
+    [[ $v == source_dir ]] && continue
+    grep -Eq "^[[:space:]]*$v[[:space:]]*=" "$tfvars" || missing+=("$v")
+  done
+  ((${#missing[@]} == 0)) || die "infra/terraform.tfvars does not set ${missing[*]}: add $( ((${#missing[@]} == 1)) && echo it || echo them) as infra/terraform.tfvars.example shows (smtp = null goes without the owner's email)."
+  [[ -d infra/.terraform/providers ]] || die "terraform init has not run in infra/: run \`terraform -chdir=infra init\`."
+  [[ -f infra/.terraform.lock.hcl ]] || die "the provider lock file infra/.terraform.lock.hcl is missing: run \`terraform -chdir=infra providers lock -platform=linux_amd64 -platform=darwin_arm64 -platform=darwin_amd64 -platform=windows_amd64\` and commit it."
+  local adc=${GOOGLE_APPLICATION_CREDENTIALS:-${CLOUDSDK_CONFIG:-$HOME/.config/gcloud}/application_default_credentials.json}
+  [[ -f $adc ]] || die "no application default credentials ($adc): run \`gcloud auth application-default login\`."
+  command -v gcloud >/dev/null || die "gcloud is not on PATH: install the Google Cloud CLI, which reads the secrets' versions."
+  local project pepper secrets=(intake-hmac-key) s found
+  project=$(tfvar project_id)
+  pepper=$(tfvar hash_pepper_version)
+  pepper=${pepper:-1}
+  # The secrets read as environment variables, only when their
+  # destination is turned on (infra/secrets.tf, local.secret_env).
+  [[ -n $(tfvar webhook_url) && $(tfvar webhook_url) != null ]] && secrets+=(intake-webhook-secret)
+  grep -Eq '^[[:space:]]*username[[:space:]]*=[[:space:]]*"' "$tfvars" && secrets+=(intake-smtp-password)
+  [[ $(tfvar mailgun_events) == true ]] && secrets+=(intake-mailgun-signing-key)
+  local create="\`terraform -chdir=infra apply -target=google_secret_manager_secret.secret -var=source_dir=/dev/null\`"
+  found=$(gcloud secrets versions describe "$pepper" --secret=intake-hash-pepper --project="$project" --format='value(state)' 2>/dev/null) ||
+    die "the secret intake-hash-pepper of project $project has no version $pepper (hash_pepper_version): create the secrets with $create, then add it with \`openssl rand -base64 48 | tr -d '\\n' | gcloud secrets versions add intake-hash-pepper --project=$project --data-file=-\`."
+  [[ $found == ENABLED ]] || die "version $pepper of the secret intake-hash-pepper is $found: enable it with \`gcloud secrets versions enable $pepper --secret=intake-hash-pepper --project=$project\`."
+  for s in "${secrets[@]}"; do
+    found=$(gcloud secrets versions list "$s" --project="$project" --filter=state:ENABLED --limit=1 --format='value(name)' 2>/dev/null) ||
+      die "the secret $s could not be read in project $project: create the secrets with $create."
+    [[ -n $found ]] || die "the secret $s of project $project has no enabled version: add one with \`gcloud secrets versions add $s --project=$project --data-file=FILE\` (README.md, Deploying, step 3)."
+  done
+  echo "deploy.sh: pre-flight passed: terraform.tfvars, terraform init, the lock file, credentials and $((${#secrets[@]} + 1)) secrets with a version." >&2
+}
+
 if [[ $mode == dry-run ]]; then
+  preflight
   for key in "${keys[@]}"; do
     quote "${list[@]}" "./entrypoints/$key"
     quote zip -X -q -@ "$archives/$key.zip"

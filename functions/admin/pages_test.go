@@ -91,6 +91,11 @@ func TestPagesGolden(t *testing.T) {
 	if strings.Contains(string(detail.body), "<details class=\"conversation\" open") {
 		t.Error("the conversation is not folded")
 	}
+	// The owner cannot use the withdrawal's API path; the page says how
+	// the visitor withdraws.
+	if strings.Contains(string(detail.body), "/api/") || !strings.Contains(string(detail.body), "by the visitor, at any time, with the link the page gave them") {
+		t.Error("the detail page shows an API path instead of saying how the visitor withdraws")
+	}
 	for _, want := range []string{"<svg class=\"chart\"", "The figures as a table", "refused: proof of work", "Ada Lovelace", "Older introductions"} {
 		if want == "Older introductions" {
 			if strings.Contains(string(list.body), want) {

@@ -187,6 +187,22 @@ test('the data subject page, the retention page and a phone', { skip }, async ()
   await page.close();
 });
 
+test('the chart on a phone says it scrolls sideways; on a wide screen it fits and says nothing', { skip }, async () => {
+  for (const [viewport, narrow] of [[{ width: 390, height: 800 }, true], [{ width: 1280, height: 900 }, false]]) {
+    const { page, seen } = await open('/admin/', viewport);
+    const wrap = page.locator('.chart-wrap');
+    const overflows = await wrap.evaluate((el) => el.scrollWidth > el.clientWidth);
+    assert.equal(overflows, narrow, `${viewport.width} px: the chart overflows its card: ${overflows}`);
+    const hint = page.getByText('swipe or scroll the chart sideways');
+    assert.equal(await hint.isVisible(), narrow, `${viewport.width} px: the hint is shown: ${!narrow}`);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'only the chart scrolls, not the page');
+    assert.deepEqual(await axe(page), [], `axe on the list at ${viewport.width} px`);
+    if (narrow) await page.screenshot({ path: join(shotDir, 'list-phone.png'), fullPage: false });
+    await clean(page, seen);
+    await page.close();
+  }
+});
+
 test('the data subject search: the form, an address found, an address with nothing held', { skip }, async () => {
   const { page, seen } = await open('/admin/subjects');
   await page.getByRole('heading', { name: 'Find an address' }).waitFor();

@@ -10,6 +10,9 @@
 // message text, so a value holding newlines or quotes cannot start a second
 // log entry or forge a field. Callers still decide what they log: ids,
 // codes, decisions and hashed keys, never personal data.
+//
+// Console is the same log for a person at a terminal: short readable
+// lines, one per request.
 package cloudlog
 
 import (

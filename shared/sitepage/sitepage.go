@@ -44,9 +44,10 @@ var contentTypes = map[string]string{
 	".html": "text/html; charset=utf-8",
 	".js":   "text/javascript; charset=utf-8",
 	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
 }
 
-// Handler serves GET and HEAD of / (index.html), /js/<file> and
+// Handler serves GET and HEAD of / (index.html), /favicon.svg, /js/<file> and
 // /css/<file>, with their content types, Cache-Control, an ETag,
 // X-Content-Type-Options: nosniff and the page CSP. Any other path is 404;
 // another method on a served path is 405.
@@ -65,6 +66,8 @@ func Handler() http.Handler {
 		switch {
 		case p == "index.html":
 			route = "/"
+		case p == "favicon.svg":
+			route = "/" + p
 		case strings.HasPrefix(p, "js/") || strings.HasPrefix(p, "css/"):
 			if strings.Count(p, "/") != 1 {
 				return nil

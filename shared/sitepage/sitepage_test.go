@@ -30,6 +30,7 @@ func TestServesAssets(t *testing.T) {
 		"solver":      {"/js/solver.js", "text/javascript; charset=utf-8", "public, max-age=300", "export function solve"},
 		"worker":      {"/js/solver-worker.js", "text/javascript; charset=utf-8", "public, max-age=300", "BEGIN GENERATED ROUNDS"},
 		"style":       {"/css/introduction-form.css", "text/css; charset=utf-8", "public, max-age=300", ".intro-hp"},
+		"icon":        {"/favicon.svg", "image/svg+xml", "public, max-age=300", "<svg"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			res := get(t, http.MethodGet, tc.path, nil)
@@ -149,6 +150,8 @@ func TestNothingFromElsewhere(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		// An SVG file names its XML namespace with a URL that is never fetched.
+		src = []byte(strings.ReplaceAll(string(src), `xmlns="http://www.w3.org/2000/svg"`, ""))
 		bads := []string{"://", `"//`, "'//"}
 		if strings.HasSuffix(p, ".css") {
 			bads = append(bads, "@import", "url(")

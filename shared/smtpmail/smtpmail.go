@@ -405,7 +405,12 @@ type addedField struct {
 	Label, Value string
 }
 
+// withdrawalSentence tells the owner how the visitor withdraws: the owner
+// has no part in it and no link to follow.
+const withdrawalSentence = "The visitor can withdraw this introduction at any time with the link the page gave them after confirming; you would then get a notice asking you to delete this mail."
+
 var funcs = map[string]any{
+	"withdrawal": func() string { return withdrawalSentence },
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
@@ -429,12 +434,13 @@ Message:
 {{end}}
 {{if .Conversation}}Their conversation with the site's guide:
 {{.Conversation}}
-{{else}}No conversation with the site's guide was attached.
 {{end}}
 Consents:
-{{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}; to withdraw: {{.WithdrawalPath}}
+{{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}
 {{else}}- none recorded
 {{end}}
+{{withdrawal}}
+
 Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.
 {{if .AdminURL}}In your admin: {{.AdminURL}}
 {{end}}{{if .ReplyTo}}
@@ -462,9 +468,10 @@ var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!
 <p style="white-space: pre-wrap">{{.Value}}</p>
 {{end}}
 {{if .Conversation}}<h2>Their conversation with the site's guide</h2>
-<p style="white-space: pre-wrap">{{.Conversation}}</p>{{else}}<p>No conversation with the site's guide was attached.</p>{{end}}
+<p style="white-space: pre-wrap">{{.Conversation}}</p>{{end}}
 <h2>Consents</h2>
-<ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}; to withdraw: {{.WithdrawalPath}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
+<ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
+<p>{{withdrawal}}</p>
 <p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.</p>
 {{if .AdminURL}}<p><a href="{{.AdminURL}}">Open it in your admin</a></p>{{end}}
 {{if .ReplyTo}}<p>Replying to this mail writes to the address the visitor gave.</p>{{end}}

@@ -398,3 +398,43 @@ func TestPayloadIsTheBodyMailed(t *testing.T) {
 		t.Fatalf("a payload that is no mail body: %+v", res)
 	}
 }
+
+// The owner cannot use the withdrawal's API path: the mail says how the
+// visitor withdraws instead; and it names the site's guide only when a
+// conversation with it was attached.
+func TestTheMailSaysHowTheVisitorWithdrawsAndNamesTheGuideOnlyWithAConversation(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	for _, tc := range []struct {
+		name         string
+		conversation string
+		wantGuide    bool
+	}{
+		{"with a conversation", canaryConvo, true},
+		{"without one", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := unique(t, "withdraw-how")
+			d := confirmed(id)
+			d.Conversation = tc.conversation
+			if res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+				t.Fatalf("got %+v", res)
+			}
+			msgs := received(t, mp, id)
+			if len(msgs) != 1 {
+				t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+			}
+			for body, got := range map[string]string{"text": strings.ReplaceAll(msgs[0].Text, "\r\n", "\n"), "HTML": msgs[0].HTML} {
+				got = strings.Join(strings.Fields(got), " ")
+				if strings.Contains(got, "/api/") || strings.Contains(got, "withdrawal\"") {
+					t.Errorf("the %s shows an API path:\n%s", body, got)
+				}
+				if !strings.Contains(got, "The visitor can withdraw this introduction at any time with the link the page gave them after confirming") {
+					t.Errorf("the %s does not say how the visitor withdraws:\n%s", body, got)
+				}
+				if strings.Contains(got, "guide") != tc.wantGuide {
+					t.Errorf("the %s names the guide: %v, want %v:\n%s", body, !tc.wantGuide, tc.wantGuide, got)
+				}
+			}
+		})
+	}
+}

@@ -757,7 +757,7 @@ export class IntroductionForm {
       this.optionInputs.set(p.id, input);
       return el("div", { class: "intro-option" },
         el("label", { class: "intro-check", for: control }, input, el("span", {}, p.consent.text)),
-        el("p", { class: "intro-hint intro-text-version", id: versionId }, `Optional; leave it unticked to say no. Consent text ${p.consent.textVersion}.`));
+        el("p", { class: "intro-hint intro-text-version", id: versionId }, "Optional; leave it unticked to say no."));
     });
     this.optionsField = { input: this.optionInputs.values().next().value, error, def: { name: "consents" } };
     this.fields.set("consents", this.optionsField);
@@ -1427,13 +1427,19 @@ export class IntroductionForm {
       keep.disabled = false;
     });
     const keep = this.button("Keep it", () => this.showKept(id, href), "intro-secondary");
-    // gone says the link leads nowhere any more; both choices are moot.
+    // gone says the link leads nowhere any more: no warning, no choice,
+    // and the way back to the form.
     const gone = (text) => {
-      put(status, el("p", {}, text));
-      go.disabled = true;
-      keep.disabled = true;
-      status.focus();
+      this.view = "withdraw-gone";
+      history.replaceState(null, "", location.pathname + location.search);
+      put(this.root,
+        this.heading("Nothing to withdraw"),
+        el("p", {}, text),
+        el("p", {}, el("a", { class: "intro-link", id: "intro-back-to-form", href: location.pathname + location.search }, "Back to the form")),
+      );
+      this.focusHeading();
     };
+    if (this.withdrawn.has(id)) return gone("This introduction was already withdrawn from this page: nothing is kept under this link any more.");
     put(this.root,
       this.heading("Withdraw your introduction"),
       el("p", {}, "Withdrawing erases your introduction, and any conversation you attached, at once. This cannot be undone."),
@@ -1441,7 +1447,6 @@ export class IntroductionForm {
       el("div", { class: "intro-actions" }, go, keep),
     );
     this.focusHeading();
-    if (this.withdrawn.has(id)) gone("This introduction was already withdrawn from this page: nothing is kept under this link any more.");
   }
 
   // showKept is where "Keep it" leads: the introduction stays, and the link
