@@ -2,8 +2,8 @@
 // version of a form — fields and limits, purposes with their legal basis,
 // consent texts with their versions and hashes, the privacy notice and the
 // proof-of-work parameters — in the visitor's language, which the page
-// renders and whose version (and language) it sends back with the draft. Its route is in the route table of
-// functions/wiring.
+// renders and whose version (and language) it sends back with the draft.
+// Its route is in the route table of functions/wiring.
 package forms
 
 import (
