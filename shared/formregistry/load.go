@@ -136,7 +136,7 @@ var bases = map[intake.Basis]bool{
 }
 
 // reservedNames are draft-body keys the honeypot must not take.
-var reservedNames = map[string]bool{"formId": true, "formVersion": true, "consents": true, "altcha": true}
+var reservedNames = map[string]bool{"formId": true, "formVersion": true, "lang": true, "consents": true, "altcha": true}
 
 var (
 	idPattern        = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
