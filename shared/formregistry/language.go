@@ -25,8 +25,10 @@ type Language struct {
 	// Dir is the writing direction, "ltr" or "rtl".
 	Dir string `json:"dir"`
 	// Digits are the language's ten digits, 0 to 9; empty for ASCII digits.
-	Digits string        `json:"digits"`
-	Notice NoticeWording `json:"notice"`
+	Digits string `json:"digits"`
+	// Names names every language of the registry in this one.
+	Names  map[string]string `json:"names"`
+	Notice NoticeWording     `json:"notice"`
 	// Page holds the page's sentences by key; {name} marks a value the page
 	// fills in. A key ending in .one, .two, .few, .many or .other is one
 	// plural form of the sentence before it (Intl.PluralRules' categories);
@@ -128,8 +130,13 @@ func loadLanguages(fsys fs.FS) (map[string]*Language, error) {
 		problems = append(problems, "no "+DefaultLang+".json")
 	}
 	for _, l := range langs {
+		for other := range langs {
+			if strings.TrimSpace(l.Names[other]) == "" {
+				problems = append(problems, fmt.Sprintf("%s.json: names has no name for %s", l.Lang, other))
+			}
+		}
 		if !ok {
-			break
+			continue
 		}
 		for _, p := range compareLanguage(def, l) {
 			problems = append(problems, l.Lang+".json: "+p)
@@ -217,6 +224,21 @@ func compareSentences(where string, want, got map[string]string) []string {
 	}
 	slices.Sort(problems)
 	return problems
+}
+
+// OwnerLang is the language of the owner's side (the mail and the admin,
+// whose own sentences are written in English): the registry's texts it
+// shows, such as the labels of added fields and the names of languages,
+// are taken in it, whatever language the visitor wrote in.
+const OwnerLang = DefaultLang
+
+// LanguageName names the language tagged lang in the language in, with its
+// tag: "Persian (fa)". An unknown tag is named by the tag alone.
+func LanguageName(lang, in string) string {
+	if l, ok := languages[in]; ok && l.Names[lang] != "" {
+		return l.Names[lang] + " (" + lang + ")"
+	}
+	return lang
 }
 
 // LanguageOf returns the language the registry knows by its tag.
