@@ -31,10 +31,12 @@ type listAnswer struct {
 // detail is GET /admin/api/introductions/{id}, and one introduction of a
 // data subject's export.
 type detail struct {
-	ID           string                   `json:"id"`
-	State        intake.State             `json:"state"`
-	FormID       string                   `json:"formId"`
-	FormVersion  string                   `json:"formVersion"`
+	ID          string       `json:"id"`
+	State       intake.State `json:"state"`
+	FormID      string       `json:"formId"`
+	FormVersion string       `json:"formVersion"`
+	// Lang is the language the visitor wrote in ("" before it was kept).
+	Lang         string                   `json:"lang"`
 	Introduction intake.Fields            `json:"introduction"`
 	Conversation string                   `json:"conversation"`
 	Consents     []intake.ConsentEvidence `json:"consents"`
@@ -60,7 +62,7 @@ func timeOrNil(t time.Time) *time.Time {
 func detailOf(rec intake.Record) detail {
 	in := rec.Introduction
 	d := detail{
-		ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
 		Introduction: in.Fields, Conversation: rec.Conversation, Consents: in.Consents,
 		Ledger: rec.Ledger, Deliveries: make([]delivery, 0, len(rec.Envelopes)),
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
@@ -51,8 +52,10 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 	},
 	"whenShort": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	// language names the language a visitor wrote in, in the owner's.
+	"language": func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
+	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"lower":    func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 	"label": func(s any) string {
 		return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ")
 	},

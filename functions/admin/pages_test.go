@@ -217,3 +217,35 @@ func TestAcceptedEmailWithoutReceiptsSaysWhatIsKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestThePageSaysWhichLanguageTheVisitorWroteIn: the admin stays in the
+// owner's language (English) for a Persian introduction and says, in it,
+// that the visitor wrote in Persian, and in which language each consent
+// text and the form were shown; the visitor's words keep their direction.
+func TestThePageSaysWhichLanguageTheVisitorWroteIn(t *testing.T) {
+	f := newFixture(t)
+	s := sample("مریم میرزاخانی", "maryam@example.com", now.Add(-time.Hour))
+	s.Fields.Message = "سلام، دربارهٔ یک همکاری پژوهشی."
+	s.Conversation = "شما: سلام"
+	s.Lang = "fa"
+	id := f.keep(s)
+	p := f.do(http.MethodGet, "/admin/introductions/"+id, "")
+	body := string(p.body)
+	if p.status != http.StatusOK {
+		t.Fatalf("detail: %d", p.status)
+	}
+	for _, want := range []string{
+		"written in Persian (fa)",
+		"version attach-conversation/1, shown in Persian (fa), SHA-256",
+		"version 2, in Persian (fa)",
+		`<div class="message" dir="auto">سلام، دربارهٔ یک همکاری پژوهشی.</div>`,
+		"<h2 id=\"consent-h\">Consent evidence</h2>",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the detail lacks %q", want)
+		}
+	}
+	if a := f.do(http.MethodGet, "/admin/api/introductions/"+id, "").json(t); a["lang"] != "fa" {
+		t.Errorf("the API's detail names lang %v, want fa", a["lang"])
+	}
+}

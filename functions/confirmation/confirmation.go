@@ -49,7 +49,10 @@ type tokenBody struct {
 // consents and conversation, as a draft body has them. The fields the
 // draft's form version adds are members of their own (see readRevision).
 type revisionBody struct {
-	Token        string                `json:"token"`
+	Token string `json:"token"`
+	// Lang is the language the page showed the form in (see
+	// intake.Submission.Lang).
+	Lang         string                `json:"lang"`
 	Name         string                `json:"name"`
 	Company      string                `json:"company"`
 	Role         string                `json:"role"`
@@ -126,8 +129,8 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Revise takes {"token", name, company, role, email, message, conversation,
-// consents} and answers 200 Revised: the draft as kept after the content
+// Revise takes {"token", lang, name, company, role, email, message,
+// conversation, consents} and answers 200 Revised: the draft as kept after the content
 // rules. A wrong token, an unknown id and an expired draft are answered
 // exactly as Confirm answers them.
 func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
@@ -139,6 +142,7 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 		ID: r.PathValue("id"), Token: rb.Token, RequestID: jsonapi.RequestID(r),
 		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
 		Submission: intake.Submission{
+			Lang:         rb.Lang,
 			Fields:       intake.Fields{Name: rb.Name, Company: rb.Company, Role: rb.Role, Email: rb.Email, Message: rb.Message},
 			Added:        added,
 			Conversation: rb.Conversation, Consents: rb.Consents,
@@ -158,7 +162,7 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 // of a draft body that a revision never carries (its form version is the
 // draft's own, and it needs no proof of work).
 var (
-	revisionMembers = map[string]bool{"token": true, "name": true, "company": true, "role": true, "email": true,
+	revisionMembers = map[string]bool{"token": true, "lang": true, "name": true, "company": true, "role": true, "email": true,
 		"message": true, "conversation": true, "consents": true}
 	notRevised = map[string]bool{"formId": true, "formVersion": true, "altcha": true}
 )

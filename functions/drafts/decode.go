@@ -16,6 +16,7 @@ var stringFields = []struct {
 }{
 	{"formId", intake.CodeFormVersionUnknown, func(s *intake.Submission, v string) { s.FormID = v }},
 	{"formVersion", intake.CodeFormVersionUnknown, func(s *intake.Submission, v string) { s.FormVersion = v }},
+	{"lang", intake.CodeFormVersionUnknown, func(s *intake.Submission, v string) { s.Lang = v }},
 	{"name", intake.CodeNameInvalid, func(s *intake.Submission, v string) { s.Fields.Name = v }},
 	{"company", intake.CodeCompanyInvalid, func(s *intake.Submission, v string) { s.Fields.Company = v }},
 	{"role", intake.CodeRoleInvalid, func(s *intake.Submission, v string) { s.Fields.Role = v }},

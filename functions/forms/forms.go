@@ -1,9 +1,9 @@
 // Package forms is the forms function: it answers the newest published
 // version of a form — fields and limits, purposes with their legal basis,
 // consent texts with their versions and hashes, the privacy notice and the
-// proof-of-work parameters — which the page renders and whose version it
-// sends back with the draft. Its route is in the route table of
-// functions/wiring.
+// proof-of-work parameters — in the visitor's language, which the page
+// renders and whose version (and language) it sends back with the draft.
+// Its route is in the route table of functions/wiring.
 package forms
 
 import (
@@ -46,14 +46,22 @@ func New(registry Registry, pow formregistry.ProofOfWorkParams, retention intake
 const MaxAge = 5 * time.Minute
 
 // Latest answers 200 with the definition of the form named by the route's
-// {formId}, public for MaxAge with a strong ETag (304 Not Modified to an
-// If-None-Match naming it), and 404 NOT_FOUND, not cached, for a form that
-// does not exist.
+// {formId} in the visitor's language: the one ?lang= names, else the best
+// of Accept-Language, else the version's own (see formregistry.Choose),
+// with Content-Language, Vary: Accept-Language, public for MaxAge with a
+// strong ETag per language (304 Not Modified to an If-None-Match naming
+// it); and 404 NOT_FOUND, not cached, for a form that does not exist.
 func (h *Handlers) Latest(w http.ResponseWriter, r *http.Request) error {
 	v, ok := h.registry.Latest(r.PathValue("formId"))
 	if !ok {
 		return intake.ErrNotFound
 	}
+	lang := formregistry.Choose(v.Langs(), r.URL.Query().Get("lang"), r.Header.Get("Accept-Language"))
+	if in, ok := v.In(lang); ok {
+		v = in
+	}
+	w.Header().Add("Vary", "Accept-Language")
+	w.Header().Set("Content-Language", v.Lang)
 	jsonapi.WritePublicJSON(w, r, MaxAge, v.Definition(h.pow, h.retention, h.destinations))
 	return nil
 }

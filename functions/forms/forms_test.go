@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -123,5 +124,74 @@ func TestEdges(t *testing.T) {
 func TestNewRefusesNoRegistry(t *testing.T) {
 	if _, err := forms.New(nil, formregistry.ProofOfWorkParams{}, intake.DefaultRetention, nil); err == nil || !strings.Contains(err.Error(), "Registry") {
 		t.Fatalf("New(nil) error = %v", err)
+	}
+}
+
+// TestDefinitionInTheVisitorsLanguage: ?lang= or else Accept-Language
+// chooses the definition's language; each language is its own cacheable
+// answer (its own ETag, a 304 for it only), and caches are told the answer
+// varies with Accept-Language.
+func TestDefinitionInTheVisitorsLanguage(t *testing.T) {
+	h := serve(t)
+	get := func(path, accept, ifNoneMatch string) *httptest.ResponseRecorder {
+		hdr := map[string]string{}
+		if accept != "" {
+			hdr["Accept-Language"] = accept
+		}
+		if ifNoneMatch != "" {
+			hdr["If-None-Match"] = ifNoneMatch
+		}
+		return testsupport.Serve(h, testsupport.Request{Method: http.MethodGet, Path: path, Header: hdr})
+	}
+	type def struct {
+		Lang      string `json:"lang"`
+		Dir       string `json:"dir"`
+		Title     string `json:"title"`
+		Languages []struct {
+			Lang string `json:"lang"`
+			Name string `json:"name"`
+		} `json:"languages"`
+		Problems map[string]string `json:"problems"`
+	}
+	tests := []struct {
+		name, path, accept, lang, dir, title string
+	}{
+		{"no preference", "/api/forms/introduction", "", "en", "ltr", "Introduce yourself"},
+		{"Accept-Language fa-IR", "/api/forms/introduction", "fa-IR,fa;q=0.9,en;q=0.8", "fa", "rtl", "خودتان را معرفی کنید"},
+		{"Accept-Language preferring English", "/api/forms/introduction", "en-GB,fa;q=0.5", "en", "ltr", "Introduce yourself"},
+		{"?lang=fa over Accept-Language", "/api/forms/introduction?lang=fa", "en-US", "fa", "rtl", "خودتان را معرفی کنید"},
+		{"?lang=en over Accept-Language", "/api/forms/introduction?lang=en", "fa-IR", "en", "ltr", "Introduce yourself"},
+		{"an unknown ?lang= falls back to Accept-Language", "/api/forms/introduction?lang=xx", "fa", "fa", "rtl", "خودتان را معرفی کنید"},
+		{"a language the form lacks", "/api/forms/introduction", "de-DE", "en", "ltr", "Introduce yourself"},
+	}
+	etags := map[string]string{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := get(tt.path, tt.accept, "")
+			var d def
+			if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &d) != nil {
+				t.Fatalf("%d %s", w.Code, w.Body)
+			}
+			if d.Lang != tt.lang || d.Dir != tt.dir || d.Title != tt.title || len(d.Languages) != 2 || d.Problems["RATE_LIMITED"] == "" {
+				t.Fatalf("lang %q dir %q title %q languages %v, want %s %s %q", d.Lang, d.Dir, d.Title, d.Languages, tt.lang, tt.dir, tt.title)
+			}
+			if !slices.Contains(w.Header().Values("Vary"), "Accept-Language") || w.Header().Get("Content-Language") != tt.lang || w.Header().Get("Cache-Control") != "public, max-age=300" {
+				t.Errorf("Vary %q Content-Language %q Cache-Control %q", w.Header().Values("Vary"), w.Header().Get("Content-Language"), w.Header().Get("Cache-Control"))
+			}
+			etag := w.Header().Get("ETag")
+			if prev, ok := etags[tt.lang]; ok && prev != etag {
+				t.Errorf("two ETags for %s: %s, %s", tt.lang, prev, etag)
+			}
+			etags[tt.lang] = etag
+			if nm := get(tt.path, tt.accept, etag); nm.Code != http.StatusNotModified {
+				t.Errorf("If-None-Match its own tag: %d, want 304", nm.Code)
+			}
+		})
+	}
+	if etags["en"] == etags["fa"] || etags["fa"] == "" {
+		t.Fatalf("ETags %v: want one per language", etags)
+	}
+	if w := get("/api/forms/introduction", "fa", etags["en"]); w.Code != http.StatusOK {
+		t.Errorf("the English ETag answered the Persian definition with %d, want 200", w.Code)
 	}
 }

@@ -4,7 +4,23 @@
 // and the invisible characters the review shows as codes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { formatTranscript, IntroductionForm, countLinks, revealInvisible } from '../../shared/sitepage/assets/js/introduction-form.js';
+
+// language is a language's texts as the definition serves them (from the
+// form registry's languages/<lang>.json).
+function language(lang) {
+  const l = JSON.parse(readFileSync(new URL(`../../shared/formregistry/languages/${lang}.json`, import.meta.url), 'utf8'));
+  return { lang: l.lang, dir: l.dir, page: l.page, problems: l.problems };
+}
+
+// formIn is a form whose definition has fields and the texts of lang.
+function formIn(lang, fields) {
+  const form = new IntroductionForm({ dataset: {} });
+  form.def = { ...language(lang), fields };
+  form.lang = lang;
+  return form;
+}
 
 test('formatTranscript labels the turns and keeps them whole under the limit', () => {
   const t = formatTranscript([
@@ -42,14 +58,11 @@ test('formatTranscript drops control characters the service refuses', () => {
 });
 
 test('every documented problem code has its own sentence', () => {
-  const form = new IntroductionForm({ dataset: {} });
-  form.def = {
-    fields: [
-      { name: 'name', label: 'Your name', maxLength: 100 },
-      { name: 'message', label: 'Message', maxLength: 4000, maxLinks: 3 },
-      { name: 'conversation', label: 'Conversation', maxLength: 12000, maxLinks: 3 },
-    ],
-  };
+  const form = formIn('en', [
+    { name: 'name', label: 'Your name', maxLength: 100 },
+    { name: 'message', label: 'Message', maxLength: 4000, maxLinks: 3 },
+    { name: 'conversation', label: 'Conversation', maxLength: 12000, maxLinks: 3 },
+  ]);
   const fallback = form.sentence('SOMETHING_ELSE');
   const codes = [
     'UNREADABLE_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE', 'NAME_INVALID', 'COMPANY_INVALID', 'ROLE_INVALID',
@@ -72,9 +85,47 @@ test('every documented problem code has its own sentence', () => {
   assert.match(form.sentence('UNAVAILABLE', '', '', 5), /try again in about 5 seconds/);
 });
 
+test('the same sentences in Persian: Persian digits through Intl, the field\'s own label, Persian punctuation', () => {
+  const form = formIn('fa', [
+    { name: 'name', label: 'نام شما', maxLength: 100 },
+    { name: 'message', label: 'پیام', maxLength: 4000, maxLinks: 3 },
+    { name: 'conversation', label: 'گفت‌وگو', maxLength: 12000, maxLinks: 3 },
+    { name: 'company', label: 'شرکت', maxLength: 100 },
+  ]);
+  const en = formIn('en', form.def.fields);
+  for (const code of [...Object.keys(language('en').problems)]) {
+    const field = code.startsWith('MESSAGE') ? 'message' : code.startsWith('CONVERSATION') ? 'conversation' : 'name';
+    const s = form.sentence(code, field, '', 120);
+    assert.notEqual(s, en.sentence(code, field, '', 120), `${code} is not in Persian`);
+    assert.doesNotMatch(s, /[0-9]|\{/, `${code}: ASCII digits or an unfilled placeholder: ${s}`);
+  }
+  assert.match(form.sentence('CONVERSATION_TOO_LONG', 'conversation'), /۱۲٬۰۰۰ نویسه/);
+  assert.match(form.sentence('MESSAGE_TOO_MANY_LINKS', 'message'), /حداکثر ۳ پیوند/);
+  assert.equal(form.sentence('COMPANY_INVALID', 'company'), '«شرکت» می‌تواند حداکثر ۱۰۰ نویسه متن معمولی باشد.');
+  assert.match(form.sentence('RATE_LIMITED', '', '', 45), /حدود ۴۵ ثانیهٔ دیگر/);
+  assert.equal(form.t('count.characters', { n: 1234, max: 4000 }), '۱٬۲۳۴ از ۴٬۰۰۰ نویسه');
+  assert.equal(form.t('problems', { n: 2 }), 'چند مورد نیاز به اصلاح دارد');
+  assert.equal(en.t('problems', { n: 1 }), 'There is a problem');
+  assert.equal(en.t('conversation.dropped', { n: 1, max: 12000 }), 'The oldest turn was left out to stay within 12,000 characters.');
+  assert.equal(en.t('conversation.dropped', { n: 3, max: 12000 }), 'The oldest 3 turns were left out to stay within 12,000 characters.');
+});
+
+test('every page sentence of the English page exists in Persian, with the same placeholders', () => {
+  const en = language('en').page;
+  const fa = language('fa').page;
+  const base = (k) => k.replace(/\.(zero|one|two|few|many|other)$/, '');
+  const faBases = new Set(Object.keys(fa).map(base));
+  for (const k of Object.keys(en)) assert.ok(faBases.has(base(k)), `fa has no sentence for ${k}`);
+  const names = (s) => (s.match(/\{[a-zA-Z]+\}/g) || []).sort().join();
+  for (const [k, s] of Object.entries(fa)) {
+    const enS = en[k] ?? en[`${base(k)}.other`] ?? en[base(k)];
+    for (const p of s.match(/\{[a-zA-Z]+\}/g) || []) assert.ok(enS.includes(p), `fa ${k} uses ${p}, en does not`);
+    assert.ok(names(s).length <= names(enS).length, k);
+  }
+});
+
 test("the service's detail is shown for a field's content, the page's sentence for the rest", () => {
-  const form = new IntroductionForm({ dataset: {} });
-  form.def = { fields: [{ name: 'email', label: 'Email', maxLength: 254 }] };
+  const form = formIn('en', [{ name: 'email', label: 'Email', maxLength: 254 }]);
   const detail = 'The domain after the @ needs a dot, as in example.com.';
   assert.equal(form.explain('EMAIL_INVALID', 'email', detail), detail);
   assert.equal(form.explain('EMAIL_INVALID', 'email', ''), form.sentence('EMAIL_INVALID', 'email'));

@@ -42,7 +42,7 @@ export function screenshotDir(folder) {
   return process.env.UPDATE_SCREENSHOTS ? join(repo, folder) : mkdtempSync(join(tmpdir(), 'introductions-shots-'));
 }
 
-/** launch starts headless Chromium with a fresh profile; close() removes it. */
+/** launch starts headless Chromium with a fresh profile (in options.locale); close() removes it. */
 export async function launch(options = {}) {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'introductions-chromium-'));
@@ -60,6 +60,9 @@ export async function launch(options = {}) {
     ],
     viewport: options.viewport || { width: 1000, height: 900 },
     deviceScaleFactor: options.deviceScaleFactor || 1,
+    // The browser's language (navigator.language, Accept-Language, Intl's
+    // default), as a visitor's would be set: "fa-IR" for Persian.
+    locale: options.locale || 'en-US',
   });
   return {
     context,

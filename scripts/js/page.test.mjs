@@ -270,15 +270,16 @@ test('keyboard only, labels, the honeypot out of reach, and a phone viewport', {
   }
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), 'no sideways scrolling on a phone');
 
-  // Tab through the page: the fields in order, never the honeypot.
+  // Tab through the page: the language switch, then the fields in order,
+  // never the honeypot.
   const order = [];
   for (let i = 0; i < 12; i++) {
     await page.keyboard.press('Tab');
     order.push(await page.evaluate(() => document.activeElement.id || document.activeElement.name || document.activeElement.tagName));
   }
   assert.ok(!order.includes('website'), `honeypot focused: ${order}`);
-  assert.deepEqual(order.slice(0, 5), ['intro-name', 'intro-company', 'intro-role', 'intro-email', 'intro-message']);
-  assert.deepEqual(order.slice(5, 8), ['consent-future-roles', 'SUMMARY', 'BUTTON'], 'then the optional permission, the notice and Review');
+  assert.deepEqual(order.slice(0, 6), ['intro-lang-fa', 'intro-name', 'intro-company', 'intro-role', 'intro-email', 'intro-message']);
+  assert.deepEqual(order.slice(6, 9), ['consent-future-roles', 'SUMMARY', 'BUTTON'], 'then the optional permission, the notice and Review');
 
   await page.focus('h1');
   await page.keyboard.press('Tab');

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 func TestEvidence(t *testing.T) {
@@ -15,7 +17,7 @@ func TestEvidence(t *testing.T) {
 	at := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 	const withdrawal = "/api/introductions/abc/withdrawal"
 	given := intake.ConsentEvidence{
-		Purpose: "attach-conversation", Basis: intake.BasisConsent,
+		Purpose: "attach-conversation", Basis: intake.BasisConsent, Lang: "en",
 		TextVersion: "attach-conversation/1", TextSHA256: p.Consent.SHA256, Control: "consent-attach-conversation",
 		ActivelyChecked: true, GivenAt: at, WithdrawalPath: withdrawal,
 	}
@@ -78,6 +80,8 @@ func TestEvidenceMatches(t *testing.T) {
 		{"control changed", func(e *intake.ConsentEvidence) { e.Control = "other" }, false},
 		{"purpose unknown", func(e *intake.ConsentEvidence) { e.Purpose = "future-roles" }, false},
 		{"purpose without consent", func(e *intake.ConsentEvidence) { e.Purpose = "introduction" }, false},
+		{"evidence from before it named its language", func(e *intake.ConsentEvidence) { e.Lang = "" }, true},
+		{"a language the version is not shown in", func(e *intake.ConsentEvidence) { e.Lang = "fa" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,5 +91,35 @@ func TestEvidenceMatches(t *testing.T) {
 				t.Errorf("EvidenceMatches = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPersianEvidence: evidence of a consent given in Persian names fa and
+// the Persian text's SHA-256, matches the registry in Persian only, and
+// stops matching when the Persian text it names is not the registry's.
+func TestPersianEvidence(t *testing.T) {
+	base, ok := testsupport.Forms(t).Find("introduction", "2")
+	if !ok {
+		t.Fatal("no introduction/2")
+	}
+	fa, ok := base.In("fa")
+	if !ok {
+		t.Fatal("introduction/2 has no Persian texts")
+	}
+	s := good()
+	s.FormVersion = "2"
+	s.Consents = []intake.ConsentClaim{{Purpose: "future-roles", TextVersion: "future-roles/1", Given: true}}
+	evidence, _ := Evidence(fa, s, time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC), "/w")
+	p, _ := fa.Purpose("future-roles")
+	if len(evidence) != 1 || evidence[0].Lang != "fa" || evidence[0].TextSHA256 != formregistry.TextSHA256(p.Consent.Text) {
+		t.Fatalf("evidence = %+v, want fa and the Persian text's hash", evidence)
+	}
+	if !EvidenceMatches(base, evidence[0]) {
+		t.Error("Persian evidence does not match the registry")
+	}
+	en := evidence[0]
+	en.Lang = "en"
+	if EvidenceMatches(base, en) {
+		t.Error("the Persian text's hash matched the English text")
 	}
 }

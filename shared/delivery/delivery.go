@@ -394,6 +394,9 @@ func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryR
 			d.AdminURL = s.d.AdminURL(e.SubmissionID)
 		}
 		d.AddedLabels = s.addedLabels(in)
+		if in.Lang != "" {
+			d.WrittenIn = formregistry.LanguageName(in.Lang, formregistry.OwnerLang)
+		}
 	}
 	payload, err := sender.Payload(d)
 	if err != nil {
@@ -460,13 +463,16 @@ func payloadChanged(bound, now string) string {
 }
 
 // addedLabels are the labels of the fields in's form version adds, by
-// name.
+// name, in the owner's language.
 func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	if len(in.Added) == 0 {
 		return nil
 	}
 	labels := map[string]string{}
 	if v, ok := s.d.Forms.Find(in.FormID, in.FormVersion); ok {
+		if owner, ok := v.In(formregistry.OwnerLang); ok {
+			v = owner
+		}
 		for name := range in.Added {
 			if f, ok := v.Field(name); ok {
 				labels[name] = f.Label

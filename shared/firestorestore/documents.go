@@ -20,6 +20,7 @@ type introductionDoc struct {
 	State           intake.State             `firestore:"state"`
 	FormID          string                   `firestore:"formId"`
 	FormVersion     string                   `firestore:"formVersion"`
+	Lang            string                   `firestore:"lang,omitempty"`
 	Name            string                   `firestore:"name"`
 	Company         string                   `firestore:"company"`
 	Role            string                   `firestore:"role"`
@@ -39,7 +40,7 @@ type introductionDoc struct {
 
 func toIntroductionDoc(in intake.Introduction) introductionDoc {
 	return introductionDoc{
-		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
 		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
 		Email: in.Fields.Email, Message: in.Fields.Message, Added: in.Added,
 		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
@@ -49,7 +50,7 @@ func toIntroductionDoc(in intake.Introduction) introductionDoc {
 
 func (d introductionDoc) introduction(id string) intake.Introduction {
 	return intake.Introduction{
-		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion,
+		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion, Lang: d.Lang,
 		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
 		Added:           d.Added,
 		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,

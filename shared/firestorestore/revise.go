@@ -93,10 +93,12 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 					{Path: "hasConversation", Value: in.HasConversation},
 					{Path: "added", Value: addedValue(in.Added)},
 					{Path: "consents", Value: in.Consents},
+					{Path: "lang", Value: in.Lang},
 					{Path: "revisions", Value: in.Revisions},
 				}),
 				tx.Update(ledgerRef, []firestore.Update{
 					{Path: "revisions", Value: in.Revisions},
+					{Path: "lang", Value: in.Lang},
 					{Path: "consents", Value: in.Consents},
 					{Path: "purposes", Value: r.Purposes},
 					{Path: "redaction.stored", Value: r.Stored},

@@ -517,15 +517,27 @@ func TestConsentRecheck(t *testing.T) {
 // text edited in place, as a bad deployment would.
 func rewordedRegistry(t testing.TB) *formregistry.Registry {
 	t.Helper()
+	return editedRegistry(t, "Attach my conversation with the site's guide to this introduction.", "Attach my conversation to this introduction.")
+}
+
+// editedRegistry is the embedded registry with old replaced by new in every
+// version and language file, in place.
+func editedRegistry(t testing.TB, old, new string) *formregistry.Registry {
+	t.Helper()
 	dir := t.TempDir()
 	src := "../formregistry/forms/introduction/"
-	for _, f := range []string{"index.json", "1.json", "2.json"} {
+	files, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range files {
+		f := e.Name()
 		raw, err := os.ReadFile(src + f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f != "index.json" {
-			raw = []byte(strings.Replace(string(raw), "Attach my conversation with the site's guide to this introduction.", "Attach my conversation to this introduction.", 1))
+			raw = []byte(strings.Replace(string(raw), old, new, 1))
 		}
 		if err := os.MkdirAll(dir+"/introduction", 0o755); err != nil {
 			t.Fatal(err)
@@ -542,6 +554,55 @@ func rewordedRegistry(t testing.TB) *formregistry.Registry {
 		t.Fatal("the edit did not change a consent text")
 	}
 	return r
+}
+
+// TestConsentRecheckCoversEveryLanguage: the re-check compares each
+// consent's evidence with the text of the language it was shown in: a
+// Persian text edited in place marks the Persian consent's entry
+// REPAIR_NEEDED, naming fa, and leaves the English one alone.
+func TestConsentRecheckCoversEveryLanguage(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	base, _ := testsupport.Forms(t).Find("introduction", "2")
+	for id, lang := range map[string]string{"kept-en": "en", "kept-fa": "fa"} {
+		v, _ := base.In(lang)
+		p, _ := v.Purpose("future-roles")
+		k := draft(id, t0)
+		k.Introduction.FormVersion, k.Ledger.FormVersion = "2", "2"
+		k.Introduction.Lang, k.Ledger.Lang = lang, lang
+		k.Introduction.Consents[0] = intake.ConsentEvidence{Purpose: p.ID, Basis: p.Basis, Lang: lang, TextVersion: p.Consent.TextVersion,
+			TextSHA256: p.Consent.SHA256, Control: p.Consent.Control, ActivelyChecked: true, GivenAt: t0,
+			WithdrawalPath: "/api/introductions/" + id + "/withdrawal"}
+		if _, err := ts.KeepDraft(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock := testsupport.NewClock(t0.Add(time.Hour))
+	if run, err := newSweeper(t, ts.SweepStore, clock).Run(ctx, intake.SweepByScheduler); err != nil || run.RepairNeeded != 0 {
+		t.Fatalf("first run under the same texts: %+v, %v", run, err)
+	}
+
+	fa, _ := base.In("fa")
+	p, _ := fa.Purpose("future-roles")
+	reworded := editedRegistry(t, p.Consent.Text, "مرا برای موقعیت‌های آینده در نظر داشته باشید.")
+	s, err := retentionsweep.New(retentionsweep.Config{Store: ts.SweepStore, Registry: reworded, Clock: clock, Entropy: rand.Reader, Logger: discard, RunRetention: runRecordsFor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Set(t0.Add(2 * time.Hour))
+	run, err := s.Run(ctx, intake.SweepByScheduler)
+	if err != nil || run.RepairNeeded != 1 {
+		t.Fatalf("run after the Persian text changed: %+v, %v", run, err)
+	}
+	if e := ts.ledgerEntry(t, "kept-fa"); e.Decision != intake.DecisionRepairNeeded || !strings.Contains(e.Reason, "future-roles/1, fa") {
+		t.Errorf("kept-fa: decision %s, reason %q", e.Decision, e.Reason)
+	}
+	if e := ts.ledgerEntry(t, "kept-en"); e.Decision == intake.DecisionRepairNeeded {
+		t.Errorf("kept-en was marked for a Persian text: %q", e.Reason)
+	}
 }
 
 func TestLastRunsNewestFirst(t *testing.T) {

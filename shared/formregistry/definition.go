@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -50,8 +51,14 @@ type RetentionDefinition struct {
 // Definition is the form definition served by GET /api/forms/{formId} and
 // exported at site build. Its JSON shape is a contract with the page.
 type Definition struct {
-	FormID      string              `json:"formId"`
-	FormVersion string              `json:"formVersion"`
+	FormID      string `json:"formId"`
+	FormVersion string `json:"formVersion"`
+	// Lang and Dir are the language the texts are in and its direction;
+	// Languages are all the languages the version is shown in, for the
+	// page's language switch.
+	Lang        string              `json:"lang"`
+	Dir         string              `json:"dir"`
+	Languages   []LanguageChoice    `json:"languages"`
 	Title       string              `json:"title"`
 	Description string              `json:"description"`
 	Fields      []Field             `json:"fields"`
@@ -60,6 +67,16 @@ type Definition struct {
 	Notice      Notice              `json:"notice"`
 	ProofOfWork ProofOfWorkParams   `json:"proofOfWork"`
 	Retention   RetentionDefinition `json:"retention"`
+	// Page and Problems are the page's sentences in Lang (see Language).
+	Page     map[string]string `json:"page"`
+	Problems map[string]string `json:"problems"`
+}
+
+// LanguageChoice is one language a version is shown in, named in itself.
+type LanguageChoice struct {
+	Lang string `json:"lang"`
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
 }
 
 // Definition returns the version's form definition with the given
@@ -74,9 +91,17 @@ func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention, 
 			purposes[i].Consent = &c
 		}
 	}
+	var choices []LanguageChoice
+	for _, l := range v.langs {
+		t := v.inLang[l]
+		choices = append(choices, LanguageChoice{Lang: l, Name: t.Language.Name, Dir: t.Language.Dir})
+	}
 	return Definition{
 		FormID:      v.FormID,
 		FormVersion: v.Version,
+		Lang:        v.Lang,
+		Dir:         v.Language.Dir,
+		Languages:   choices,
 		Title:       v.Title,
 		Description: v.Description,
 		Fields:      slices.Clone(v.Fields),
@@ -89,6 +114,8 @@ func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention, 
 			IntroductionDays:    int64(retention.Introduction / (24 * time.Hour)),
 			RejectedAttemptDays: int64(retention.RejectedAttempt / (24 * time.Hour)),
 		},
+		Page:     maps.Clone(v.Language.Page),
+		Problems: maps.Clone(v.Language.Problems),
 	}
 }
 
@@ -113,86 +140,55 @@ var (
 	placeholderPattern   = regexp.MustCompile(`\{[^{}\s]*\}`)
 )
 
-// recipientWording is how the notice names each destination.
-var recipientWording = map[intake.Destination]string{
-	intake.DestinationInbox:   "in their private inbox on this site",
-	intake.DestinationEmail:   "as an email to their own address (sent through their mail provider)",
-	intake.DestinationWebhook: "as a signed notification to a web address they run (a webhook)",
-}
-
-// withdrawalWording says what a withdrawal does at each destination outside
-// this site.
-var withdrawalWording = map[intake.Destination]string{
-	intake.DestinationEmail:   "An email already sent to the owner stays in their mailbox until they delete it.",
-	intake.DestinationWebhook: "The owner's webhook is told at once to erase the copy it received.",
-}
-
-// basisWording is how the notice states each legal basis.
-var basisWording = map[intake.Basis]string{
-	intake.BasisConsent:             "your consent (Article 6(1)(a) GDPR), which you can withdraw at any time",
-	intake.BasisContract:            "steps you asked for towards a contract (Article 6(1)(b) GDPR)",
-	intake.BasisLegalObligation:     "a legal obligation (Article 6(1)(c) GDPR)",
-	intake.BasisLegitimateInterests: "legitimate interests (Article 6(1)(f) GDPR)",
-}
-
 // Notice returns the version's privacy notice: its template filled with the
 // version's fields and purposes (each with its basis), the retention
 // periods, the backups' window and the destinations an introduction is
 // handed to (the admin inbox first, then each configured one), so the
 // notice says what the service does.
 func (v *Version) Notice(retention intake.Retention, destinations []intake.Destination) Notice {
+	w := v.Language.Notice
 	var fields []string
 	for _, f := range v.Fields {
 		switch {
 		case f.Purpose != "":
-			fields = append(fields, f.Label+" (only with your consent)")
+			fields = append(fields, strings.ReplaceAll(w.FieldWithConsent, "{label}", f.Label))
 		case !f.Required:
-			fields = append(fields, f.Label+" (optional)")
+			fields = append(fields, strings.ReplaceAll(w.FieldOptional, "{label}", f.Label))
 		default:
 			fields = append(fields, f.Label)
 		}
 	}
 	var purposes []string
 	for _, p := range v.Purposes {
-		need := "Optional"
+		need := w.Optional
 		if p.Required {
-			need = "Required"
+			need = w.Required
 		}
-		purposes = append(purposes, fmt.Sprintf("“%s” %s; legal basis: %s.", p.Description, need, basisWording[p.Basis]))
+		purposes = append(purposes, strings.NewReplacer("{description}", p.Description, "{need}", need, "{basis}", w.Bases[p.Basis]).Replace(w.Purpose))
 	}
 	var recipients, reach []string
 	for _, d := range destinations {
-		recipients = append(recipients, recipientWording[d])
-		if w := withdrawalWording[d]; w != "" {
-			reach = append(reach, w)
+		recipients = append(recipients, w.Recipients[d])
+		if s := w.Withdrawal[d]; s != "" {
+			reach = append(reach, s)
 		}
 	}
+	duration := v.Language.humanDuration
 	fill := strings.NewReplacer(
-		placeholderRecipients, joinAnd(recipients),
+		placeholderRecipients, v.Language.joinList(recipients),
 		placeholderWithdrawalReach, strings.Join(reach, " "),
-		placeholderBackup, humanDuration(intake.PointInTimeRecoveryWindow),
-		placeholderFields, strings.Join(fields, "; "),
+		placeholderBackup, duration(intake.PointInTimeRecoveryWindow),
+		placeholderFields, strings.Join(fields, w.FieldSeparator),
 		placeholderPurposes, strings.Join(purposes, "\n"),
-		placeholderDraft, humanDuration(retention.Draft),
-		placeholderIntroduction, humanDuration(retention.Introduction),
-		placeholderRejectedAttempt, humanDuration(retention.RejectedAttempt),
+		placeholderDraft, duration(retention.Draft),
+		placeholderIntroduction, duration(retention.Introduction),
+		placeholderRejectedAttempt, duration(retention.RejectedAttempt),
 	)
 	n := Notice{Title: v.NoticeTemplate.Title}
 	for _, s := range v.NoticeTemplate.Sections {
 		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
 	}
 	return n
-}
-
-// joinAnd joins "a", "b" and "c" as "a, b and c".
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // Text renders the notice as plain text: the title, then each heading
@@ -207,20 +203,14 @@ func (n Notice) Text() string {
 }
 
 // humanDuration states d in the largest whole unit (days, hours, minutes).
-func humanDuration(d time.Duration) string {
-	unit := func(n int64, one string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return strconv.FormatInt(n, 10) + " " + one + "s"
-	}
+func (l *Language) humanDuration(d time.Duration) string {
 	switch {
 	case d > 0 && d%(24*time.Hour) == 0:
-		return unit(int64(d/(24*time.Hour)), "day")
+		return l.duration(int64(d/(24*time.Hour)), "day")
 	case d > 0 && d%time.Hour == 0:
-		return unit(int64(d/time.Hour), "hour")
+		return l.duration(int64(d/time.Hour), "hour")
 	case d > 0 && d%time.Minute == 0:
-		return unit(int64(d/time.Minute), "minute")
+		return l.duration(int64(d/time.Minute), "minute")
 	default:
 		return d.String()
 	}

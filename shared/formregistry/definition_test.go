@@ -39,21 +39,36 @@ var testPoW = ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 100000, Challen
 // everyDestination is a deployment with email and webhook on.
 var everyDestination = []intake.Destination{intake.DestinationInbox, intake.DestinationEmail, intake.DestinationWebhook}
 
+// goldenName is a golden file's name for a version in a language: the
+// version file's language has no language suffix.
+func goldenName(kind string, v *Version, ext string) string {
+	if v.Lang == DefaultLang {
+		return kind + "-" + v.FormID + "-" + v.Version + ext
+	}
+	return kind + "-" + v.FormID + "-" + v.Version + "." + v.Lang + ext
+}
+
 func TestDefinitionGolden(t *testing.T) {
 	for _, n := range []string{"1", "2"} {
-		v, _ := loadEmbedded(t).Find("introduction", n)
-		got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention, everyDestination), "", "  ")
-		if err != nil {
-			t.Fatal(err)
+		base, _ := loadEmbedded(t).Find("introduction", n)
+		for _, lang := range base.Langs() {
+			v, _ := base.In(lang)
+			got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention, everyDestination), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, goldenName("definition", v, ".golden.json"), append(got, '\n'))
 		}
-		golden(t, "definition-introduction-"+n+".golden.json", append(got, '\n'))
 	}
 }
 
 func TestNoticeGolden(t *testing.T) {
 	for _, n := range []string{"1", "2"} {
-		v, _ := loadEmbedded(t).Find("introduction", n)
-		golden(t, "notice-introduction-"+n+".golden.txt", []byte(v.Notice(intake.DefaultRetention, everyDestination).Text()))
+		base, _ := loadEmbedded(t).Find("introduction", n)
+		for _, lang := range base.Langs() {
+			v, _ := base.In(lang)
+			golden(t, goldenName("notice", v, ".golden.txt"), []byte(v.Notice(intake.DefaultRetention, everyDestination).Text()))
+		}
 	}
 }
 
@@ -84,7 +99,7 @@ func TestNoticeNamesEveryDestinationAndRetentionClass(t *testing.T) {
 			}
 		}
 		for _, d := range everyDestination {
-			if named := strings.Contains(text, recipientWording[d]); named != slices.Contains(on, d) {
+			if named := strings.Contains(text, v.Language.Notice.Recipients[d]); named != slices.Contains(on, d) {
 				t.Errorf("with %v the notice names %s: %v\n%s", on, d, named, text)
 			}
 		}
@@ -121,7 +136,7 @@ func TestDefinitionShape(t *testing.T) {
 		got  any
 		want string
 	}{
-		{"top level", d, "description,fields,formId,formVersion,honeypot,notice,proofOfWork,purposes,retention,title"},
+		{"top level", d, "description,dir,fields,formId,formVersion,honeypot,lang,languages,notice,page,problems,proofOfWork,purposes,retention,title"},
 		{"field with autocomplete", fields[0], "autocomplete,code,hint,label,maxLength,maxLinks,name,required,type"},
 		{"field bound to a purpose", fields[5], "code,hint,label,maxLength,maxLinks,name,purpose,required,type"},
 		{"honeypot", d["honeypot"], "name"},
@@ -192,7 +207,7 @@ func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
 	text := v.Notice(intake.DefaultRetention, everyDestination).Text()
 	for _, p := range v.Purposes {
-		if !strings.Contains(text, p.Description) || !strings.Contains(text, basisWording[p.Basis]) {
+		if !strings.Contains(text, p.Description) || !strings.Contains(text, v.Language.Notice.Bases[p.Basis]) {
 			t.Errorf("notice does not state purpose %q with its basis", p.ID)
 		}
 	}

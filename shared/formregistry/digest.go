@@ -7,9 +7,9 @@ import (
 )
 
 // ConsentDigest is the lower-case hex SHA-256 of every consent text the
-// registry knows, retired versions included: for each form, version and
-// consent purpose in order, the purpose's basis, text version, text SHA-256
-// and control. Two registries with the same digest judge stored consent
+// registry knows, retired versions included: for each form, version,
+// language and consent purpose in order, the purpose's basis, text version,
+// text SHA-256 and control. Two registries with the same digest judge stored consent
 // evidence alike, so a re-check of the evidence is needed only when the
 // digest changes.
 func (r *Registry) ConsentDigest() string {
@@ -21,16 +21,19 @@ func (r *Registry) ConsentDigest() string {
 		}
 		slices.Sort(versions)
 		for _, name := range versions {
-			v := r.forms[formID][name]
-			for _, p := range v.Purposes {
-				if p.Consent == nil {
-					continue
+			base := r.forms[formID][name]
+			for _, lang := range base.langs {
+				v := base.inLang[lang]
+				for _, p := range v.Purposes {
+					if p.Consent == nil {
+						continue
+					}
+					for _, s := range []string{formID, name, lang, p.ID, string(p.Basis), p.Consent.TextVersion, p.Consent.SHA256, p.Consent.Control} {
+						h.Write([]byte(s))
+						h.Write([]byte{0})
+					}
+					h.Write([]byte{1})
 				}
-				for _, s := range []string{formID, name, p.ID, string(p.Basis), p.Consent.TextVersion, p.Consent.SHA256, p.Consent.Control} {
-					h.Write([]byte(s))
-					h.Write([]byte{0})
-				}
-				h.Write([]byte{1})
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -22,8 +23,10 @@ type indexFile struct {
 
 // versionFile is forms/<formId>/<version>.json.
 type versionFile struct {
-	FormID      string         `json:"formId"`
-	Version     string         `json:"version"`
+	FormID  string `json:"formId"`
+	Version string `json:"version"`
+	// Lang is the language of the file's texts; DefaultLang when absent.
+	Lang        string         `json:"lang"`
 	Title       string         `json:"title"`
 	Description string         `json:"description"`
 	Honeypot    string         `json:"honeypot"`
@@ -52,6 +55,37 @@ type consentFile struct {
 	TextVersion string `json:"textVersion"`
 	Text        string `json:"text"`
 	Control     string `json:"control"`
+}
+
+// languageFile is forms/<formId>/<version>.<lang>.json: the texts of a
+// version in another language than its version file's. It covers every
+// field and purpose of the version, and names each consent text and the
+// notice by the version file's text versions: a text version names one
+// text in each language.
+type languageFile struct {
+	FormID      string                 `json:"formId"`
+	Version     string                 `json:"version"`
+	Lang        string                 `json:"lang"`
+	Title       string                 `json:"title"`
+	Description string                 `json:"description"`
+	Fields      map[string]fieldText   `json:"fields"`
+	Purposes    map[string]purposeText `json:"purposes"`
+	Notice      NoticeTemplate         `json:"notice"`
+}
+
+type fieldText struct {
+	Label string `json:"label"`
+	Hint  string `json:"hint"`
+}
+
+type purposeText struct {
+	Description string       `json:"description"`
+	Consent     *consentText `json:"consent"`
+}
+
+type consentText struct {
+	TextVersion string `json:"textVersion"`
+	Text        string `json:"text"`
 }
 
 // fieldKinds is every field a submission can carry, with the type it must
@@ -102,13 +136,14 @@ var bases = map[intake.Basis]bool{
 }
 
 // reservedNames are draft-body keys the honeypot must not take.
-var reservedNames = map[string]bool{"formId": true, "formVersion": true, "consents": true, "altcha": true}
+var reservedNames = map[string]bool{"formId": true, "formVersion": true, "lang": true, "consents": true, "altcha": true}
 
 var (
-	idPattern       = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
-	versionPattern  = regexp.MustCompile(`^[1-9][0-9]{0,8}$`)
-	controlPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	honeypotPattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9_-]*$`)
+	idPattern        = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+	versionPattern   = regexp.MustCompile(`^[1-9][0-9]{0,8}$`)
+	languageFileName = regexp.MustCompile(`^([1-9][0-9]{0,8})\.([a-z]{2,3})\.json$`)
+	controlPattern   = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	honeypotPattern  = regexp.MustCompile(`^[a-z][a-zA-Z0-9_-]*$`)
 )
 
 // LoadFS loads and validates a registry laid out as
@@ -173,8 +208,13 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 		return nil, problems
 	}
 	versions := map[string]*Version{}
+	var inOtherLanguages []fs.DirEntry
 	for _, f := range files {
 		if f.Name() == "index.json" {
+			continue
+		}
+		if !f.IsDir() && languageFileName.MatchString(f.Name()) {
+			inOtherLanguages = append(inOtherLanguages, f)
 			continue
 		}
 		name, ok := strings.CutSuffix(f.Name(), ".json")
@@ -198,6 +238,33 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 		}
 		if len(errs) == 0 {
 			versions[name] = v
+		}
+	}
+	for _, f := range inOtherLanguages {
+		m := languageFileName.FindStringSubmatch(f.Name())
+		v, ok := versions[m[1]]
+		if !ok {
+			fail("%s: no valid version %s to translate", f.Name(), m[1])
+			continue
+		}
+		raw, err := fs.ReadFile(fsys, path.Join(formID, f.Name()))
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		t, errs := parseLanguage(raw, v, m[2])
+		for _, e := range errs {
+			fail("%s: %v", f.Name(), e)
+		}
+		if len(errs) == 0 {
+			v.inLang[t.Lang] = t
+			v.langs = append(v.langs, t.Lang)
+		}
+	}
+	for _, v := range versions {
+		slices.Sort(v.langs[1:])
+		for _, t := range v.inLang {
+			t.langs = v.langs
 		}
 	}
 	for name, status := range index.Versions {
@@ -233,7 +300,18 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 		FormID: formID, Version: version, Status: status,
 		Title: f.Title, Description: f.Description, Honeypot: f.Honeypot,
 		FileSHA256: hex.EncodeToString(sum[:]),
+		Lang:       f.Lang,
 	}
+	if v.Lang == "" {
+		v.Lang = DefaultLang
+	}
+	if l, ok := LanguageOf(v.Lang); ok {
+		v.Language = l
+	} else {
+		fail("lang %q is not a language of the registry (languages/)", v.Lang)
+	}
+	v.inLang = map[string]*Version{v.Lang: v}
+	v.langs = []string{v.Lang}
 
 	purposeIDs := map[string]Purpose{}
 	textVersions := map[string]bool{}
@@ -374,31 +452,116 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 	return v, problems
 }
 
-// checkTextVersions makes sure a textVersion names one text across all the
-// versions of a form.
+// parseLanguage decodes and validates the texts of version v in lang, and
+// returns v with them.
+func parseLanguage(raw []byte, v *Version, lang string) (*Version, []error) {
+	var problems []error
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
+	var f languageFile
+	if err := decode(raw, &f); err != nil {
+		return nil, []error{err}
+	}
+	if f.FormID != v.FormID || f.Version != v.Version || f.Lang != lang {
+		fail("file says form %q version %q lang %q", f.FormID, f.Version, f.Lang)
+	}
+	l, ok := LanguageOf(lang)
+	switch {
+	case !ok:
+		fail("lang %q is not a language of the registry (languages/)", lang)
+	case lang == v.Lang:
+		fail("the version file is already in %s", lang)
+	}
+	if strings.TrimSpace(f.Title) == "" || strings.TrimSpace(f.Description) == "" {
+		fail("title and description are required")
+	}
+	sum := sha256.Sum256(raw)
+	t := *v
+	t.Title, t.Description, t.Lang, t.Language = f.Title, f.Description, lang, l
+	t.FileSHA256 = hex.EncodeToString(sum[:])
+
+	t.Fields = slices.Clone(v.Fields)
+	for i := range t.Fields {
+		ft, ok := f.Fields[t.Fields[i].Name]
+		if !ok || strings.TrimSpace(ft.Label) == "" {
+			fail("field %q: label is required", t.Fields[i].Name)
+		}
+		t.Fields[i].Label, t.Fields[i].Hint = ft.Label, ft.Hint
+	}
+	for name := range f.Fields {
+		if _, ok := v.Field(name); !ok {
+			fail("field %q is not a field of version %s", name, v.Version)
+		}
+	}
+	t.Purposes = slices.Clone(v.Purposes)
+	for i := range t.Purposes {
+		p := &t.Purposes[i]
+		pt, ok := f.Purposes[p.ID]
+		if !ok || strings.TrimSpace(pt.Description) == "" {
+			fail("purpose %q: description is required", p.ID)
+		}
+		p.Description = pt.Description
+		switch c := pt.Consent; {
+		case p.Consent == nil && c != nil:
+			fail("purpose %q: only a consent purpose has a consent text", p.ID)
+		case p.Consent != nil && c == nil:
+			fail("purpose %q: a consent purpose needs a consent text", p.ID)
+			p.Consent = nil
+		case c != nil:
+			if c.TextVersion != p.Consent.TextVersion {
+				fail("purpose %q: consent textVersion %q, want the version file's %q", p.ID, c.TextVersion, p.Consent.TextVersion)
+			}
+			if strings.TrimSpace(c.Text) == "" {
+				fail("purpose %q: consent text is required", p.ID)
+			}
+			p.Consent = &ConsentText{TextVersion: c.TextVersion, Text: c.Text, SHA256: TextSHA256(c.Text), Control: p.Consent.Control}
+		}
+	}
+	for id := range f.Purposes {
+		if _, ok := v.Purpose(id); !ok {
+			fail("purpose %q is not a purpose of version %s", id, v.Version)
+		}
+	}
+	t.NoticeTemplate = f.Notice
+	for _, err := range checkNotice(&t.NoticeTemplate) {
+		fail("notice: %v", err)
+	}
+	if t.NoticeTemplate.TextVersion != v.NoticeTemplate.TextVersion {
+		fail("notice: textVersion %q, want the version file's %q", t.NoticeTemplate.TextVersion, v.NoticeTemplate.TextVersion)
+	}
+	return &t, problems
+}
+
+// checkTextVersions makes sure a textVersion names one text per language
+// across all the versions of a form.
 func checkTextVersions(r *Registry) []error {
 	var problems []error
 	for _, formID := range r.FormIDs() {
-		seen := map[string]string{}
+		seen := map[textID]string{}
 		for _, n := range sortedVersions(r.forms[formID]) {
-			for tv, sum := range r.forms[formID][n].texts() {
-				if prev, ok := seen[tv]; ok && prev != sum {
-					problems = append(problems, fmt.Errorf("%s: version %s changes the text of %q: a changed text needs a new textVersion", formID, n, tv))
+			for id, sum := range r.forms[formID][n].texts() {
+				if prev, ok := seen[id]; ok && prev != sum {
+					problems = append(problems, fmt.Errorf("%s: version %s changes the %s text of %q: a changed text needs a new textVersion", formID, n, id.Lang, id.TextVersion))
 				}
-				seen[tv] = sum
+				seen[id] = sum
 			}
 		}
 	}
 	return problems
 }
 
-// texts maps each text version a version shows (its notice and its consent
-// texts) to the text's SHA-256.
-func (v *Version) texts() map[string]string {
-	texts := map[string]string{v.NoticeTemplate.TextVersion: v.NoticeTemplate.SHA256}
-	for _, p := range v.Purposes {
-		if p.Consent != nil {
-			texts[p.Consent.TextVersion] = p.Consent.SHA256
+// textID names one text: a text version in one language.
+type textID struct{ Lang, TextVersion string }
+
+// texts maps each text a version shows in any of its languages (its notice
+// and its consent texts) to the text's SHA-256.
+func (v *Version) texts() map[textID]string {
+	texts := map[textID]string{}
+	for _, t := range v.inLang {
+		texts[textID{t.Lang, t.NoticeTemplate.TextVersion}] = t.NoticeTemplate.SHA256
+		for _, p := range t.Purposes {
+			if p.Consent != nil {
+				texts[textID{t.Lang, p.Consent.TextVersion}] = p.Consent.SHA256
+			}
 		}
 	}
 	return texts

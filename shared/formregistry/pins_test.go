@@ -2,29 +2,38 @@ package formregistry
 
 import "testing"
 
-// A published version never changes. These pins make an in-place
-// edit fail the build: a change to a form's fields, limits, purposes or texts
-// belongs in a new version file, with its own pins added here. Never update
-// a pin to make this test pass.
+// A published version never changes, in any of its languages. These pins
+// make an in-place edit fail the build: a change to a form's fields,
+// limits, purposes or texts belongs in a new version file (and its language
+// files), with its own pins added here. Never update a pin to make this
+// test pass.
 
-type versionKey struct{ form, version string }
+// versionKey names a version file (lang "en") or a language file.
+type versionKey struct{ form, version, lang string }
 
-type textKey struct{ form, version, textVersion string }
+// textKey names one text: each language's consent and notice texts are
+// pinned on their own.
+type textKey struct{ form, version, lang, textVersion string }
 
-// pinnedFiles are the SHA-256 of every version file ever published.
+// pinnedFiles are the SHA-256 of every version and language file ever
+// published.
 var pinnedFiles = map[versionKey]string{
-	{"introduction", "1"}: "797e54e7df16f10b62870a8509025ac29b05bdbab79a2a7da27ada8b0773e8e7",
-	{"introduction", "2"}: "4caccde3208d1d3e06bbedfba965274fdb974ba8397f99337818306ac326552d",
+	{"introduction", "1", "en"}: "797e54e7df16f10b62870a8509025ac29b05bdbab79a2a7da27ada8b0773e8e7",
+	{"introduction", "2", "en"}: "4caccde3208d1d3e06bbedfba965274fdb974ba8397f99337818306ac326552d",
+	{"introduction", "2", "fa"}: "0c72adcdb0e4e38b188386612e442aa8c8d4f9cc8461a27ac2b2440382c08cea",
 }
 
 // pinnedTexts are the SHA-256 of every consent and notice text ever
-// published, by form, version and textVersion.
+// published, by form, version, language and textVersion.
 var pinnedTexts = map[textKey]string{
-	{"introduction", "1", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
-	{"introduction", "1", "introduction-notice/1"}: "7192e28a943601e223edcb38c7456d7e34dd2cab9521968066852d8dae2c4cc8",
-	{"introduction", "2", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
-	{"introduction", "2", "future-roles/1"}:        "5068a8ba40a6a93cc42f3d00e57477caa135c1446095f2448e95fffed512066e",
-	{"introduction", "2", "introduction-notice/2"}: "5ceaa984930d53a5176511c40d5023d1c191649e5d9dd6e099d0375ba5de38f4",
+	{"introduction", "1", "en", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
+	{"introduction", "1", "en", "introduction-notice/1"}: "7192e28a943601e223edcb38c7456d7e34dd2cab9521968066852d8dae2c4cc8",
+	{"introduction", "2", "en", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
+	{"introduction", "2", "en", "future-roles/1"}:        "5068a8ba40a6a93cc42f3d00e57477caa135c1446095f2448e95fffed512066e",
+	{"introduction", "2", "en", "introduction-notice/2"}: "5ceaa984930d53a5176511c40d5023d1c191649e5d9dd6e099d0375ba5de38f4",
+	{"introduction", "2", "fa", "attach-conversation/1"}: "d0e599be173a009c9dc3f3be1b925c3d95441802f6b0d4b5c726b2546b3653aa",
+	{"introduction", "2", "fa", "future-roles/1"}:        "773a2a0841a619872f0e4246a2db87265657ccb1679f9aa1225b575ef7c660e7",
+	{"introduction", "2", "fa", "introduction-notice/2"}: "fd6e87001ed4c577d087b00f82b15890711496582c392d12e9d46ae5f5184ce1",
 }
 
 func TestPublishedVersionFilesArePinned(t *testing.T) {
@@ -32,23 +41,29 @@ func TestPublishedVersionFilesArePinned(t *testing.T) {
 	seen := map[versionKey]bool{}
 	for _, formID := range r.FormIDs() {
 		for _, n := range sortedVersions(r.forms[formID]) {
-			v := r.forms[formID][n]
-			k := versionKey{formID, n}
-			seen[k] = true
-			t.Run(formID+"/"+n, func(t *testing.T) {
-				want, ok := pinnedFiles[k]
-				if !ok {
-					t.Fatalf("version file %s/%s.json is not pinned; add its SHA-256 %s to pinnedFiles", formID, n, v.FileSHA256)
+			for _, lang := range r.forms[formID][n].Langs() {
+				v, _ := r.forms[formID][n].In(lang)
+				k := versionKey{formID, n, lang}
+				seen[k] = true
+				file := formID + "/" + n + ".json"
+				if lang != r.forms[formID][n].Lang {
+					file = formID + "/" + n + "." + lang + ".json"
 				}
-				if v.FileSHA256 != want {
-					t.Fatalf("published version file %s/%s.json changed (SHA-256 %s, pinned %s): restore it and make a new version instead", formID, n, v.FileSHA256, want)
-				}
-			})
+				t.Run(file, func(t *testing.T) {
+					want, ok := pinnedFiles[k]
+					if !ok {
+						t.Fatalf("file %s is not pinned; add its SHA-256 %s to pinnedFiles", file, v.FileSHA256)
+					}
+					if v.FileSHA256 != want {
+						t.Fatalf("published file %s changed (SHA-256 %s, pinned %s): restore it and make a new version instead", file, v.FileSHA256, want)
+					}
+				})
+			}
 		}
 	}
 	for k := range pinnedFiles {
 		if !seen[k] {
-			t.Errorf("pinned version %s/%s is gone: a published version is never deleted", k.form, k.version)
+			t.Errorf("pinned version %s/%s (%s) is gone: a published version is never deleted", k.form, k.version, k.lang)
 		}
 	}
 }
@@ -58,16 +73,16 @@ func TestPublishedTextsArePinned(t *testing.T) {
 	seen := map[textKey]bool{}
 	for _, formID := range r.FormIDs() {
 		for _, n := range sortedVersions(r.forms[formID]) {
-			for tv, sum := range r.forms[formID][n].texts() {
-				k := textKey{formID, n, tv}
+			for id, sum := range r.forms[formID][n].texts() {
+				k := textKey{formID, n, id.Lang, id.TextVersion}
 				seen[k] = true
-				t.Run(formID+"/"+n+"/"+tv, func(t *testing.T) {
+				t.Run(formID+"/"+n+"/"+id.Lang+"/"+id.TextVersion, func(t *testing.T) {
 					want, ok := pinnedTexts[k]
 					if !ok {
-						t.Fatalf("text %s of %s/%s is not pinned; add its SHA-256 %s to pinnedTexts", tv, formID, n, sum)
+						t.Fatalf("%s text %s of %s/%s is not pinned; add its SHA-256 %s to pinnedTexts", id.Lang, id.TextVersion, formID, n, sum)
 					}
 					if sum != want {
-						t.Fatalf("published text %s of %s/%s changed (SHA-256 %s, pinned %s): a changed text needs a new textVersion in a new version", tv, formID, n, sum, want)
+						t.Fatalf("published %s text %s of %s/%s changed (SHA-256 %s, pinned %s): a changed text needs a new textVersion in a new version", id.Lang, id.TextVersion, formID, n, sum, want)
 					}
 				})
 			}
@@ -75,7 +90,7 @@ func TestPublishedTextsArePinned(t *testing.T) {
 	}
 	for k := range pinnedTexts {
 		if !seen[k] {
-			t.Errorf("pinned text %s of %s/%s is gone", k.textVersion, k.form, k.version)
+			t.Errorf("pinned %s text %s of %s/%s is gone", k.lang, k.textVersion, k.form, k.version)
 		}
 	}
 }

@@ -3,9 +3,14 @@
 // their declared legal basis, and the exact consent and notice texts shown.
 //
 // The data is embedded in the binary under forms/<formId>/: one
-// <version>.json per version, which never changes once published, and an
-// index.json that says which versions are published and which are retired
-// (retiring a version edits the index, never the version's file). It is
+// <version>.json per version, which never changes once published, an
+// optional <version>.<lang>.json per further language the version is shown
+// in (its texts: title, description, labels, hints, purposes, consent and
+// notice texts; immutable once published too), and an index.json that says
+// which versions are published and which are retired (retiring a version
+// edits the index, never the version's file). What every version shares in
+// a language (the page's sentences, a sentence per problem code, the words
+// that join the generated notice) is in languages/<lang>.json. It is
 // loaded and validated once; data that fails validation is a load error,
 // never a silently valid form.
 package formregistry
@@ -132,9 +137,31 @@ type Version struct {
 	Purposes []Purpose
 	// NoticeTemplate is the privacy notice's text; Notice fills it in.
 	NoticeTemplate NoticeTemplate
-	// FileSHA256 is the lower-case hex SHA-256 of the version's file.
+	// FileSHA256 is the lower-case hex SHA-256 of the version's file (of
+	// its language file, for the version in another language).
 	FileSHA256 string
+	// Lang is the language of the texts above; Language is what that
+	// language shares with every version.
+	Lang     string
+	Language *Language
+	// inLang holds the version in each of its languages, this one
+	// included, and langs names them (the version file's first); all the
+	// languages of a version share both.
+	inLang map[string]*Version
+	langs  []string
 }
+
+// In returns the version with its texts in lang (fields, limits, purposes
+// and codes are the same in every language), and false when the version is
+// not shown in lang.
+func (v *Version) In(lang string) (*Version, bool) {
+	t, ok := v.inLang[lang]
+	return t, ok
+}
+
+// Langs returns the languages the version is shown in: the version file's
+// first, then the others sorted.
+func (v *Version) Langs() []string { return slices.Clone(v.langs) }
 
 // Purpose returns the version's purpose with the given id.
 func (v *Version) Purpose(id string) (*Purpose, bool) {

@@ -381,7 +381,7 @@ func TestLoadFSRefusesAChangedTextUnderAnOldTextVersion(t *testing.T) {
 		"introduction/1.json":     {Data: embeddedFile(t, "introduction/1.json")},
 		"introduction/2.json":     {Data: withVersion(t, m, "2")},
 	})
-	if err == nil || !strings.Contains(err.Error(), `changes the text of "attach-conversation/1"`) {
+	if err == nil || !strings.Contains(err.Error(), `changes the en text of "attach-conversation/1"`) {
 		t.Fatalf("LoadFS error = %v, want a refused text change", err)
 	}
 }

@@ -102,6 +102,9 @@ type Delivery struct {
 	// AddedLabels are the labels of the fields the introduction's form
 	// version adds, by name, for a destination a person reads.
 	AddedLabels map[string]string
+	// WrittenIn names, in the owner's language, the language the visitor
+	// wrote in ("Persian (fa)"); "" for an introduction that predates it.
+	WrittenIn string
 	// Payload is the exact bytes to send, as the Sender's Payload rendered
 	// them and the envelope's PayloadSHA256 binds them; nil when the caller
 	// leaves the rendering to Send.

@@ -21,9 +21,13 @@ type ConsentClaim struct {
 // ConsentEvidence records one consent as given: which text the
 // visitor saw, how they agreed, when, and how to withdraw it.
 type ConsentEvidence struct {
-	Purpose         string    `json:"purpose" firestore:"purpose"`
-	Basis           Basis     `json:"basis" firestore:"basis"`
-	TextVersion     string    `json:"textVersion" firestore:"textVersion"`
+	Purpose string `json:"purpose" firestore:"purpose"`
+	Basis   Basis  `json:"basis" firestore:"basis"`
+	// Lang is the language the text was shown in; empty in evidence kept
+	// before evidence named its language (the version file's language).
+	Lang        string `json:"lang,omitempty" firestore:"lang,omitempty"`
+	TextVersion string `json:"textVersion" firestore:"textVersion"`
+	// TextSHA256 is the SHA-256 of the exact text shown, in Lang.
 	TextSHA256      string    `json:"textSha256" firestore:"textSha256"`
 	Control         string    `json:"control" firestore:"control"`
 	ActivelyChecked bool      `json:"activelyChecked" firestore:"activelyChecked"`
@@ -53,7 +57,10 @@ type Introduction struct {
 	State       State  `json:"state"`
 	FormID      string `json:"formId"`
 	FormVersion string `json:"formVersion"`
-	Fields      Fields `json:"introduction"`
+	// Lang is the language the visitor was shown the form in when they
+	// last wrote it (the draft or its latest revision).
+	Lang   string `json:"lang,omitempty"`
+	Fields Fields `json:"introduction"`
 	// Added holds the fields the form version adds beyond Fields, by name;
 	// nil when it adds none or none was filled in.
 	Added           map[string]string `json:"added,omitempty"`

@@ -186,10 +186,14 @@ type RefusalCount struct {
 // visitor revised the draft before confirming it, refused revisions
 // included (their codes are in the refusal counts bound to the draft).
 type LedgerEntry struct {
-	ID                 string            `json:"id" firestore:"-"`
-	Version            string            `json:"version" firestore:"version"`
-	FormID             string            `json:"formId" firestore:"formId"`
-	FormVersion        string            `json:"formVersion" firestore:"formVersion"`
+	ID          string `json:"id" firestore:"-"`
+	Version     string `json:"version" firestore:"version"`
+	FormID      string `json:"formId" firestore:"formId"`
+	FormVersion string `json:"formVersion" firestore:"formVersion"`
+	// Lang is the language the visitor was shown the form in, as the
+	// introduction's; empty for entries that predate it and for refusals
+	// before the form version was known.
+	Lang               string            `json:"lang,omitempty" firestore:"lang,omitempty"`
 	SubmissionID       string            `json:"submissionId" firestore:"submissionId"`
 	IdempotencyKeyHash string            `json:"idempotencyKeyHash" firestore:"idempotencyKeyHash"`
 	Validation         ValidationRecord  `json:"validation" firestore:"validation"`

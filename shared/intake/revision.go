@@ -14,6 +14,9 @@ const MaxRevisions = 20
 // evidence that goes with it. Revising keeps the draft's id, token, form
 // version and expiry.
 type Revision struct {
+	// Lang is the language the revision was written in (see
+	// Introduction.Lang).
+	Lang   string
 	Fields Fields
 	// Added replaces the fields the form version adds; nil for none.
 	Added map[string]string
@@ -54,14 +57,15 @@ func (in *Introduction) RevisableBy(tokenHash []byte, now time.Time) error {
 }
 
 // ReviseBy replaces the content of the introduction with r for the holder
-// of tokenHash at now (its fields, added fields, consents and whether it
-// has a conversation) and counts the revision; id, token hash, form version
+// of tokenHash at now (its language, fields, added fields, consents and
+// whether it has a conversation) and counts the revision; id, token hash, form version
 // and expiry stay. Errors: those of RevisableBy.
 func (in *Introduction) ReviseBy(tokenHash []byte, now time.Time, r Revision) error {
 	if err := in.RevisableBy(tokenHash, now); err != nil {
 		return err
 	}
 	in.Fields = r.Fields
+	in.Lang = r.Lang
 	in.Added = r.Added
 	in.HasConversation = r.Conversation != ""
 	in.Consents = r.Consents

@@ -69,6 +69,7 @@ func CheckStorableIntroduction(in Introduction) error {
 	}
 	c.label("introduction.formId", in.FormID, true)
 	c.label("introduction.formVersion", in.FormVersion, true)
+	c.lang("introduction.lang", in.Lang)
 	c.words("introduction.name", in.Fields.Name, MaxStoredShortField, true, oneLine)
 	c.words("introduction.company", in.Fields.Company, MaxStoredShortField, false, oneLine)
 	c.words("introduction.role", in.Fields.Role, MaxStoredShortField, false, oneLine)
@@ -127,6 +128,7 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	}
 	c.label("ledger.formId", e.FormID, false)
 	c.label("ledger.formVersion", e.FormVersion, false)
+	c.lang("ledger.lang", e.Lang)
 	if e.SubmissionID != "" {
 		c.id("ledger.submissionId", e.SubmissionID)
 	}
@@ -404,6 +406,16 @@ func (c *checker) bounded(field, s string, max int, required bool) {
 func (c *checker) label(field, s string, required bool) {
 	c.bounded(field, s, MaxStoredLabel, required)
 }
+
+// lang checks a language tag: empty, or two or three lower-case letters.
+func (c *checker) lang(field, s string) {
+	if s == "" {
+		return
+	}
+	if len(s) < 2 || len(s) > 3 || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
+		c.fail(field, "not a language tag")
+	}
+}
 func (c *checker) key(field, s string, required bool) { c.bounded(field, s, MaxStoredKey, required) }
 func (c *checker) text(field, s string)               { c.bounded(field, s, MaxStoredText, false) }
 
@@ -473,6 +485,7 @@ func (c *checker) consents(field string, cs []ConsentEvidence) {
 		c.label(field+".purpose", e.Purpose, true)
 		c.basis(field+".basis", e.Basis)
 		c.label(field+".textVersion", e.TextVersion, true)
+		c.lang(field+".lang", e.Lang)
 		if len(e.TextSHA256) != 64 || strings.Trim(e.TextSHA256, "0123456789abcdef") != "" {
 			c.fail(field+".textSha256", "not 64 lowercase hex digits")
 		}

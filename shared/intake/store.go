@@ -9,7 +9,10 @@ import (
 type Submission struct {
 	FormID      string
 	FormVersion string
-	Fields      Fields
+	// Lang is the language the page showed the form in; empty for the
+	// version file's own.
+	Lang   string
+	Fields Fields
 	// Added holds the fields the form version adds beyond Fields, by name.
 	Added        map[string]string
 	Conversation string

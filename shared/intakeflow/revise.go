@@ -36,8 +36,9 @@ type RevisionRequest struct {
 	Token string
 	// Client is the client address (see DraftRequest.Client).
 	Client netip.Addr
-	// Fields, Added, Conversation and Consents replace the draft's (Added
-	// may name only fields the draft's form version adds); FormID,
+	// Lang, Fields, Added, Conversation and Consents replace the draft's
+	// (Added may name only fields the draft's form version adds; an empty
+	// Lang keeps the draft's language); FormID,
 	// FormVersion, Honeypot and Altcha are not read (the draft keeps its
 	// form version, and a revision needs no new proof of work).
 	Submission intake.Submission
@@ -79,6 +80,16 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		if !ok {
 			return intake.Revision{}, intake.Internal(errors.New("revise: the kept draft's form version is unknown"))
 		}
+		// A revision may be written in another language than the draft
+		// (the visitor switched): the evidence follows what was shown last.
+		lang := req.Submission.Lang
+		if lang == "" {
+			lang = current.Lang
+		}
+		version, err := shownIn(version, lang)
+		if err != nil {
+			return intake.Revision{}, err
+		}
 		sub := req.Submission
 		sub.FormID, sub.FormVersion = current.FormID, current.FormVersion
 		for name := range sub.Added {
@@ -99,7 +110,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		revised.Fields, revised.HasConversation = kept.Fields, kept.Conversation != ""
 		revised.Added = kept.Added
 		conversation = kept.Conversation
-		return intake.Revision{Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
+		return intake.Revision{Lang: version.Lang, Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
 			Purposes: purposes, Stored: storedFields(revised), SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
 			Added: kept.Added}, nil
 	}

@@ -194,9 +194,13 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	}
 
 	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
+	if err == nil {
+		version, err = shownIn(version, sub.Lang)
+	}
 	if err != nil {
 		return nil, s.tally(clientKey, now, err, nil, moveDraft)
 	}
+	entry.Lang = version.Lang
 	entry.Purposes = purposesOf(version)
 
 	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey}
@@ -224,7 +228,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 func (s *Service) decoyKeeping(k intake.DraftKeeping, a *checks.Attempt) intake.DraftKeeping {
 	in := k.Introduction
 	k.Decoy, k.Transcript = true, nil
-	k.Introduction = intake.Introduction{ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion,
+	k.Introduction = intake.Introduction{ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
 		TokenHash: in.TokenHash, CreatedAt: in.CreatedAt, ExpireAt: in.ExpireAt}
 	e := k.Ledger
 	e.Consents, e.WithdrawalPath, e.Redaction.Stored = []intake.ConsentEvidence{}, "", []string{}
@@ -248,7 +252,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	}
 	consents, purposes := contentrules.Evidence(version, kept, now, WithdrawalPath(id))
 	in := intake.Introduction{
-		ID: id, State: intake.StateDraft, FormID: version.FormID, FormVersion: version.Version,
+		ID: id, State: intake.StateDraft, FormID: version.FormID, FormVersion: version.Version, Lang: version.Lang,
 		Fields: kept.Fields, Added: kept.Added, HasConversation: kept.Conversation != "", Consents: consents,
 		// Firestore keeps times to the microsecond: the answer says what was kept.
 		TokenHash: intake.HashToken(token), CreatedAt: now.Truncate(time.Microsecond), ExpireAt: now.Add(s.Retention.Draft).Truncate(time.Microsecond),
@@ -334,7 +338,7 @@ func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intak
 		// A decoy kept no content: the same body (the fingerprint matched)
 		// gives the same answer again, dated as the decoy was.
 		in := r.Introduction
-		in.Fields, in.Added, in.HasConversation = kept.Fields, kept.Added, kept.Conversation != ""
+		in.Fields, in.Added, in.HasConversation, in.Lang = kept.Fields, kept.Added, kept.Conversation != "", version.Lang
 		in.Consents, _ = contentrules.Evidence(version, kept, in.CreatedAt, WithdrawalPath(in.ID))
 		r.Introduction = in
 	}
@@ -451,6 +455,22 @@ func storedFields(in intake.Introduction) []string {
 }
 
 // fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
+// shownIn returns v in the language the page showed it in: lang, or the
+// version file's own when the page named none. A language v is not shown
+// in is FORM_VERSION_UNKNOWN on lang: the evidence could not name the text
+// the visitor saw.
+func shownIn(v *formregistry.Version, lang string) (*formregistry.Version, error) {
+	if lang == "" {
+		lang = v.Langs()[0]
+	}
+	in, ok := v.In(lang)
+	if !ok {
+		return nil, intake.Invalid(intake.FieldError{Field: "lang", Code: intake.CodeFormVersionUnknown,
+			Detail: "This form is not shown in this language any more. Please reload the page and send your introduction again."})
+	}
+	return in, nil
+}
+
 func fingerprintOf(sub intake.Submission) string {
 	b, _ := json.Marshal(sub)
 	h := sha256.Sum256(b)

@@ -10,14 +10,16 @@ import (
 // its one-time token: the drafts function's 201 and, with the number of
 // revisions beside it, the confirmation function's answer to a revision.
 type KeptDraft struct {
-	ID          string                   `json:"id"`
-	State       intake.State             `json:"state"`
-	ExpiresAt   time.Time                `json:"expiresAt"`
-	Token       string                   `json:"token"`
-	FormID      string                   `json:"formId"`
-	FormVersion string                   `json:"formVersion"`
-	Kept        KeptFields               `json:"introduction"`
-	Consents    []intake.ConsentEvidence `json:"consents"`
+	ID          string       `json:"id"`
+	State       intake.State `json:"state"`
+	ExpiresAt   time.Time    `json:"expiresAt"`
+	Token       string       `json:"token"`
+	FormID      string       `json:"formId"`
+	FormVersion string       `json:"formVersion"`
+	// Lang is the language the draft was (last) written in.
+	Lang     string                   `json:"lang"`
+	Kept     KeptFields               `json:"introduction"`
+	Consents []intake.ConsentEvidence `json:"consents"`
 }
 
 // KeptFields are the introduction's fields as kept.
@@ -38,7 +40,7 @@ func KeptDraftOf(in intake.Introduction, token, conversation string) KeptDraft {
 	f := in.Fields
 	return KeptDraft{
 		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: token,
-		FormID: in.FormID, FormVersion: in.FormVersion,
+		FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
 		Kept:     KeptFields{Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: conversation, Added: in.Added},
 		Consents: in.Consents,
 	}

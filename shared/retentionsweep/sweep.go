@@ -304,7 +304,11 @@ func ConsentMismatch(registry *formregistry.Registry, rec ConsentRecord) string 
 	}
 	for _, e := range rec.Consents {
 		if !contentrules.EvidenceMatches(v, e) {
-			return fmt.Sprintf("consent evidence for purpose %s (text %s) no longer matches the form registry's text: ask the visitor to consent again or erase the data", e.Purpose, e.TextVersion)
+			lang := e.Lang
+			if lang == "" {
+				lang = formregistry.DefaultLang
+			}
+			return fmt.Sprintf("consent evidence for purpose %s (text %s, %s) no longer matches the form registry's text: ask the visitor to consent again or erase the data", e.Purpose, e.TextVersion, lang)
 		}
 	}
 	return ""

@@ -260,6 +260,7 @@ func view(d intake.Delivery) (mailView, string, error) {
 		view.Introduction = in
 		view.Added = addedFields(in.Added, d.AddedLabels)
 		view.Conversation = d.Conversation
+		view.WrittenIn = oneLine(d.WrittenIn, 80)
 		view.ConfirmedAt = in.ConfirmedAt.UTC()
 		view.ReplyTo, _ = replyTo(in.Fields.Email)
 		subject = "Introduction from " + oneLine(in.Fields.Name, 60)
@@ -391,8 +392,10 @@ type mailView struct {
 	// Added are the fields the form version adds, as kept.
 	Added        []addedField
 	Conversation string
-	ConfirmedAt  time.Time
-	At           time.Time
+	// WrittenIn names the language the visitor wrote in.
+	WrittenIn   string
+	ConfirmedAt time.Time
+	At          time.Time
 	// ReceivedAt dates a withdrawn introduction: when it was confirmed.
 	ReceivedAt time.Time
 	AdminURL   string
@@ -436,12 +439,12 @@ Message:
 {{.Conversation}}
 {{end}}
 Consents:
-{{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}
+{{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}{{with .Lang}} ({{.}}){{end}}, given {{when .GivenAt}}
 {{else}}- none recorded
 {{end}}
 {{withdrawal}}
 
-Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.
+Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}{{with .WrittenIn}}, written in {{.}}{{end}}; confirmed {{when .ConfirmedAt}}.
 {{if .AdminURL}}In your admin: {{.AdminURL}}
 {{end}}{{if .ReplyTo}}
 Replying to this mail writes to the address the visitor gave.
@@ -457,22 +460,22 @@ var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!
 <body style="font-family: sans-serif; line-height: 1.4; max-width: 40em">
 {{if .Confirmed}}{{with .Introduction}}<p>Someone introduced themselves through your site.</p>
 <table>
-<tr><th align="left">Name</th><td>{{.Fields.Name}}</td></tr>
-<tr><th align="left">Company</th><td>{{.Fields.Company}}</td></tr>
-<tr><th align="left">Role</th><td>{{.Fields.Role}}</td></tr>
+<tr><th align="left">Name</th><td dir="auto">{{.Fields.Name}}</td></tr>
+<tr><th align="left">Company</th><td dir="auto">{{.Fields.Company}}</td></tr>
+<tr><th align="left">Role</th><td dir="auto">{{.Fields.Role}}</td></tr>
 <tr><th align="left">Email</th><td>{{.Fields.Email}}</td></tr>
 </table>
 <h2>Message</h2>
-<p style="white-space: pre-wrap">{{.Fields.Message}}</p>{{end}}
+<p style="white-space: pre-wrap" dir="auto">{{.Fields.Message}}</p>{{end}}
 {{range .Added}}<h2>{{.Label}}</h2>
-<p style="white-space: pre-wrap">{{.Value}}</p>
+<p style="white-space: pre-wrap" dir="auto">{{.Value}}</p>
 {{end}}
 {{if .Conversation}}<h2>Their conversation with the site's guide</h2>
-<p style="white-space: pre-wrap">{{.Conversation}}</p>{{end}}
+<p style="white-space: pre-wrap" dir="auto">{{.Conversation}}</p>{{end}}
 <h2>Consents</h2>
-<ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}, given {{when .GivenAt}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
+<ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}{{with .Lang}} ({{.}}){{end}}, given {{when .GivenAt}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
 <p>{{withdrawal}}</p>
-<p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}; confirmed {{when .ConfirmedAt}}.</p>
+<p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}{{with .WrittenIn}}, written in {{.}}{{end}}; confirmed {{when .ConfirmedAt}}.</p>
 {{if .AdminURL}}<p><a href="{{.AdminURL}}">Open it in your admin</a></p>{{end}}
 {{if .ReplyTo}}<p>Replying to this mail writes to the address the visitor gave.</p>{{end}}
 {{else}}<p>An introduction confirmed{{if not .ReceivedAt.IsZero}} on {{when .ReceivedAt}}{{end}} was withdrawn ({{when .At}}); its content is erased here.</p>

@@ -348,7 +348,7 @@ func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
 	}
-	for _, want := range []string{"<h2>When you are free to talk</h2>\n<p style=\"white-space: pre-wrap\">Tuesdays after 3pm</p>", "second &lt;line&gt;"} {
+	for _, want := range []string{"<h2>When you are free to talk</h2>\n<p style=\"white-space: pre-wrap\" dir=\"auto\">Tuesdays after 3pm</p>", "second &lt;line&gt;"} {
 		if !strings.Contains(strings.ReplaceAll(msgs[0].HTML, "\r\n", "\n"), want) {
 			t.Errorf("the HTML lacks %q:\n%s", want, msgs[0].HTML)
 		}

@@ -29,6 +29,10 @@ type Sample struct {
 	Fields       intake.Fields
 	Conversation string
 	ConfirmedAt  time.Time
+	// Lang, when set, is the language the visitor wrote in (the consent
+	// evidence names that language's texts); "" records none, as an
+	// introduction kept before languages were recorded.
+	Lang string
 	// HandledAt, when set, marks the introduction handled then.
 	HandledAt time.Time
 	// Envelopes are its confirmation's outbox (their id, submission and
@@ -75,6 +79,11 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 	if !ok {
 		return "", fmt.Errorf("the form registry has no introduction form")
 	}
+	if s.Lang != "" {
+		if form, ok = form.In(s.Lang); !ok {
+			return "", fmt.Errorf("the introduction form is not shown in %q", s.Lang)
+		}
+	}
 	// As the intake keeps it: every purpose of the version, and consent
 	// evidence for a consent purpose the visitor granted (attaching the
 	// conversation, when there is one).
@@ -85,17 +94,17 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 		granted := p.Consent == nil || s.Conversation != ""
 		purposes = append(purposes, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: granted})
 		if p.Consent != nil && granted {
-			consents = append(consents, intake.ConsentEvidence{Purpose: p.ID, Basis: p.Basis, TextVersion: p.Consent.TextVersion,
+			consents = append(consents, intake.ConsentEvidence{Purpose: p.ID, Basis: p.Basis, Lang: s.Lang, TextVersion: p.Consent.TextVersion,
 				TextSHA256: p.Consent.SHA256, Control: p.Consent.Control, ActivelyChecked: true, GivenAt: created, WithdrawalPath: withdrawal})
 		}
 	}
 	in := intake.Introduction{
-		ID: id, State: intake.StateDraft, FormID: form.FormID, FormVersion: form.Version,
+		ID: id, State: intake.StateDraft, FormID: form.FormID, FormVersion: form.Version, Lang: s.Lang,
 		Fields: s.Fields, HasConversation: s.Conversation != "", Consents: consents, TokenHash: tokenHash,
 		CreatedAt: created, ExpireAt: created.Add(30 * time.Minute), SubjectKey: contentrules.SubjectKey(s.Fields.Email),
 	}
 	entry := intake.LedgerEntry{
-		ID: id, Version: intake.LedgerVersion, FormID: in.FormID, FormVersion: in.FormVersion, SubmissionID: id,
+		ID: id, Version: intake.LedgerVersion, FormID: in.FormID, FormVersion: in.FormVersion, Lang: s.Lang, SubmissionID: id,
 		Validation: intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}},
 		Purposes:   purposes,
 		Consents:   consents, WithdrawalPath: withdrawal,

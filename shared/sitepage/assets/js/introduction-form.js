@@ -23,6 +23,13 @@
 // to sessionStorage only when the visitor asks to keep the receipt there,
 // and that copy leaves out the conversation's text.
 //
+// The visitor's language: the definition comes in the language the browser
+// asks for (Accept-Language) or the one the visitor picks with the language
+// switch (?lang=), and carries the page's sentences in that language; the
+// page sets lang and dir on <html> and on the form, keeps what was typed
+// across a switch, and sends the language back with the draft and each
+// revision, so that the consent evidence names the text shown.
+//
 // The guide conversation: the site's guide code hands over its transcript in
 // memory (never written to browser storage or cookies), either
 //   import { attachConversation } from "/js/introduction-form.js";
@@ -33,17 +40,39 @@ import { solve, encodePayload, prewarm, terminate, SolveError } from "./solver.j
 
 const DEFAULT_TRANSCRIPT_LIMIT = 12000;
 
-const BASES = {
-  legitimate_interests: "legitimate interests",
-  consent: "your consent",
-  contract: "taking steps at your request before a contract",
-  legal_obligation: "a legal obligation",
+// BOOT are the few sentences the page shows before it has a definition
+// (whose page sentences it uses for everything else), in each language the
+// forms are shown in.
+const BOOT = {
+  en: {
+    loading: "Loading the form…",
+    failed: "The form could not be loaded",
+    busy: "The service is busy right now. Please try again in a moment.",
+    offline: "Please check your connection and try again.",
+    retry: "Try again",
+  },
+  fa: {
+    loading: "در حال بارگذاری فرم…",
+    failed: "فرم بارگذاری نشد",
+    busy: "سرویس در این لحظه بیش از اندازه شلوغ است. لطفاً چند لحظهٔ دیگر دوباره امتحان کنید.",
+    offline: "لطفاً اتصال اینترنتتان را بررسی کنید و دوباره امتحان کنید.",
+    retry: "دوباره امتحان کنید",
+  },
 };
+const BOOT_DIR = { en: "ltr", fa: "rtl" };
+
+// primaryLang is the primary subtag of a language tag: "fa" of "fa-IR".
+function primaryLang(tag) {
+  return String(tag || "").toLowerCase().split("-")[0];
+}
 
 const POW_CODES = new Set(["POW_REQUIRED", "POW_INVALID", "POW_EXPIRED", "POW_SPENT"]);
 // MAX_HARDER bounds how often one Review follows POW_TOO_EASY to a harder
 // challenge before it says the check did not go through.
 const MAX_HARDER = 3;
+
+// SERVICE_LANG is the language of the service's own details.
+const SERVICE_LANG = "en";
 
 // Codes whose detail from the service says more precisely than the page's
 // own sentence what to change in the field.
@@ -173,10 +202,10 @@ function cleanText(s) {
     .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
-function speaker(turn) {
+function speaker(turn, names) {
   const role = String(turn.role ?? turn.speaker ?? "").toLowerCase();
-  if (role === "visitor" || role === "user" || role === "you") return "You";
-  if (role === "guide" || role === "assistant" || role === "bot") return "Guide";
+  if (role === "visitor" || role === "user" || role === "you") return names.you;
+  if (role === "guide" || role === "assistant" || role === "bot") return names.guide;
   return role ? role[0].toUpperCase() + role.slice(1) : "";
 }
 
@@ -184,15 +213,18 @@ function speaker(turn) {
  * formatTranscript turns guide turns into the text the visitor sees and
  * sends: "You: …" / "Guide: …" paragraphs, dropping the oldest turns while
  * the text is longer than limit characters (Unicode code points). A newest
- * turn longer than the limit alone keeps its end.
+ * turn longer than the limit alone keeps its end. names are the speakers'
+ * names in the visitor's language.
  * @param {Array<{role?: string, speaker?: string, text: string}|string>} turns
+ * @param {number} [limit]
+ * @param {{you: string, guide: string}} [names]
  * @returns {{text: string, kept: number, dropped: number}}
  */
-export function formatTranscript(turns, limit = DEFAULT_TRANSCRIPT_LIMIT) {
+export function formatTranscript(turns, limit = DEFAULT_TRANSCRIPT_LIMIT, names = { you: "You", guide: "Guide" }) {
   const parts = (Array.isArray(turns) ? turns : [])
     .map((t) => {
       const text = cleanText(typeof t === "string" ? t : t && t.text).trim();
-      const who = typeof t === "string" ? "" : speaker(t || {});
+      const who = typeof t === "string" ? "" : speaker(t || {}, names);
       return text ? (who ? `${who}: ${text}` : text) : "";
     })
     .filter(Boolean);
@@ -220,14 +252,6 @@ function retryAfterSeconds(res) {
   if (/^\d+$/.test(v.trim())) return Number(v.trim());
   const at = Date.parse(v);
   return Number.isNaN(at) ? null : Math.max(0, Math.round((at - Date.now()) / 1000));
-}
-
-function whenText(seconds) {
-  if (seconds === null || seconds === undefined) return "in a little while";
-  if (seconds < 90) return `in about ${Math.max(1, seconds)} second${seconds === 1 ? "" : "s"}`;
-  const minutes = Math.ceil(seconds / 60);
-  const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  return minutes < 120 ? `in about ${minutes} minutes (after ${at})` : `after ${at}`;
 }
 
 function idempotencyKey() {
@@ -369,12 +393,6 @@ function keptValue(kept, name) {
   return typeof v === "string" ? v : "";
 }
 
-function dateTime(iso) {
-  const d = iso ? new Date(iso) : null;
-  if (!d || Number.isNaN(d.getTime())) return "";
-  return `${d.toLocaleString([], { dateStyle: "long", timeStyle: "short" })} (${d.toISOString().replace(/\.\d+Z$/, "Z")})`;
-}
-
 /** IntroductionForm is one mounted form. */
 export class IntroductionForm {
   /** @param {HTMLElement} root */
@@ -403,6 +421,108 @@ export class IntroductionForm {
     this.reached = false; // the service has answered this page at least once
     this.withdrawn = new Set(); // ids withdrawn from this page
     this.ticked = new Set(); // ids of the optional consent purposes the visitor ticked
+    this.turns = null; // the guide's turns as handed over, to format again in another language
+    // The language the visitor picked with the switch (kept in this tab),
+    // else none: the browser's Accept-Language chooses.
+    const typed = readStored(storeKey(this.formId));
+    this.chosenLang = (typed && typeof typed.lang === "string" && typed.lang) || null;
+    this.lang = this.chosenLang || primaryLang((typeof navigator !== "undefined" && navigator.language) || "en");
+  }
+
+  // ---- the visitor's language ----
+
+  // t is the page's sentence key in the definition's language, each {name}
+  // filled from vars (numbers through Intl, in the language's digits); with
+  // a number vars.n, the plural form Intl.PluralRules picks for it.
+  t(key, vars = {}) {
+    const page = (this.def && this.def.page) || {};
+    let s;
+    if (typeof vars.n === "number") {
+      const form = new Intl.PluralRules(this.lang).select(vars.n);
+      s = page[`${key}.${form}`] ?? page[`${key}.other`];
+    }
+    return this.fill(s ?? page[key] ?? key, vars);
+  }
+
+  fill(s, vars) {
+    return String(s).replace(/\{([a-zA-Z]+)\}/g, (m, name) => {
+      const v = vars[name];
+      if (v === undefined || v === null) return m;
+      return typeof v === "number" ? this.num(v) : String(v);
+    });
+  }
+
+  // boot is one of the sentences shown before a definition is loaded.
+  boot(key) {
+    return (BOOT[this.lang] || BOOT.en)[key];
+  }
+
+  num(n) {
+    return new Intl.NumberFormat(this.lang).format(n);
+  }
+
+  clock(d) {
+    return d.toLocaleTimeString(this.lang, { hour: "2-digit", minute: "2-digit" });
+  }
+
+  // dateTime is a moment as the visitor's language writes it (its calendar
+  // and digits), with the UTC time beside it.
+  dateTime(iso) {
+    const d = iso ? new Date(iso) : null;
+    if (!d || Number.isNaN(d.getTime())) return "";
+    return `${d.toLocaleString(this.lang, { dateStyle: "long", timeStyle: "short" })} (${d.toISOString().replace(/\.\d+Z$/, "Z")})`;
+  }
+
+  whenText(seconds) {
+    if (seconds === null || seconds === undefined) return this.t("when.later");
+    if (seconds < 90) return this.t("when.seconds", { n: Math.max(1, seconds) });
+    const minutes = Math.ceil(seconds / 60);
+    const at = this.clock(new Date(Date.now() + seconds * 1000));
+    return minutes < 120 ? this.t("when.minutes", { n: minutes, time: at }) : this.t("when.at", { time: at });
+  }
+
+  // applyLanguage sets the language and direction on the page and the form.
+  applyLanguage() {
+    const dir = (this.def && this.def.dir) || BOOT_DIR[this.lang] || "ltr";
+    for (const node of [document.documentElement, this.root]) {
+      node.lang = this.lang;
+      node.dir = dir;
+    }
+    if (this.def && this.def.title) document.title = this.def.title;
+  }
+
+  // languageSwitch offers the form's other languages, each named in itself.
+  languageSwitch() {
+    const langs = ((this.def && this.def.languages) || []).filter((l) => l.lang !== this.lang);
+    if (langs.length === 0) return null;
+    const nav = el("nav", { class: "intro-lang", "aria-label": this.t("language") });
+    for (const l of langs) {
+      const b = this.button(l.name, () => this.switchLanguage(l.lang), "intro-secondary");
+      b.lang = l.lang;
+      b.dir = l.dir || "auto";
+      b.id = `intro-lang-${l.lang}`;
+      nav.append(b);
+    }
+    return nav;
+  }
+
+  // switchLanguage shows the form in lang, keeping what was typed, the
+  // boxes ticked and the guide's conversation (formatted again).
+  async switchLanguage(lang) {
+    if (this.busy) return;
+    const values = this.formValues;
+    this.chosenLang = lang;
+    this.formValues = values;
+    this.remember();
+    this.busy = true;
+    try {
+      if (!(await this.loadDefinition(lang))) return;
+    } finally {
+      this.busy = false;
+    }
+    if (this.turns) this.attachConversation(this.turns);
+    this.showForm(values);
+    this.focusHeading();
   }
 
   /** start loads the definition and shows the view the URL asks for. */
@@ -417,29 +537,35 @@ export class IntroductionForm {
     this.route();
   }
 
-  async loadDefinition() {
-    this.setStatus("Loading the form…");
+  // loadDefinition loads the definition, in lang when given (else in the
+  // language the browser asks for); it reports whether it did.
+  async loadDefinition(lang = this.chosenLang) {
+    this.applyLanguage();
+    this.setStatus(this.boot("loading"));
     try {
       let res;
+      const url = this.urls.form() + (lang ? `?lang=${encodeURIComponent(lang)}` : "");
       try {
-        res = await fetch(this.urls.form(), { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
+        res = await fetch(url, { cache: "no-store", credentials: "omit", referrerPolicy: "no-referrer" });
       } catch {
         throw Object.assign(new Error("unreachable"), { code: this.unreachableCode() });
       }
       this.reached = true;
       if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { code: "BUSY" });
       this.def = await res.json();
+      if (this.def.lang) this.lang = this.def.lang;
+      this.applyLanguage();
+      return true;
     } catch (err) {
       this.def = null;
       this.view = "not-loaded";
       put(this.root,
-        this.heading("The form could not be loaded"),
-        el("p", { class: "intro-status", role: "alert" }, err.code === "BUSY"
-          ? "The service is busy right now. Please try again in a moment."
-          : "Please check your connection and try again."),
-        this.button("Try again", () => this.loadDefinition().then(() => this.route())),
+        this.heading(this.boot("failed")),
+        el("p", { class: "intro-status", role: "alert" }, err.code === "BUSY" ? this.boot("busy") : this.boot("offline")),
+        this.button(this.boot("retry"), () => this.loadDefinition().then(() => this.route())),
       );
       this.focusHeading();
+      return false;
     }
   }
 
@@ -532,12 +658,13 @@ export class IntroductionForm {
   remember() {
     const values = this.formValues || {};
     const typed = Object.values(values).some((v) => v && String(v).trim() !== "") || this.ticked.size > 0;
-    if (!typed && !this.draft) {
+    if (!typed && !this.draft && !this.chosenLang) {
       writeStored(storeKey(this.formId), null);
       return;
     }
     const d = this.draft;
     writeStored(storeKey(this.formId), {
+      lang: this.chosenLang,
       values,
       ticked: [...this.ticked],
       draft: d ? { id: d.id, token: d.token, expiresAt: d.expiresAt } : null,
@@ -575,12 +702,12 @@ export class IntroductionForm {
       // Invisible to people and assistive technology, never focusable.
       form.append(
         el("div", { class: "intro-hp", hidden: true, "aria-hidden": "true", inert: true },
-          el("label", {}, "Leave this empty", el("input", { type: "text", name: hp, tabindex: "-1", autocomplete: "off", value: "" }))),
+          el("label", {}, this.t("honeypot"), el("input", { type: "text", name: hp, tabindex: "-1", autocomplete: "off", value: "" }))),
       );
     }
 
     form.append(this.renderNotice());
-    this.submitButton = el("button", { type: "submit" }, "Review");
+    this.submitButton = el("button", { type: "submit" }, this.t("review"));
     form.append(el("div", { class: "intro-actions" }, this.submitButton));
     this.progress = el("div", { class: "intro-progress", "aria-live": "polite" });
     form.append(this.progress);
@@ -592,6 +719,7 @@ export class IntroductionForm {
     this.form = form;
     this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
     put(this.root,
+      this.languageSwitch(),
       this.heading(def.title || "Introduce yourself"),
       def.description ? el("p", { class: "intro-lead", id: "intro-lead" }, def.description) : el("p", { id: "intro-lead", hidden: true }),
       this.summary,
@@ -609,6 +737,7 @@ export class IntroductionForm {
       id,
       name: f.name,
       autocomplete: f.autocomplete || "off",
+      dir: "auto", // the visitor may write in another script than the page's
       "aria-required": f.required ? "true" : null,
       // No maxlength: the browser would cut a long paste without a word.
       // The count below says where the limit is instead.
@@ -638,7 +767,7 @@ export class IntroductionForm {
       });
     }
     return el("div", { class: "intro-field" },
-      el("label", { for: id }, f.label || f.name, f.required ? null : el("span", { class: "intro-optional" }, " (optional)")),
+      el("label", { for: id }, f.label || f.name, f.required ? null : el("span", { class: "intro-optional" }, " ", this.t("optional"))),
       f.hint ? el("span", { class: "intro-hint", id: hintId }, f.hint) : null,
       input,
       count,
@@ -654,10 +783,10 @@ export class IntroductionForm {
     const n = codePoints(text);
     const links = f.type === "textarea" ? countLinks(text) : 0;
     const over = { length: Math.max(0, n - f.maxLength), links: f.type === "textarea" ? Math.max(0, links - (f.maxLinks ?? 0)) : 0 };
-    const parts = [`${n.toLocaleString()} of ${f.maxLength.toLocaleString()} characters`];
-    if (over.length) parts[0] += ` (${over.length.toLocaleString()} too many)`;
+    const parts = [this.t("count.characters", { n, max: f.maxLength })];
+    if (over.length) parts[0] += ` ${this.t("count.tooMany", { n: over.length })}`;
     if (f.type === "textarea") {
-      parts.push(`${links} of ${f.maxLinks ?? 0} links${over.links ? ` (${over.links} too many)` : ""}`);
+      parts.push(this.t("count.links", { n: links, max: f.maxLinks ?? 0 }) + (over.links ? ` ${this.t("count.tooMany", { n: over.links })}` : ""));
     }
     field.count.textContent = parts.join(" · ");
     field.count.classList.toggle("intro-over", over.length > 0 || over.links > 0);
@@ -668,10 +797,10 @@ export class IntroductionForm {
     const f = field.def;
     const said = [];
     if (over.length) {
-      said.push(`What you pasted makes this ${over.length.toLocaleString()} ${over.length === 1 ? "character" : "characters"} longer than the ${f.maxLength.toLocaleString()} allowed. Nothing was cut: please shorten it before you review.`);
+      said.push(this.t("paste.longer", { n: over.length, max: f.maxLength }));
     }
     if (over.links) {
-      said.push(`It now holds ${over.links} ${over.links === 1 ? "link" : "links"} more than the ${f.maxLinks ?? 0} allowed.`);
+      said.push(this.t("paste.links", { n: over.links, max: f.maxLinks ?? 0 }));
     }
     field.note.textContent = said.join(" ");
   }
@@ -702,8 +831,9 @@ export class IntroductionForm {
       id: "intro-conversation",
       tabindex: "0",
       role: "region",
-      "aria-label": "The conversation as it would be sent",
+      "aria-label": this.t("conversation.region"),
       "aria-describedby": "intro-conversation-error",
+      dir: "auto",
     }, t.text);
     this.fields.set("conversation", { input: text, error: convError, def });
     this.fields.set("consents", { input: consent, error: consentError, def: { name: "consents" } });
@@ -711,16 +841,17 @@ export class IntroductionForm {
       el("fieldset", { class: "intro-conversation" },
         el("legend", {}, def.label || "Your conversation with the guide"),
         def.hint ? el("p", { class: "intro-hint" }, def.hint) : null,
-        el("p", {}, `This is the whole text that would be sent with your introduction (${codePoints(t.text).toLocaleString()} characters).`),
+        el("p", {}, this.t("conversation.whole", { n: codePoints(t.text) })),
         t.dropped > 0
-          ? el("p", { class: "intro-hint" }, `The oldest ${t.dropped === 1 ? "turn was" : `${t.dropped} turns were`} left out to stay within ${(def.maxLength || DEFAULT_TRANSCRIPT_LIMIT).toLocaleString()} characters.`)
+          ? el("p", { class: "intro-hint" }, this.t("conversation.dropped", { n: t.dropped, max: def.maxLength || DEFAULT_TRANSCRIPT_LIMIT }))
           : null,
         text,
         convError,
         el("label", { class: "intro-check", for: control }, consent, el("span", {}, purpose.consent.text)),
         consentError,
-        el("div", { class: "intro-actions" }, this.button("Remove the conversation", () => {
+        el("div", { class: "intro-actions" }, this.button(this.t("conversation.remove"), () => {
           this.transcript = null;
+          this.turns = null;
           this.renderConversation();
           this.submitButton && this.submitButton.focus();
         }, "intro-secondary")),
@@ -757,12 +888,12 @@ export class IntroductionForm {
       this.optionInputs.set(p.id, input);
       return el("div", { class: "intro-option" },
         el("label", { class: "intro-check", for: control }, input, el("span", {}, p.consent.text)),
-        el("p", { class: "intro-hint intro-text-version", id: versionId }, "Optional; leave it unticked to say no."));
+        el("p", { class: "intro-hint intro-text-version", id: versionId }, this.t("options.hint")));
     });
     this.optionsField = { input: this.optionInputs.values().next().value, error, def: { name: "consents" } };
     this.fields.set("consents", this.optionsField);
     return el("fieldset", { class: "intro-options" },
-      el("legend", {}, purposes.length === 1 ? "An optional permission" : "Optional permissions"),
+      el("legend", {}, this.t("options.legend", { n: purposes.length })),
       boxes,
       error);
   }
@@ -771,19 +902,19 @@ export class IntroductionForm {
     const def = this.def;
     const purposes = (def.purposes || []).map((p) =>
       el("li", {}, p.description || p.id, " ",
-        el("span", { class: "intro-basis" }, `(legal basis: ${BASES[p.basis] || String(p.basis || "").replace(/_/g, " ")}${p.required ? "" : "; optional"})`)));
+        el("span", { class: "intro-basis" }, this.t(p.required ? "notice.basis" : "notice.basisOptional", { basis: this.t(`basis.${p.basis}`) }))));
     const notice = def.notice || {};
     const r = def.retention || {};
     return el("details", { class: "intro-notice-box" },
-      el("summary", {}, notice.title || "How your introduction is handled"),
-      el("h2", {}, "What it is used for"),
+      el("summary", {}, notice.title || this.t("notice.title")),
+      el("h2", {}, this.t("notice.usedFor")),
       el("ul", { class: "intro-purposes" }, purposes),
       (notice.sections || []).map((s) => [
         el("h2", {}, s.heading),
         String(s.body || "").split("\n").filter((line) => line.trim() !== "").map((line) => el("p", {}, line)),
       ]),
       r.draftMinutes
-        ? el("p", {}, `A draft you do not confirm is deleted after ${r.draftMinutes} minutes; a confirmed introduction is kept for ${r.introductionDays} days.`)
+        ? el("p", {}, this.t("notice.retention", { minutes: r.draftMinutes, days: r.introductionDays }))
         : null);
   }
 
@@ -810,7 +941,7 @@ export class IntroductionForm {
 
   collect() {
     const def = this.def;
-    const body = { formId: def.formId || this.formId, formVersion: def.formVersion };
+    const body = { formId: def.formId || this.formId, formVersion: def.formVersion, lang: def.lang || this.lang };
     for (const f of def.fields || []) {
       if (f.type === "transcript") continue;
       const field = this.fields.get(f.name);
@@ -831,79 +962,28 @@ export class IntroductionForm {
     return body;
   }
 
-  // sentence turns a problem code into a sentence for the visitor.
+  // sentence turns a problem code into a sentence for the visitor, in the
+  // definition's language.
   sentence(code, field, detail, retryAfter) {
     const f = field ? this.fieldDef(field) : {};
-    const max = f.maxLength ? `${f.maxLength.toLocaleString()} characters` : "the allowed length";
-    const label = (f.label || field || "This field").replace(/\s*\(optional\)$/i, "");
-    switch (code) {
-      case "NAME_INVALID":
-        return `Please enter your name: up to ${max}, without special control characters.`;
-      case "COMPANY_INVALID":
-      case "ROLE_INVALID":
-        return `${label} can be up to ${max} of ordinary text.`;
-      case "EMAIL_INVALID":
-        return "Please enter an email address with a domain, like name@example.com.";
-      case "MESSAGE_INVALID":
-        return `Please write a message of up to ${max}.`;
-      case "FIELD_INVALID":
-        // A field a form version adds: its own label and limits.
-        return f.maxLinks
-          ? `${label} can be up to ${max} of ordinary text, with at most ${f.maxLinks} links.`
-          : `${label} can be up to ${max} of ordinary text.`;
-      case "MESSAGE_TOO_MANY_LINKS":
-        return `Your message can contain at most ${f.maxLinks ?? 3} links; please remove some.`;
-      case "CONVERSATION_INVALID":
-        return "The conversation cannot be attached as it is. You can remove it and send your introduction without it.";
-      case "CONVERSATION_TOO_LONG":
-        return `The conversation is longer than ${max}. Remove it, or ask the guide for a shorter one.`;
-      case "CONVERSATION_TOO_MANY_LINKS":
-        return `The conversation can contain at most ${f.maxLinks ?? 3} links. You can remove it and send your introduction without it.`;
-      case "CONSENT_REQUIRED":
-        return "To attach the conversation, tick the box to agree; or remove the conversation.";
-      case "FORM_VERSION_UNKNOWN":
-        return "This form has changed since you opened it. Reload the form (what you typed is kept) and review again.";
-      case "POW_REQUIRED":
-      case "POW_INVALID":
-      case "POW_EXPIRED":
-      case "POW_SPENT":
-      case "POW_TOO_EASY":
-        return "The automatic robot check did not go through. Please press Review again.";
-      case "RATE_LIMITED":
-        return `You have sent several introductions in a short time. Please try again ${whenText(retryAfter)}.`;
-      case "UNAVAILABLE":
-        return `The service is busy right now. Please try again ${whenText(retryAfter ?? 30)}.`;
-      case "BUSY":
-        return "The service is busy right now. Please try again in a moment.";
-      case "BODY_TOO_LARGE":
-        return "Your introduction is too large to send. Please shorten the message or remove the conversation.";
-      case "UNREADABLE_BODY":
-      case "UNSUPPORTED_MEDIA_TYPE":
-      case "METHOD_NOT_ALLOWED":
-        return "Your browser sent something the service could not read. Please reload the page and try again.";
-      case "IDEMPOTENCY_KEY_INVALID":
-      case "IDEMPOTENCY_KEY_REUSED":
-        return "This attempt clashed with an earlier one. Please press the button again.";
-      case "IDEMPOTENCY_IN_FLIGHT":
-        return "Your previous attempt is still being sent. Please wait a moment and try again.";
-      case "NOT_FOUND":
-        return "This draft is no longer available (drafts are kept for a short time only). Please review and send it again.";
-      case "STATE_CONFLICT":
-        return "This introduction has already moved on, so this step is no longer possible.";
-      case "NETWORK":
-        return "Your introduction could not reach the service. Please check your connection and try again.";
-      case "SOLVER":
-        return "Your browser could not complete the automatic robot check. Please reload the page and try again.";
-      default:
-        return "Something went wrong on our side. Please try again in a moment.";
-    }
+    const label = (f.label || field || "").replace(/\s*\(optional\)$/i, "");
+    const problems = (this.def && this.def.problems) || {};
+    // A field a form version adds has its own label and limits.
+    const key = code === "FIELD_INVALID" && f.maxLinks ? "FIELD_INVALID.links" : code;
+    let when;
+    if (code === "RATE_LIMITED") when = this.whenText(retryAfter);
+    if (code === "UNAVAILABLE") when = this.whenText(retryAfter ?? 30);
+    const s = problems[key] ?? problems.INTERNAL ?? "Something went wrong on our side. Please try again in a moment.";
+    return this.fill(s, { max: f.maxLength, label, links: f.maxLinks ?? 3, when });
   }
 
   // explain is what the visitor reads for one problem: the service's own
-  // detail for a field's content (it says exactly what to change), the
-  // page's sentence otherwise.
+  // detail for a field's content (it says exactly what to change) when the
+  // page is in English, the language the service writes its details in;
+  // the page's sentence otherwise.
   explain(code, field, detail, retryAfter) {
-    if (DETAILED_CODES.has(code) && typeof detail === "string" && /\w/.test(detail) && detail.length <= 400) return detail;
+    const detailed = DETAILED_CODES.has(code) && primaryLang(this.lang) === SERVICE_LANG;
+    if (detailed && typeof detail === "string" && /\w/.test(detail) && detail.length <= 400) return detail;
     return this.sentence(code, field, detail, retryAfter);
   }
 
@@ -921,7 +1001,7 @@ export class IntroductionForm {
         target.error.textContent = target.error.textContent ? `${target.error.textContent} ${text}` : text;
         target.input.setAttribute("aria-invalid", "true");
         first = first || target.input;
-        const label = field === "consents" ? "Consent" : (target.def.label || field);
+        const label = field === "consents" ? this.t("problems.consent") : (target.def.label || field);
         const link = el("a", { href: `#${target.input.id}` }, `${label}: ${text}`);
         link.addEventListener("click", (ev) => {
           ev.preventDefault();
@@ -934,14 +1014,14 @@ export class IntroductionForm {
     }
     const extra = [];
     if (errors.some((e) => e.code === "FORM_VERSION_UNKNOWN") || problem.code === "FORM_VERSION_UNKNOWN") {
-      extra.push(this.button("Reload the form", async () => {
+      extra.push(this.button(this.t("reload"), async () => {
         const values = this.formValues;
         await this.loadDefinition();
         if (this.def) this.showForm(values);
       }));
     }
     put(this.summary,
-      el("h2", {}, items.length === 1 ? "There is a problem" : "There are problems"),
+      el("h2", {}, this.t("problems", { n: items.length })),
       el("ul", {}, items),
       ...extra,
     );
@@ -953,8 +1033,8 @@ export class IntroductionForm {
     if (!this.progress) return;
     const pct = Math.round(fraction * 100);
     put(this.progress,
-      this.slow ? el("p", { class: "intro-slow" }, "This is taking a little longer than usual.") : "",
-      el("label", { for: "intro-pow-progress" }, `Checking that you are not a robot… ${pct}%`),
+      this.slow ? el("p", { class: "intro-slow" }, this.t("pow.slow")) : "",
+      el("label", { for: "intro-pow-progress" }, this.t("pow.checking", { percent: new Intl.NumberFormat(this.lang, { style: "percent" }).format(pct / 100) })),
       el("progress", { id: "intro-pow-progress", max: "100", value: String(pct) }),
     );
   }
@@ -1128,7 +1208,7 @@ export class IntroductionForm {
       if (typeof part === "string") return part;
       found = true;
       return el("span", { class: "intro-invisible", title: `${part.label} ${part.name}` },
-        part.label, el("span", { class: "visually-hidden" }, ` (an invisible character: ${part.name})`));
+        part.label, el("span", { class: "visually-hidden" }, " ", this.t("review.invisibleCharacter", { name: part.name })));
     });
     return { nodes, found };
   }
@@ -1148,7 +1228,7 @@ export class IntroductionForm {
         invisible = invisible || found;
         rows.push(el("dt", {}, f.label || f.name), el("dd", { "data-field": f.name, dir: "auto" }, nodes));
       } else {
-        rows.push(el("dt", {}, f.label || f.name), el("dd", { class: "intro-empty", "data-field": f.name }, "(not given)"));
+        rows.push(el("dt", {}, f.label || f.name), el("dd", { class: "intro-empty", "data-field": f.name }, this.t("review.notGiven")));
       }
     }
     const convLabel = this.fieldDef("conversation").label || "Conversation";
@@ -1156,44 +1236,44 @@ export class IntroductionForm {
       const { nodes, found } = this.shown(kept.conversation);
       invisible = invisible || found;
       rows.push(
-        el("dt", {}, `${convLabel} (attached with your consent)`),
+        el("dt", {}, this.t("review.conversationAttached", { label: convLabel })),
         el("dd", { "data-field": "conversation" },
-          el("div", { class: "intro-transcript", tabindex: "0", role: "region", "aria-label": "The conversation as kept", dir: "auto" }, nodes)),
+          el("div", { class: "intro-transcript", tabindex: "0", role: "region", "aria-label": this.t("review.conversationRegion"), dir: "auto" }, nodes)),
       );
     } else if (this.transcript) {
       rows.push(
         el("dt", {}, convLabel),
         el("dd", { class: "intro-empty", "data-field": "conversation" },
-          "Not attached: you did not tick the box that allows it, so it was not sent and is not kept. To attach it, press Edit and tick the box."),
+          this.t("review.notAttached")),
       );
     }
     if (((this.def && this.def.purposes) || []).some((p) => p.consent)) {
       const agreed = this.agreedTo(draft);
       rows.push(
-        el("dt", {}, "You agreed to"),
+        el("dt", {}, this.t("review.agreedTo")),
         el("dd", { "data-field": "consents" }, agreed.length
           ? el("ul", { class: "intro-agreed" }, agreed.map((a) =>
-            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version" }, `(consent text ${a.textVersion}, the box you ticked)`))))
-          : el("span", { class: "intro-empty" }, "Nothing optional: you ticked no box, so only what is required is done with your introduction.")),
+            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version" }, this.t("review.agreedTextVersion", { textVersion: a.textVersion })))))
+          : el("span", { class: "intro-empty" }, this.t("review.agreedNothing"))),
       );
     }
     const until = draft.expiresAt ? new Date(draft.expiresAt) : null;
     this.summary = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
-    this.confirmButton = this.button("Confirm and send", () => this.confirm());
+    this.confirmButton = this.button(this.t("review.confirm"), () => this.confirm());
     put(this.root,
-      this.heading("Please check your introduction"),
-      el("p", {}, "This is exactly what was received and kept. Nothing is sent on until you confirm."),
+      this.heading(this.t("review.heading")),
+      el("p", {}, this.t("review.lead")),
       this.summary,
       invisible
-        ? el("p", { class: "intro-hint intro-invisible-note" }, "Some of it holds characters that do not show or that change the direction of the text around them. Each is shown here as its code, such as U+202E, and was kept as you sent it. To remove them, press Edit.")
+        ? el("p", { class: "intro-hint intro-invisible-note" }, this.t("review.invisible"))
         : null,
       el("dl", { class: "intro-kept" }, rows),
       until && !Number.isNaN(until.getTime())
-        ? el("p", { class: "intro-hint" }, `If you do not confirm, this draft is deleted at ${until.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}.`)
+        ? el("p", { class: "intro-hint" }, this.t("review.deletedAt", { time: this.clock(until) }))
         : null,
       el("div", { class: "intro-actions" },
         this.confirmButton,
-        this.button("Edit", () => {
+        this.button(this.t("review.edit"), () => {
           this.showForm(this._values);
           this.focusHeading();
         }, "intro-secondary")),
@@ -1269,32 +1349,38 @@ export class IntroductionForm {
     const kept = draft.introduction || {};
     const confirmedAt = confirmation.confirmedAt || new Date().toISOString();
     const until = confirmation.withdrawal && confirmation.withdrawal.until;
+    const language = ((this.def.languages || []).find((l) => l.lang === (draft.lang || this.lang)) || {}).name;
     const lines = [
-      "Receipt for your introduction",
+      this.t("receipt.title"),
       "",
-      `Sent to: the owner of ${location.host || "this site"} (${location.origin}${location.pathname})`,
-      `Confirmed: ${dateTime(confirmedAt)}`,
-      until ? `Kept until: ${dateTime(until)}, then deleted` : null,
-      `Reference: ${id}`,
+      this.t("receipt.sentTo", { host: location.host || this.t("receipt.thisSite"), address: `${location.origin}${location.pathname}` }),
+      this.t("receipt.confirmed", { when: this.dateTime(confirmedAt) }),
+      until ? this.t("receipt.keptUntil", { when: this.dateTime(until) }) : null,
+      this.t("receipt.reference", { id }),
+      language ? this.t("receipt.language", { language }) : null,
       "",
-      "What was kept",
+      this.t("receipt.whatWasKept"),
     ];
     for (const f of this.def.fields || []) {
       if (f.type === "transcript") continue;
-      const v = keptValue(kept, f.name) || "(not given)";
+      const v = keptValue(kept, f.name) || this.t("receipt.notGiven");
       lines.push(v.includes("\n") ? `${f.label || f.name}:\n  ${v.replace(/\n/g, "\n  ")}` : `${f.label || f.name}: ${v}`);
     }
     const convLabel = this.fieldDef("conversation").label || "Conversation";
-    const conversation = kept.conversation ? `${convLabel} (attached with your consent):\n  ${kept.conversation.replace(/\n/g, "\n  ")}` : `${convLabel}: not attached`;
-    const inTab = kept.conversation ? `${convLabel}: attached with your consent (the copy of this receipt kept in the browser tab leaves its text out)` : conversation;
+    const conversation = kept.conversation
+      ? `${this.t("receipt.conversationAttached", { label: convLabel })}\n  ${kept.conversation.replace(/\n/g, "\n  ")}`
+      : this.t("receipt.conversationNotAttached", { label: convLabel });
+    const inTab = kept.conversation ? this.t("receipt.conversationInTab", { label: convLabel }) : conversation;
     const agreed = this.agreedTo(draft);
     const rest = [
-      agreed.length ? `You agreed to:\n${agreed.map((a) => `  - ${a.text} (consent text ${a.textVersion})`).join("\n")}` : "You agreed to: nothing optional",
+      agreed.length
+        ? `${this.t("receipt.agreedTo")}\n${agreed.map((a) => `  - ${this.t("receipt.agreedItem", { text: a.text, textVersion: a.textVersion })}`).join("\n")}`
+        : this.t("receipt.agreedNothing"),
       "",
-      "To withdraw it (it is erased at once, with any attached conversation), open this link:",
+      this.t("receipt.withdraw"),
       href,
       "",
-      "Keep this file private: whoever has the link can withdraw your introduction, though nobody can read it with it.",
+      this.t("receipt.private"),
       "",
     ];
     const text = (conv) => [...lines, conv, ...rest].filter((l) => l !== null).join("\n");
@@ -1311,11 +1397,11 @@ export class IntroductionForm {
   // download the receipt, keep it in this tab (or forget it there).
   receiptActions(receipt, { keepInTab = true } = {}) {
     const status = el("p", { class: "intro-receipt-status", role: "status", id: "intro-receipt-status" });
-    const copy = this.button("Copy the link", async () => {
+    const copy = this.button(this.t("receipt.copy"), async () => {
       try {
         await navigator.clipboard.writeText(receipt.href);
         this.receiptSaved = true;
-        status.textContent = "The withdrawal link is copied. Paste it somewhere you will find it again.";
+        status.textContent = this.t("receipt.copied");
       } catch {
         const link = this.root.querySelector("#intro-withdraw-link");
         if (link) {
@@ -1325,37 +1411,37 @@ export class IntroductionForm {
           sel.removeAllRanges();
           sel.addRange(range);
         }
-        status.textContent = "This browser did not let the page copy it. The link is selected: copy it with Ctrl+C (⌘C), or press and hold it.";
+        status.textContent = this.t("receipt.copyFailed");
       }
     }, "intro-secondary");
     const actions = [copy];
     if (receipt.text) {
-      actions.push(this.button("Download a receipt", () => {
+      actions.push(this.button(this.t("receipt.download"), () => {
         const blob = new Blob([receipt.text], { type: "text/plain;charset=utf-8" });
         const url = URL.createObjectURL(blob);
-        const a = el("a", { href: url, download: `introduction-receipt-${String(receipt.confirmedAt || "").slice(0, 10) || "now"}.txt`, hidden: true });
+        const a = el("a", { href: url, download: this.t("receipt.fileName", { date: String(receipt.confirmedAt || "").slice(0, 10) || "now" }), hidden: true });
         document.body.append(a);
         a.click();
         a.remove();
         setTimeout(() => URL.revokeObjectURL(url), 60_000);
         this.receiptSaved = true;
-        status.textContent = "The receipt is downloaded: a small text file with what was kept, when, and the withdrawal link. It was made in your browser; nothing new was stored on the server.";
+        status.textContent = this.t("receipt.downloaded");
       }, "intro-secondary"));
     }
     if (keepInTab) {
       const stored = readStored(receiptKey(this.formId));
       const inTab = !!(stored && stored.id === receipt.id);
-      const toggle = this.button(inTab ? "Forget the receipt in this tab" : "Keep the receipt in this tab", () => {
+      const toggle = this.button(this.t(inTab ? "receipt.forgetInTab" : "receipt.keepInTab"), () => {
         const now = readStored(receiptKey(this.formId));
         if (now && now.id === receipt.id) {
           writeStored(receiptKey(this.formId), null);
-          toggle.textContent = "Keep the receipt in this tab";
-          status.textContent = "This tab no longer holds the receipt. Reloading the page will show an empty form.";
+          toggle.textContent = this.t("receipt.keepInTab");
+          status.textContent = this.t("receipt.forgotten");
         } else {
           writeStored(receiptKey(this.formId), this.receiptForTab(receipt));
           this.receiptSaved = true;
-          toggle.textContent = "Forget the receipt in this tab";
-          status.textContent = "This tab keeps the receipt until you close it: reloading the page shows it again. It is not shared with other tabs or kept after the tab is closed.";
+          toggle.textContent = this.t("receipt.forgetInTab");
+          status.textContent = this.t("receipt.keptInTab");
         }
       }, "intro-secondary");
       actions.push(toggle);
@@ -1374,13 +1460,11 @@ export class IntroductionForm {
     this.ticked = new Set(); // a next introduction starts with every box unticked
     this.transcript = null;
     put(this.root,
-      this.heading(restored ? "Your introduction was sent" : "Thank you — your introduction is on its way"),
-      el("p", { class: "intro-done" }, restored
-        ? "This tab kept its receipt, as you asked. The site owner can answer you by email."
-        : "It has been sent on to the site owner, who can answer you by email."),
-      el("h2", {}, "Changed your mind?"),
-      el("p", {}, "This link withdraws your introduction and erases it, with any attached conversation, at once. Keep it somewhere safe: it is the only way to withdraw, and the page shows it only here. Copy it, or download a receipt made in your browser."),
-      el("a", { class: "intro-link", href: receipt.href, id: "intro-withdraw-link" }, receipt.href),
+      this.heading(this.t(restored ? "success.headingRestored" : "success.heading")),
+      el("p", { class: "intro-done" }, this.t(restored ? "success.doneRestored" : "success.done")),
+      el("h2", {}, this.t("success.changedMind")),
+      el("p", {}, this.t("success.link")),
+      el("a", { class: "intro-link", href: receipt.href, id: "intro-withdraw-link", dir: "ltr" }, receipt.href),
       this.receiptActions(receipt),
     );
     this.focusHeading();
@@ -1390,7 +1474,7 @@ export class IntroductionForm {
     this.view = "withdraw";
     const status = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
     const href = this.withdrawalLink(id, token);
-    const go = this.button("Withdraw my introduction", async () => {
+    const go = this.button(this.t("withdraw.button"), async () => {
       go.disabled = true;
       keep.disabled = true;
       let answer;
@@ -1411,14 +1495,14 @@ export class IntroductionForm {
         history.replaceState(null, "", location.pathname + location.search);
         this.view = "withdrawn";
         put(this.root,
-          this.heading("Your introduction has been withdrawn"),
-          el("p", { class: "intro-done" }, "It has been erased, with any conversation you attached. Only a record that a withdrawal happened remains, without any of its content."),
+          this.heading(this.t("withdrawn.heading")),
+          el("p", { class: "intro-done" }, this.t("withdrawn.done")),
         );
         this.focusHeading();
         return;
       }
       if (data.code === "NOT_FOUND") {
-        gone("There is nothing to withdraw under this link: the introduction was already withdrawn, or is no longer kept.");
+        gone(this.t("withdraw.nothing"));
         return;
       }
       put(status, el("p", {}, this.sentence(data.code, "", "", retryAfter)));
@@ -1426,23 +1510,23 @@ export class IntroductionForm {
       go.disabled = false;
       keep.disabled = false;
     });
-    const keep = this.button("Keep it", () => this.showKept(id, href), "intro-secondary");
+    const keep = this.button(this.t("withdraw.keep"), () => this.showKept(id, href), "intro-secondary");
     // gone says the link leads nowhere any more: no warning, no choice,
     // and the way back to the form.
     const gone = (text) => {
       this.view = "withdraw-gone";
       history.replaceState(null, "", location.pathname + location.search);
       put(this.root,
-        this.heading("Nothing to withdraw"),
+        this.heading(this.t("withdraw.goneHeading")),
         el("p", {}, text),
-        el("p", {}, el("a", { class: "intro-link", id: "intro-back-to-form", href: location.pathname + location.search }, "Back to the form")),
+        el("p", {}, el("a", { class: "intro-link", id: "intro-back-to-form", href: location.pathname + location.search }, this.t("withdraw.backToForm"))),
       );
       this.focusHeading();
     };
-    if (this.withdrawn.has(id)) return gone("This introduction was already withdrawn from this page: nothing is kept under this link any more.");
+    if (this.withdrawn.has(id)) return gone(this.t("withdraw.already"));
     put(this.root,
-      this.heading("Withdraw your introduction"),
-      el("p", {}, "Withdrawing erases your introduction, and any conversation you attached, at once. This cannot be undone."),
+      this.heading(this.t("withdraw.heading")),
+      el("p", {}, this.t("withdraw.lead")),
       status,
       el("div", { class: "intro-actions" }, go, keep),
     );
@@ -1457,10 +1541,10 @@ export class IntroductionForm {
     const stored = readStored(receiptKey(this.formId));
     const receipt = stored && stored.id === id ? stored : { id, href };
     put(this.root,
-      this.heading("Your introduction is still kept"),
-      el("p", { class: "intro-done" }, "Nothing was withdrawn. The site owner still has your introduction, as you sent it."),
-      el("p", {}, "If you change your mind later, this same link withdraws it. Keep it somewhere safe:"),
-      el("a", { class: "intro-link", href, id: "intro-withdraw-link" }, href),
+      this.heading(this.t("kept.heading")),
+      el("p", { class: "intro-done" }, this.t("kept.done")),
+      el("p", {}, this.t("kept.link")),
+      el("a", { class: "intro-link", href, id: "intro-withdraw-link", dir: "ltr" }, href),
       this.receiptActions(receipt, { keepInTab: !!receipt.text }),
     );
     this.focusHeading();
@@ -1472,7 +1556,8 @@ export class IntroductionForm {
    */
   attachConversation(turns) {
     const limit = (this.def && this.fieldDef("conversation").maxLength) || DEFAULT_TRANSCRIPT_LIMIT;
-    const t = formatTranscript(turns, limit);
+    this.turns = turns;
+    const t = formatTranscript(turns, limit, { you: this.t("conversation.you"), guide: this.t("conversation.guide") });
     this.transcript = t.text ? t : null;
     if (this.view === "form") this.renderConversation();
     return { kept: t.kept, dropped: t.dropped };

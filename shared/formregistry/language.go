@@ -1,0 +1,324 @@
+package formregistry
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// Language is what every form version shown in a language shares: the
+// language's name in itself and its direction, the words that join the
+// notice's generated parts, the page's sentences for each of its states and
+// a sentence for each problem code. A version's own texts (title, labels,
+// consent and notice texts) are in its language file, not here.
+type Language struct {
+	// Lang is the BCP 47 primary language subtag: "en", "fa".
+	Lang string `json:"lang"`
+	// Name is the language's name as its speakers write it.
+	Name string `json:"name"`
+	// Dir is the writing direction, "ltr" or "rtl".
+	Dir string `json:"dir"`
+	// Digits are the language's ten digits, 0 to 9; empty for ASCII digits.
+	Digits string `json:"digits"`
+	// Names names every language of the registry in this one.
+	Names  map[string]string `json:"names"`
+	Notice NoticeWording     `json:"notice"`
+	// Page holds the page's sentences by key; {name} marks a value the page
+	// fills in. A key ending in .one, .two, .few, .many or .other is one
+	// plural form of the sentence before it (Intl.PluralRules' categories);
+	// every plural sentence has its .other form.
+	Page map[string]string `json:"page"`
+	// Problems holds the sentence the page shows for each problem code
+	// (and for the page's own codes BUSY, NETWORK and SOLVER).
+	Problems map[string]string `json:"problems"`
+}
+
+// NoticeWording is how a language joins the parts of a notice the
+// registry generates from the version: the fields, the purposes with their
+// basis, the recipients, and durations.
+type NoticeWording struct {
+	FieldOptional    string                        `json:"fieldOptional"`
+	FieldWithConsent string                        `json:"fieldWithConsent"`
+	Purpose          string                        `json:"purpose"`
+	Required         string                        `json:"required"`
+	Optional         string                        `json:"optional"`
+	FieldSeparator   string                        `json:"fieldSeparator"`
+	ListSeparator    string                        `json:"listSeparator"`
+	ListLast         string                        `json:"listLast"`
+	Bases            map[intake.Basis]string       `json:"bases"`
+	Recipients       map[intake.Destination]string `json:"recipients"`
+	Withdrawal       map[intake.Destination]string `json:"withdrawal"`
+	// Durations are "day", "hour" and "minute" with a plural suffix
+	// (".one", ".other"); {n} is the number in the language's digits.
+	Durations map[string]string `json:"durations"`
+}
+
+// PageCodes are the codes the page names on its own, beside the service's
+// problem codes: each has a sentence in every language too.
+var PageCodes = []string{"BUSY", "NETWORK", "SOLVER"}
+
+//go:embed languages
+var embeddedLanguages embed.FS
+
+// languages are the languages the registry knows, by Lang, loaded once.
+var languages = mustLoadLanguages()
+
+func mustLoadLanguages() map[string]*Language {
+	sub, err := fs.Sub(embeddedLanguages, "languages")
+	if err != nil {
+		panic(err)
+	}
+	langs, err := loadLanguages(sub)
+	if err != nil {
+		panic(err) // the embedded languages are checked by the package's tests
+	}
+	return langs
+}
+
+// DefaultLang is the language of a version file that names none, and of
+// consent evidence recorded before evidence named its language.
+const DefaultLang = "en"
+
+var (
+	langPattern        = regexp.MustCompile(`^[a-z]{2,3}$`)
+	pluralSuffix       = regexp.MustCompile(`\.(zero|one|two|few|many|other)$`)
+	sentencePlaceholer = regexp.MustCompile(`\{[a-zA-Z]+\}`)
+)
+
+// loadLanguages reads <lang>.json files and checks each against the
+// default language: the same page sentences and problem codes (plural forms
+// aside), no placeholder the default language's sentence does not have,
+// every basis and destination worded.
+func loadLanguages(fsys fs.FS) (map[string]*Language, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	langs := map[string]*Language{}
+	var problems []string
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		raw, err := fs.ReadFile(fsys, e.Name())
+		if !ok || err != nil {
+			problems = append(problems, fmt.Sprintf("%s: not a language file", e.Name()))
+			continue
+		}
+		var l Language
+		if err := decode(raw, &l); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", e.Name(), err))
+			continue
+		}
+		if l.Lang != name || !langPattern.MatchString(name) {
+			problems = append(problems, fmt.Sprintf("%s: names language %q", e.Name(), l.Lang))
+		}
+		if l.Dir != "ltr" && l.Dir != "rtl" {
+			problems = append(problems, fmt.Sprintf("%s: dir %q (want ltr or rtl)", e.Name(), l.Dir))
+		}
+		if l.Digits != "" && len([]rune(l.Digits)) != 10 {
+			problems = append(problems, fmt.Sprintf("%s: digits must be ten", e.Name()))
+		}
+		langs[l.Lang] = &l
+	}
+	def, ok := langs[DefaultLang]
+	if !ok {
+		problems = append(problems, "no "+DefaultLang+".json")
+	}
+	for _, l := range langs {
+		for other := range langs {
+			if strings.TrimSpace(l.Names[other]) == "" {
+				problems = append(problems, fmt.Sprintf("%s.json: names has no name for %s", l.Lang, other))
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, p := range compareLanguage(def, l) {
+			problems = append(problems, l.Lang+".json: "+p)
+		}
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		return nil, fmt.Errorf("formregistry: invalid languages: %s", strings.Join(problems, "; "))
+	}
+	return langs, nil
+}
+
+// compareLanguage lists how l falls short of def.
+func compareLanguage(def, l *Language) []string {
+	var problems []string
+	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
+	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
+	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
+	for b := range bases {
+		if strings.TrimSpace(l.Notice.Bases[b]) == "" {
+			problems = append(problems, fmt.Sprintf("notice.bases: no wording for %s", b))
+		}
+	}
+	for d := range def.Notice.Recipients {
+		if strings.TrimSpace(l.Notice.Recipients[d]) == "" {
+			problems = append(problems, fmt.Sprintf("notice.recipients: no wording for %s", d))
+		}
+	}
+	for d := range def.Notice.Withdrawal {
+		if strings.TrimSpace(l.Notice.Withdrawal[d]) == "" {
+			problems = append(problems, fmt.Sprintf("notice.withdrawal: no wording for %s", d))
+		}
+	}
+	w := l.Notice
+	for name, s := range map[string]string{"fieldOptional": w.FieldOptional, "fieldWithConsent": w.FieldWithConsent, "purpose": w.Purpose, "required": w.Required, "optional": w.Optional} {
+		if strings.TrimSpace(s) == "" {
+			problems = append(problems, "notice."+name+" is empty")
+		}
+	}
+	return problems
+}
+
+// compareSentences checks that got has a sentence for every key of want
+// (a plural sentence: at least its .other form), none that want lacks, and
+// no placeholder want's sentence does not use.
+func compareSentences(where string, want, got map[string]string) []string {
+	var problems []string
+	base := func(k string) string { return pluralSuffix.ReplaceAllString(k, "") }
+	wantPH := map[string]map[string]bool{}
+	for k, s := range want {
+		b := base(k)
+		if wantPH[b] == nil {
+			wantPH[b] = map[string]bool{}
+		}
+		for _, p := range sentencePlaceholer.FindAllString(s, -1) {
+			wantPH[b][p] = true
+		}
+	}
+	have := map[string]bool{}
+	for k, s := range got {
+		b := base(k)
+		have[b] = true
+		if _, ok := wantPH[b]; !ok {
+			problems = append(problems, fmt.Sprintf("%s: %q is not a sentence of %s.json", where, k, DefaultLang))
+			continue
+		}
+		if strings.TrimSpace(s) == "" {
+			problems = append(problems, fmt.Sprintf("%s: %q is empty", where, k))
+		}
+		for _, p := range sentencePlaceholer.FindAllString(s, -1) {
+			if !wantPH[b][p] {
+				problems = append(problems, fmt.Sprintf("%s: %q uses %s, which %s.json's does not", where, k, p, DefaultLang))
+			}
+		}
+		if pluralSuffix.MatchString(k) {
+			if _, ok := got[b+".other"]; !ok {
+				problems = append(problems, fmt.Sprintf("%s: %q has no %s.other", where, k, b))
+			}
+		}
+	}
+	for b := range wantPH {
+		if !have[b] {
+			problems = append(problems, fmt.Sprintf("%s: no sentence for %q", where, b))
+		}
+	}
+	slices.Sort(problems)
+	return problems
+}
+
+// OwnerLang is the language of the owner's side (the mail and the admin,
+// whose own sentences are written in English): the registry's texts it
+// shows, such as the labels of added fields and the names of languages,
+// are taken in it, whatever language the visitor wrote in.
+const OwnerLang = DefaultLang
+
+// LanguageName names the language tagged lang in the language in, with its
+// tag: "Persian (fa)". An unknown tag is named by the tag alone.
+func LanguageName(lang, in string) string {
+	if l, ok := languages[in]; ok && l.Names[lang] != "" {
+		return l.Names[lang] + " (" + lang + ")"
+	}
+	return lang
+}
+
+// LanguageOf returns the language the registry knows by its tag.
+func LanguageOf(lang string) (*Language, bool) {
+	l, ok := languages[lang]
+	return l, ok
+}
+
+// number writes n in the language's digits.
+func (l *Language) number(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if l.Digits == "" {
+		return s
+	}
+	digits := []rune(l.Digits)
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return digits[r-'0']
+		}
+		return r
+	}, s)
+}
+
+// duration words n units ("day", "hour", "minute"): the .one form for 1
+// when the language has one, the .other form otherwise.
+func (l *Language) duration(n int64, unit string) string {
+	s, ok := l.Notice.Durations[unit+".one"]
+	if n != 1 || !ok {
+		s = l.Notice.Durations[unit+".other"]
+	}
+	return strings.ReplaceAll(s, "{n}", l.number(n))
+}
+
+// joinList joins "a", "b" and "c" as the language does ("a, b and c").
+func (l *Language) joinList(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListLast + parts[len(parts)-1]
+}
+
+// Choose picks a language among available (the default first): the one
+// query names when it is available, otherwise the best of acceptLanguage
+// (an Accept-Language header: the highest q, then the first listed; a tag
+// matches by its primary subtag, so fa-IR is fa), otherwise the default.
+func Choose(available []string, query, acceptLanguage string) string {
+	if len(available) == 0 {
+		return DefaultLang
+	}
+	has := func(tag string) (string, bool) {
+		primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+		return primary, primary != "" && slices.Contains(available, primary)
+	}
+	if l, ok := has(query); ok {
+		return l
+	}
+	best, bestQ := "", 0.0
+	for _, part := range strings.Split(acceptLanguage, ",") {
+		tag, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				continue
+			}
+			q = f
+		}
+		l, ok := has(tag)
+		if strings.TrimSpace(tag) == "*" {
+			l, ok = available[0], true
+		}
+		if ok && q > bestQ {
+			best, bestQ = l, q
+		}
+	}
+	if best != "" {
+		return best
+	}
+	return available[0]
+}
