@@ -1173,7 +1173,7 @@ export class IntroductionForm {
         el("dt", {}, "You agreed to"),
         el("dd", { "data-field": "consents" }, agreed.length
           ? el("ul", { class: "intro-agreed" }, agreed.map((a) =>
-            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version" }, `(consent text ${a.textVersion}, the box you ticked)`))))
+            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version", "data-text-version": a.textVersion }, "(the box you ticked)"))))
           : el("span", { class: "intro-empty" }, "Nothing optional: you ticked no box, so only what is required is done with your introduction.")),
       );
     }
