@@ -1253,7 +1253,7 @@ export class IntroductionForm {
         el("dt", {}, this.t("review.agreedTo")),
         el("dd", { "data-field": "consents" }, agreed.length
           ? el("ul", { class: "intro-agreed" }, agreed.map((a) =>
-            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version" }, this.t("review.agreedTextVersion", { textVersion: a.textVersion })))))
+            el("li", { "data-purpose": a.purpose }, a.text, " ", el("span", { class: "intro-text-version", "data-text-version": a.textVersion }, this.t("review.agreedTicked")))))
           : el("span", { class: "intro-empty" }, this.t("review.agreedNothing"))),
       );
     }
