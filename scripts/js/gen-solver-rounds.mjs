@@ -5,6 +5,11 @@
 // schedule and rounds 16..56 straight-line. The K12 variant (words 0..11 of
 // the last block fixed) takes the schedule's fixed terms from locals. Unrolled code keeps the working variables and
 // schedule words in registers, which is most of the solver's speed.
+// Each sum puts its plain variables first and its bitwise terms and
+// constants last, so that every addition but the first has an operand that
+// is a bitwise result or a constant: then JavaScriptCore's optimizing tiers
+// add in 32 bits without overflow checks (see "The solver in every engine"
+// in the README's design notes).
 //   node scripts/js/gen-solver-rounds.mjs          rewrite the file
 //   node scripts/js/gen-solver-rounds.mjs --check  exit 1 if it is stale
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -29,7 +34,7 @@ const LAST = 56;
 
 function round(t, ind) {
   return [
-    `t1 = (h + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + ${K[t] | 0} + w${t}) | 0;`,
+    `t1 = (h + w${t} + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + ${K[t] | 0}) | 0;`,
     // Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)); this round's a ^ b is the next one's b ^ c.
     `ab = a ^ b;`,
     `t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + (b ^ (ab & bc))) | 0;`,
@@ -40,8 +45,8 @@ function schedule(t, ind) {
   const x = `w${t - 15}`;
   const y = `w${t - 2}`;
   return [
-    `${ind}const w${t} = ((((${y} >>> 17) | (${y} << 15)) ^ ((${y} >>> 19) | (${y} << 13)) ^ (${y} >>> 10)) + w${t - 7} +`,
-    `${ind}  (((${x} >>> 7) | (${x} << 25)) ^ ((${x} >>> 18) | (${x} << 14)) ^ (${x} >>> 3)) + w${t - 16}) | 0;`,
+    `${ind}const w${t} = (w${t - 7} + w${t - 16} + (((${y} >>> 17) | (${y} << 15)) ^ ((${y} >>> 19) | (${y} << 13)) ^ (${y} >>> 10)) +`,
+    `${ind}  (((${x} >>> 7) | (${x} << 25)) ^ ((${x} >>> 18) | (${x} << 14)) ^ (${x} >>> 3))) | 0;`,
   ];
 }
 
@@ -62,12 +67,12 @@ const k12 = {
   23: `(${sigma1('w21')} + c23) | 0`,
   24: `(${sigma1('w22')} + c24) | 0`,
   25: `(${sigma1('w23')} + c25) | 0`,
-  26: `(${sigma1('w24')} + w19 + c26) | 0`,
-  29: `(${sigma1('w27')} + w22 + c29 + w13) | 0`,
-  30: `(${sigma1('w28')} + w23 + c30) | 0`,
-  31: `(${sigma1('w29')} + w24 + c31) | 0`,
-  32: `(${sigma1('w30')} + w25 + c32) | 0`,
-  33: `(${sigma1('w31')} + w26 + c33) | 0`,
+  26: `(w19 + c26 + ${sigma1('w24')}) | 0`,
+  29: `(((w22 + c29) | 0) + w13 + ${sigma1('w27')}) | 0`,
+  30: `(w23 + c30 + ${sigma1('w28')}) | 0`,
+  31: `(w24 + c31 + ${sigma1('w29')}) | 0`,
+  32: `(w25 + c32 + ${sigma1('w30')}) | 0`,
+  33: `(w26 + c33 + ${sigma1('w31')}) | 0`,
 };
 
 /** generated returns a region's unrolled code indented by ind. */
