@@ -18,8 +18,10 @@ type Submission struct {
 	Honeypot string
 	// Altcha is the base64 ALTCHA v1 payload.
 	Altcha string
-	// Page is what the page reported about how it was filled and solved.
-	Page PageReport
+	// Page is what the page reported about how it was filled and solved;
+	// it is no part of the draft's content (nor of its idempotency
+	// fingerprint: a retry solves again).
+	Page PageReport `json:"-"`
 }
 
 // PageReport is what the page says, content-free, about how the form was
@@ -98,11 +100,26 @@ type DraftKeeping struct {
 	// layer in the same transaction; zero owes nothing.
 	Escalation Escalation
 	Now        time.Time
+	// Repeat, when set, asks whether another sender sent the same message
+	// within its window; nil for a message too short to tell.
+	Repeat *RepeatCheck
 	// Decoy marks a honeypot's decoy: everything is written as for a real
 	// draft (spent challenge, counters, idempotency record, ledger entry
 	// with its DecoyRecord) except the introduction and its transcript,
 	// which a decoy has none of (CheckStorableDraft refuses content).
 	Decoy bool
+}
+
+// RepeatCheck names a draft's message and sender by keyed hashes. KeepDraft
+// remembers the pair for Window and, when the message was seen from
+// another sender within it, adds Signal to the ledger entry's signals and
+// sets the entry's and the introduction's LikelySpam to LikelyIfRepeated.
+type RepeatCheck struct {
+	MessageHash      string
+	SenderHash       string
+	Window           time.Duration
+	Signal           string
+	LikelyIfRepeated bool
 }
 
 // Replay is what KeepDraft finds when the Idempotency-Key was used before.
@@ -118,6 +135,9 @@ type KeepOutcome struct {
 	Replay *Replay
 	// RateDecisions are the authoritative layers' decisions.
 	RateDecisions []RateDecision
+	// Repeated says the Repeat check found the message from another
+	// sender.
+	Repeated bool
 }
 
 // Store keeps introductions and their evidence. Implementations translate

@@ -28,7 +28,9 @@ func TestOf(t *testing.T) {
 		{"no vowel company", with(func(s *intake.Submission) { s.Fields.Company = "Xkcdqw" }), []string{Gibberish}},
 		{"keyboard mash message", with(func(s *intake.Submission) { s.Fields.Message = "asdfghjkl" }), []string{Gibberish}},
 		{"brands are no gibberish", with(func(s *intake.Submission) { s.Fields.Company = "McKinsey LinkedIn GitHub DeepMind" }), nil},
-		{"German compounds are no gibberish", with(func(s *intake.Submission) { s.Fields.Message = "Angstschweiß und Herbststurm in der Pflichtschulabschlussprüfung" }), nil},
+		{"German compounds are no gibberish", with(func(s *intake.Submission) {
+			s.Fields.Message = "Angstschweiß und Herbststurm in der Pflichtschulabschlussprüfung"
+		}), nil},
 		{"a random link path is no gibberish", with(func(s *intake.Submission) { s.Fields.Message = "see youtu.be/dQwXkPqRzTv" }), nil},
 		{"filled fast", with(func(s *intake.Submission) { s.Page = page(2999, false) }), []string{FilledFast}},
 		{"three seconds is not fast", with(func(s *intake.Submission) { s.Page = page(3000, false) }), nil},
