@@ -20,6 +20,7 @@ locals {
     "sweepRuns",
     "dailyFigures",
     "providerEvents",
+    "recentMessages",
   ]
 
   # Composite indexes, one per query of firestorestore.Queries that filters

@@ -20,6 +20,8 @@ echo "== escalating work: round trips of a source's 4th draft, refused at the ba
 go test -run '^$' -bench 'BenchmarkEscalatedDraft' -benchtime 20x ./functions/wiring/ | grep -E '^Benchmark'
 echo "== escalating work: the cost curve at the defaults (drafts 1-10 of one source, a second source's first)"
 go test -run '^$' -bench 'BenchmarkEscalationCurve' -benchtime 1x ./shared/intake/ | grep -E '^escalation:'
+echo "== spam signals on the labelled corpus (shared/spamsignals/testdata): precision and recall of likelySpam"
+go test -run '^$' -bench 'BenchmarkCorpus' -benchtime 1x ./shared/spamsignals/ | grep -E '^spam signals:'
 echo "== P3: the sweep over 10,000 expired among 50,000 kept documents (target: at most 1.1 documents read per document deleted)"
 go test -run '^$' -bench 'BenchmarkSweepP3' -benchtime 1x -timeout 20m ./shared/firestorestore/ | grep -E '^(P3|Benchmark)'
 echo "== Firestore round trips per confirmation with the outbox (inbox, email, webhook envelopes in the same commit; target: at most 3)"

@@ -1,6 +1,7 @@
 package drafts
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -62,6 +63,12 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 	}
 	sub.Consents = consents
 	seen["consents"] = true
+	page, err := decodePage(members["page"])
+	if err != nil {
+		return intake.Submission{}, err
+	}
+	sub.Page = page
+	seen["page"] = true
 	if added != nil {
 		for _, field := range added(sub.FormID, sub.FormVersion) {
 			raw, ok := members[field]
@@ -105,4 +112,30 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 		return intake.Submission{}, intake.Invalid(fieldErrs...)
 	}
 	return sub, nil
+}
+
+// decodePage reads the page's content-free report, the optional member
+// "page": {"fillMs", "automation", "solveMs", "workers"}, each optional.
+// Anything else there (another member, a wrong type, a negative number) is
+// UNREADABLE_BODY, as any member not written as documented is.
+func decodePage(raw json.RawMessage) (intake.PageReport, error) {
+	if raw == nil || string(raw) == "null" {
+		return intake.PageReport{}, nil
+	}
+	var p struct {
+		FillMs     *int64 `json:"fillMs"`
+		Automation bool   `json:"automation"`
+		SolveMs    int64  `json:"solveMs"`
+		Workers    int    `json:"workers"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil || p.SolveMs < 0 || p.Workers < 0 || p.Workers > intake.MaxReportedWorkers || p.FillMs != nil && *p.FillMs < 0 {
+		return intake.PageReport{}, intake.Errorf(intake.CodeUnreadableBody, "The page report must be {fillMs, automation, solveMs, workers} with numbers at or above 0 (workers at most 64).")
+	}
+	r := intake.PageReport{Reported: p.FillMs != nil, Automation: p.Automation, SolveMillis: p.SolveMs, Workers: p.Workers}
+	if p.FillMs != nil {
+		r.FillMillis = *p.FillMs
+	}
+	return r, nil
 }

@@ -36,6 +36,18 @@ type introductionDoc struct {
 	SubjectKey      string                   `firestore:"subjectKey,omitempty"`
 	ExpireAt        time.Time                `firestore:"expireAt"`
 	Revisions       int                      `firestore:"revisions"`
+	// LikelySpam and Spam are the signals' verdict and the owner's word;
+	// Folder is Introduction.Folder of them, kept for the list's filters.
+	LikelySpam bool   `firestore:"likelySpam"`
+	Spam       *bool  `firestore:"spam"`
+	Folder     string `firestore:"folder"`
+}
+
+// recentMessageDoc is recentMessages/{message hash}: the keyed hash of
+// the last sender of a message, for RepeatWindow.
+type recentMessageDoc struct {
+	Sender   string    `firestore:"sender"`
+	ExpireAt time.Time `firestore:"expireAt"`
 }
 
 func toIntroductionDoc(in intake.Introduction) introductionDoc {
@@ -45,6 +57,7 @@ func toIntroductionDoc(in intake.Introduction) introductionDoc {
 		Email: in.Fields.Email, Message: in.Fields.Message, Added: in.Added,
 		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
 		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, HandledAt: in.HandledAt, SubjectKey: in.SubjectKey, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
+		LikelySpam: in.LikelySpam, Spam: in.Spam, Folder: in.Folder(),
 	}
 }
 
@@ -55,6 +68,7 @@ func (d introductionDoc) introduction(id string) intake.Introduction {
 		Added:           d.Added,
 		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,
 		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, HandledAt: d.HandledAt, SubjectKey: d.SubjectKey, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
+		LikelySpam: d.LikelySpam, Spam: d.Spam,
 	}
 }
 
@@ -177,3 +191,7 @@ func eachLive(ctx context.Context, q firestore.Query, now time.Time, visit func(
 
 // lockKey is the in-process lock key of a document.
 func lockKey(ref *firestore.DocumentRef) string { return ref.Path }
+
+func (s *DB) recentMessageRef(messageHash string) *firestore.DocumentRef {
+	return s.client.Collection(RecentMessages).Doc(escapeKey(messageHash))
+}

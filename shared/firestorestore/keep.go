@@ -50,6 +50,11 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 	for _, rk := range k.RateKeys {
 		reads = append(reads, s.rateCounterRef(rk))
 	}
+	var repeatRef *firestore.DocumentRef
+	if k.Repeat != nil {
+		repeatRef = s.recentMessageRef(k.Repeat.MessageHash)
+		reads = append(reads, repeatRef)
+	}
 	keys := []string{lockKey(introRef), lockKey(ledgerRef)}
 	for _, r := range reads {
 		keys = append(keys, lockKey(r))
@@ -107,15 +112,32 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 			// beside those the caller already made (the flood layer).
 			entry := k.Ledger
 			entry.RateLimits = append(slices.Clone(entry.RateLimits), out.RateDecisions...)
+			intro := k.Introduction
+			var writes []error
+			if r := k.Repeat; r != nil {
+				var last recentMessageDoc
+				if snap := snaps[len(snaps)-1]; live(snap, now) {
+					if err := snap.DataTo(&last); err != nil {
+						return err
+					}
+					out.Repeated = last.Sender != r.SenderHash
+				}
+				if out.Repeated {
+					entry.Abuse.Signals = append(slices.Clone(entry.Abuse.Signals), r.Signal)
+					entry.Abuse.LikelySpam = r.LikelyIfRepeated
+					intro.LikelySpam = r.LikelyIfRepeated
+				}
+				writes = append(writes, tx.Set(repeatRef, recentMessageDoc{Sender: r.SenderHash, ExpireAt: now.Add(r.Window)}))
+			}
 			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
 				return err
 			}
-			writes := []error{
+			writes = append(writes,
 				tx.Set(challengeRef, spentChallengeDoc{ExpireAt: k.Challenge.ExpireAt}),
 				tx.Create(ledgerRef, entry),
-			}
+			)
 			if !k.Decoy {
-				writes = append(writes, tx.Create(introRef, toIntroductionDoc(k.Introduction)))
+				writes = append(writes, tx.Create(introRef, toIntroductionDoc(intro)))
 			}
 			if t := k.Transcript; t != nil && !k.Decoy {
 				writes = append(writes, tx.Set(s.transcriptRef(t.IntroductionID), transcriptDoc{Text: t.Text, ExpireAt: t.ExpireAt}))

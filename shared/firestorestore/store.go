@@ -55,6 +55,9 @@ const (
 	// ProviderEvents holds providerEvents/{escaped provider:token}: the
 	// signed delivery events already applied, so a replay changes nothing.
 	ProviderEvents = "providerEvents"
+	// RecentMessages holds recentMessages/{escaped message hash}: who last
+	// sent a message, by keyed hashes, for the repeated-message signal.
+	RecentMessages = "recentMessages"
 )
 
 // Collections lists every collection the service writes: each of its
@@ -62,7 +65,7 @@ const (
 // field for each.
 var Collections = []string{
 	Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys,
-	Ledger, Envelopes, SweepRuns, DailyFigures, ProviderEvents,
+	Ledger, Envelopes, SweepRuns, DailyFigures, ProviderEvents, RecentMessages,
 }
 
 // ExpireAtField is the expiry field every document carries; infra/ declares

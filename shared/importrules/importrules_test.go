@@ -31,6 +31,7 @@ var pure = []string{
 	"shared/retentionsweep",
 	"shared/sitepage",
 	"shared/smtpmail",
+	"shared/spamsignals",
 	"shared/strictjson",
 	"shared/testsupport",
 	"shared/textrules",

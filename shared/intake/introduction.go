@@ -76,10 +76,34 @@ type Introduction struct {
 	Revisions int `json:"revisions"`
 	// HandledAt is when the owner marked it handled; zero until then.
 	HandledAt time.Time `json:"handledAt,omitzero"`
+	// LikelySpam is the spam signals' verdict at intake; Spam the owner's
+	// word (nil until the owner says).
+	LikelySpam bool  `json:"likelySpam"`
+	Spam       *bool `json:"spam"`
 	// SubjectKey names the data subject (contentrules.SubjectKey of the
 	// email), so that every introduction of one address is found however
 	// the visitor wrote it.
 	SubjectKey string `json:"-"`
+}
+
+// The admin's folders: the owner's word decides, then the signals.
+const (
+	FolderInbox      = "inbox"
+	FolderLikelySpam = "likely-spam"
+	FolderSpam       = "spam"
+)
+
+// Folder is where the owner's list files the introduction: spam when the
+// owner marked it so, inbox when the owner said it is not, otherwise
+// likely-spam or inbox by the signals.
+func (in *Introduction) Folder() string {
+	switch {
+	case in.Spam != nil && *in.Spam:
+		return FolderSpam
+	case in.Spam == nil && in.LikelySpam:
+		return FolderLikelySpam
+	}
+	return FolderInbox
 }
 
 // SubjectQuery names one data subject for an access or erasure request:

@@ -81,10 +81,23 @@ type ValidationRecord struct {
 	Codes  []Code     `json:"codes" firestore:"codes"`
 }
 
-// AbuseRecord is the abuse state with the signals that led there.
+// AbuseRecord is the abuse state with the signals that led there (names
+// only), whether they make the introduction likely spam, and the figures
+// of its proof of work's solve as the page reported them.
 type AbuseRecord struct {
-	State   AbuseState `json:"state" firestore:"state"`
-	Signals []string   `json:"signals" firestore:"signals"`
+	State      AbuseState   `json:"state" firestore:"state"`
+	Signals    []string     `json:"signals" firestore:"signals"`
+	LikelySpam bool         `json:"likelySpam" firestore:"likelySpam"`
+	Solve      *SolveRecord `json:"solve,omitempty" firestore:"solve,omitempty"`
+}
+
+// SolveRecord is one solve's telemetry: its duration rounded to a
+// SolveBucket, the workers the page used, and the max number of the
+// challenge solved (the work it stood for).
+type SolveRecord struct {
+	Millis    int64 `json:"millis" firestore:"millis"`
+	Workers   int   `json:"workers" firestore:"workers"`
+	MaxNumber int64 `json:"maxNumber" firestore:"maxNumber"`
 }
 
 // RetentionRecord is the ledger entry's own retention: its class and when

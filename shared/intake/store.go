@@ -21,7 +21,48 @@ type Submission struct {
 	Honeypot string
 	// Altcha is the base64 ALTCHA v1 payload.
 	Altcha string
+	// Page is what the page reported about how it was filled and solved;
+	// it is no part of the draft's content (nor of its idempotency
+	// fingerprint: a retry solves again).
+	Page PageReport `json:"-"`
 }
+
+// PageReport is what the page says, content-free, about how the form was
+// filled and its proof of work solved. A robot can report anything, so a
+// report only ever adds signals and figures: it never lowers a cost or
+// skips a check.
+type PageReport struct {
+	// Reported is false when the draft carried no report.
+	Reported bool
+	// FillMillis is the time from the form's first render to Review.
+	FillMillis int64
+	// Automation is true when the page saw navigator.webdriver or a
+	// headless browser.
+	Automation bool
+	// SolveMillis is how long the proof of work took, rounded to a
+	// SolveBucket; Workers how many Web Workers solved it.
+	SolveMillis int64
+	Workers     int
+}
+
+// SolveBuckets are the durations, in milliseconds, a solve time is
+// rounded to (the largest one at or below it), so the ledger keeps a
+// coarse figure, not a fingerprint.
+var SolveBuckets = []int64{0, 50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 7500, 10000, 15000, 20000, 30000, 60000}
+
+// SolveBucket rounds ms down to its bucket (negative is 0).
+func SolveBucket(ms int64) int64 {
+	b := int64(0)
+	for _, v := range SolveBuckets {
+		if ms >= v {
+			b = v
+		}
+	}
+	return b
+}
+
+// MaxReportedWorkers caps the worker count a report may state.
+const MaxReportedWorkers = 64
 
 // SpentChallenge is a solved proof-of-work challenge, remembered until it
 // expires so that no solution is spent twice.
@@ -62,11 +103,26 @@ type DraftKeeping struct {
 	// layer in the same transaction; zero owes nothing.
 	Escalation Escalation
 	Now        time.Time
+	// Repeat, when set, asks whether another sender sent the same message
+	// within its window; nil for a message too short to tell.
+	Repeat *RepeatCheck
 	// Decoy marks a honeypot's decoy: everything is written as for a real
 	// draft (spent challenge, counters, idempotency record, ledger entry
 	// with its DecoyRecord) except the introduction and its transcript,
 	// which a decoy has none of (CheckStorableDraft refuses content).
 	Decoy bool
+}
+
+// RepeatCheck names a draft's message and sender by keyed hashes. KeepDraft
+// remembers the pair for Window and, when the message was seen from
+// another sender within it, adds Signal to the ledger entry's signals and
+// sets the entry's and the introduction's LikelySpam to LikelyIfRepeated.
+type RepeatCheck struct {
+	MessageHash      string
+	SenderHash       string
+	Window           time.Duration
+	Signal           string
+	LikelyIfRepeated bool
 }
 
 // Replay is what KeepDraft finds when the Idempotency-Key was used before.
@@ -82,6 +138,9 @@ type KeepOutcome struct {
 	Replay *Replay
 	// RateDecisions are the authoritative layers' decisions.
 	RateDecisions []RateDecision
+	// Repeated says the Repeat check found the message from another
+	// sender.
+	Repeated bool
 }
 
 // Store keeps introductions and their evidence. Implementations translate

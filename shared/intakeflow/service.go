@@ -25,6 +25,7 @@ import (
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/spamsignals"
 )
 
 // Rate-limit layers of the authoritative counters.
@@ -267,6 +268,13 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	entry.ExpireAt = entry.Retention.DeleteAfter
 	entry.Redaction.Stored = storedFields(in)
 	entry.Decision, entry.Reason = intake.DecisionAwaitingConfirmation, "draft kept; it is sent on only when the visitor confirms it"
+	spam := spamsignals.Of(kept)
+	entry.Abuse.Signals = append(slices.Clone(entry.Abuse.Signals), spam...)
+	entry.Abuse.LikelySpam = spamsignals.Likely(spam)
+	in.LikelySpam = entry.Abuse.LikelySpam
+	if p := kept.Page; p.Reported {
+		entry.Abuse.Solve = &intake.SolveRecord{Millis: intake.SolveBucket(p.SolveMillis), Workers: min(max(p.Workers, 0), intake.MaxReportedWorkers), MaxNumber: a.Challenge.MaxNumber}
+	}
 
 	k := intake.DraftKeeping{Introduction: in, Ledger: entry, Challenge: a.Challenge, Now: now,
 		RateKeys: []intake.RateKey{{RateRule: s.IPLimit, KeyHash: a.ClientKey}}, Escalation: s.Escalation}
@@ -275,6 +283,10 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	}
 	if kept.Conversation != "" {
 		k.Transcript = &intake.Transcript{IntroductionID: id, Text: kept.Conversation, ExpireAt: in.ExpireAt}
+	}
+	if key := spamsignals.RepeatKey(kept.Fields.Message); key != "" && !a.Honeypot {
+		k.Repeat = &intake.RepeatCheck{MessageHash: s.keyedHash("message", key), SenderHash: s.keyedHash("message-sender", contentrules.NormaliseEmail(kept.Fields.Email)),
+			Window: spamsignals.RepeatWindow * time.Second, Signal: spamsignals.RepeatedMessage, LikelyIfRepeated: spamsignals.Likely(append(spam, spamsignals.RepeatedMessage))}
 	}
 	if a.Honeypot {
 		k = s.decoyKeeping(k, a)
@@ -312,11 +324,12 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 		}
 		return nil, s.refuse(ctx, entry, err)
 	}
+	in.LikelySpam = in.LikelySpam || out.Repeated
 	if k.Decoy {
 		s.Logger.InfoContext(ctx, "honeypot answered with a decoy; nothing kept", slog.String("ledgerId", id), slog.String("abuse", string(intake.AbuseHoneypot)))
 	} else {
 		s.Logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
-			slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""))
+			slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""), slog.Bool("likelySpam", k.Ledger.Abuse.LikelySpam || out.Repeated))
 	}
 	return &Draft{Introduction: in, Conversation: kept.Conversation, Token: token}, nil
 }

@@ -37,32 +37,53 @@ import (
 // it is not clickable in the owner's inbox, and counting it would refuse
 // ordinary sentences.
 func CountLinks(s string) int {
-	t := linkText(s)
 	n := 0
+	eachLink(linkText(s), func(string) { n++ })
+	return n
+}
+
+// LinkHosts returns the host of each link CountLinks counts in s, in order,
+// as it reads them (NFKC, lower case, invisible characters removed); a
+// "www." link's host keeps its "www.".
+func LinkHosts(s string) []string {
+	var hosts []string
+	eachLink(linkText(s), func(host string) { hosts = append(hosts, host) })
+	return hosts
+}
+
+// eachLink calls found with the host of each link of t, a linkText.
+func eachLink(t string, found func(host string)) {
 	for i := 0; i < len(t); {
 		prev := rune(-1)
 		if i > 0 {
 			prev, _ = utf8.DecodeLastRuneInString(t[:i])
 		}
-		end := 0
+		end, hostStart := 0, i
 		switch {
 		case !continues(prev, "+-.") && schemeLink(t, i) > 0:
 			end = schemeLink(t, i)
+			hostStart = end
 		case !continues(prev, ":/") && schemeRelativeLink(t, i) > 0:
 			end = schemeRelativeLink(t, i)
+			hostStart = i + 2
 		case !continues(prev, ".-_/@") && strings.HasPrefix(t[i:], "www."):
 			end = i + len("www.")
 		case !continues(prev, ".-_/@") && domainWithPath(t, i) > 0:
 			end = domainWithPath(t, i)
 		}
 		if end > 0 {
-			n++
+			hostEnd := domain(t, hostStart)
+			if hostEnd == 0 {
+				hostEnd = hostStart + strings.IndexFunc(t[hostStart:]+" ", func(r rune) bool {
+					return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-')
+				})
+			}
+			found(t[hostStart:hostEnd])
 			i = end
 			continue
 		}
 		i++
 	}
-	return n
 }
 
 // linkText is the text links are counted on (see CountLinks).

@@ -1,6 +1,7 @@
 package textrules
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -118,4 +119,29 @@ func FuzzCountLinks(f *testing.F) {
 			t.Fatalf("CountLinks(%q) = %d but %d with an invisible character at %d: %q", s, n, got, at, with)
 		}
 	})
+}
+
+func TestLinkHosts(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"none", "hello there, see example.com", nil},
+		{"scheme", "see https://Bit.ly/x1 and http://example.org/", []string{"bit.ly", "example.org"}},
+		{"bare with path", "go to tinyurl.com/abc now", []string{"tinyurl.com"}},
+		{"www", "www.example.com is mine", []string{"www.example.com"}},
+		{"full-width", "ｈｔｔｐｓ：／／ｂｉｔ．ｌｙ／ｘ", []string{"bit.ly"}},
+		{"defanged", "hxxps://bit[.]ly/x", []string{"bit.ly"}},
+		{"scheme relative", "[x](//t.co/abc)", []string{"t.co"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := LinkHosts(tc.text)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("LinkHosts(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+			if len(got) != CountLinks(tc.text) {
+				t.Errorf("LinkHosts found %d, CountLinks %d", len(got), CountLinks(tc.text))
+			}
+		})
+	}
 }

@@ -1,0 +1,235 @@
+// Package spamsignals names what makes a kept draft look like spam, without
+// keeping any of its content: each signal is a name computed from the
+// draft as the content rules keep it and from what the page reported, and
+// a score over the names says whether the introduction is likely spam. A
+// likely-spam introduction is kept, confirmed and handed on like any other;
+// the signals only inform the owner (README, design notes: spam signals).
+package spamsignals
+
+import (
+	_ "embed"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/ownersite/introductions/shared/contentrules"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/textrules"
+)
+
+// The signals.
+const (
+	// Gibberish: a name, company or message that looks like random letters.
+	Gibberish = "gibberish"
+	// FilledFast: the page reports less than FastFill from the form's
+	// first render to Review.
+	FilledFast = "filled-fast"
+	// Automation: the page reports navigator.webdriver or a headless
+	// browser.
+	Automation = "automation"
+	// RepeatedMessage: the same normalised message (RepeatKey) reached
+	// another intake within RepeatWindow from another email address (a
+	// visitor sending their own words again is no campaign); the store
+	// decides it, by keyed hashes.
+	RepeatedMessage = "repeated-message"
+	// MixedScript: a word mixes Latin, Cyrillic or Greek letters, as a
+	// look-alike spelling does.
+	MixedScript = "mixed-script"
+	// ShortenedLink: a link through a known link shortener.
+	ShortenedLink = "shortened-link"
+	// DisposableEmail: an address at a known throwaway domain.
+	DisposableEmail = "disposable-email"
+)
+
+// FastFill is the fill time under which a draft is filled-fast.
+const FastFill = 3000 // milliseconds
+
+// weights is each signal's part of the score; Threshold is the score that
+// makes an introduction likely spam. Alone, only what a person's writing
+// never does reaches it: a browser driven by automation, a message that
+// other senders sent too, a word spelt with look-alike letters of another
+// alphabet. A throwaway address, a random-looking word, a form filled
+// faster than anyone reads it or a shortened link needs another signal.
+var weights = map[string]int{
+	Automation:      3,
+	RepeatedMessage: 3,
+	MixedScript:     3,
+	Gibberish:       2,
+	DisposableEmail: 2,
+	FilledFast:      2,
+	ShortenedLink:   1,
+}
+
+// Threshold is the score at which an introduction is likely spam.
+const Threshold = 3
+
+// Score adds up the weights of the spam signals among signals (other names,
+// as the checks' own, weigh nothing).
+func Score(signals []string) int {
+	n := 0
+	for _, s := range signals {
+		n += weights[s]
+	}
+	return n
+}
+
+// Likely reports whether signals make an introduction likely spam.
+func Likely(signals []string) bool { return Score(signals) >= Threshold }
+
+// Of returns the spam signals of a submission as the content rules keep
+// it, in a fixed order, except RepeatedMessage, which needs the store.
+func Of(sub intake.Submission) []string {
+	f := sub.Fields
+	var out []string
+	if gibberishName(f.Name) || gibberishName(f.Company) || gibberishText(f.Message) {
+		out = append(out, Gibberish)
+	}
+	if sub.Page.Reported && sub.Page.FillMillis < FastFill {
+		out = append(out, FilledFast)
+	}
+	if sub.Page.Automation {
+		out = append(out, Automation)
+	}
+	texts := []string{f.Name, f.Company, f.Role, f.Message}
+	for _, name := range slices.Sorted(maps.Keys(sub.Added)) {
+		texts = append(texts, sub.Added[name])
+	}
+	if slices.ContainsFunc(texts, mixedScript) {
+		out = append(out, MixedScript)
+	}
+	if slices.ContainsFunc(append(texts, sub.Conversation), shortened) {
+		out = append(out, ShortenedLink)
+	}
+	if disposable(f.Email) {
+		out = append(out, DisposableEmail)
+	}
+	return out
+}
+
+// RepeatKey is the normal form of a message whose keyed hash names it for
+// RepeatedMessage: NFKC, case folded, invisible characters dropped, digits
+// and punctuation dropped and whitespace collapsed, so that a message sent
+// again with another number or spacing is the same one. "" for a message
+// too short to tell (fewer than RepeatMinLetters letters): a short "Hello!"
+// is not a campaign.
+func RepeatKey(message string) string {
+	s := norm.NFKC.String(strings.Map(textrules.DropInvisible, message))
+	s = cases.Fold().String(s)
+	var b strings.Builder
+	letters := 0
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(r)
+			letters++
+		case unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsDigit(r):
+			space = true
+		}
+	}
+	if letters < RepeatMinLetters {
+		return ""
+	}
+	return b.String()
+}
+
+// RepeatMinLetters is the fewest letters a message needs to be compared.
+const RepeatMinLetters = 40
+
+// RepeatWindow is how long a message is remembered for RepeatedMessage.
+const RepeatWindow = 24 * 60 * 60 // seconds
+
+//go:embed disposable-domains.txt
+var disposableList string
+
+//go:embed link-shorteners.txt
+var shortenerList string
+
+var (
+	disposableDomains = domainSet(disposableList)
+	shorteners        = domainSet(shortenerList)
+)
+
+func domainSet(list string) map[string]bool {
+	set := map[string]bool{}
+	for line := range strings.Lines(list) {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			set[line] = true
+		}
+	}
+	return set
+}
+
+// listed reports whether host or a parent domain of it is in set.
+func listed(set map[string]bool, host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for host != "" {
+		if set[host] {
+			return true
+		}
+		dot := strings.IndexByte(host, '.')
+		if dot < 0 {
+			return false
+		}
+		host = host[dot+1:]
+	}
+	return false
+}
+
+func disposable(email string) bool {
+	e := contentrules.NormaliseEmail(email)
+	at := strings.LastIndexByte(e, '@')
+	return at >= 0 && listed(disposableDomains, e[at+1:])
+}
+
+func shortened(text string) bool {
+	for _, host := range textrules.LinkHosts(text) {
+		if listed(shorteners, strings.TrimPrefix(host, "www.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// mixedScript reports a word (a run of letters and marks) with letters of
+// two of the look-alike alphabets: Latin, Cyrillic, Greek. Other mixes are
+// ordinary writing (Chinese with a Latin brand name, Japanese kana with
+// kanji) and not signals.
+func mixedScript(text string) bool {
+	text = norm.NFKC.String(text)
+	var seen [3]bool
+	flush := func() bool {
+		n := 0
+		for _, s := range seen {
+			if s {
+				n++
+			}
+		}
+		seen = [3]bool{}
+		return n > 1
+	}
+	for _, r := range text {
+		switch {
+		case unicode.Is(unicode.Latin, r):
+			seen[0] = true
+		case unicode.Is(unicode.Cyrillic, r):
+			seen[1] = true
+		case unicode.Is(unicode.Greek, r):
+			seen[2] = true
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+		default:
+			if flush() {
+				return true
+			}
+		}
+	}
+	return flush()
+}
