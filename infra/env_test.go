@@ -100,6 +100,11 @@ func apply(c *config, vars map[string]cty.Value) (applied, error) {
 		}),
 		"google_project_iam_custom_role": cty.ObjectVal(customRoles),
 	}
+	if b := ac.resource("google_storage_bucket", "attachments"); b != nil {
+		if name, err := (applied{c: &ac}).evalWith(b.Body.Attributes["name"].Expr, nil); err == nil {
+			ac.scope["google_storage_bucket"] = cty.ObjectVal(map[string]cty.Value{"attachments": cty.ObjectVal(map[string]cty.Value{"name": name})})
+		}
+	}
 	fn, err := ac.functionResource()
 	if err != nil {
 		return applied{}, err

@@ -22,6 +22,10 @@ locals {
   #                   These two follow the function's row of
   #                   functions/wiring/access.go, as its builder does; the
   #                   checks compare them and print the matrix.
+  #   attachments     whether its account reads, writes and deletes the
+  #                   attachments' bucket (roles/storage.objectUser on it,
+  #                   attachments.tf) and it gets ATTACHMENT_BUCKET; it
+  #                   follows the row of functions/wiring/light/access.go.
   #   env             groups of local.function_env the function receives.
   #   cpu, concurrency, max_instances, memory, timeout_seconds: its size.
   #                   The code is safe for concurrent requests, and more than
@@ -34,6 +38,7 @@ locals {
       entry_point     = "Challenge"
       public          = true
       invokers        = []
+      attachments     = false
       firestore       = false
       secrets         = ["HMAC_SECRET"]
       env             = ["base"]
@@ -47,6 +52,7 @@ locals {
       entry_point     = "Forms"
       public          = true
       invokers        = []
+      attachments     = false
       firestore       = false
       secrets         = []
       env             = ["base"]
@@ -60,6 +66,7 @@ locals {
       entry_point     = "Drafts"
       public          = true
       invokers        = []
+      attachments     = true
       firestore       = true
       secrets         = ["HMAC_SECRET", "HASH_PEPPER_SECRET"]
       env             = ["base"]
@@ -73,6 +80,7 @@ locals {
       entry_point     = "Confirmation"
       public          = true
       invokers        = []
+      attachments     = true
       firestore       = true
       secrets         = ["HASH_PEPPER_SECRET", "WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff"]
@@ -88,6 +96,7 @@ locals {
       entry_point     = "DeliveryEvents"
       public          = true
       invokers        = []
+      attachments     = false
       firestore       = true
       secrets         = ["MAILGUN_WEBHOOK_SIGNING_KEY"]
       env             = ["base"]
@@ -103,6 +112,7 @@ locals {
       entry_point     = "Sweep"
       public          = false
       invokers        = ["scheduler"]
+      attachments     = true
       firestore       = true
       secrets         = ["WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff"]
@@ -117,6 +127,7 @@ locals {
       entry_point     = "Admin"
       public          = false
       invokers        = ["owner"]
+      attachments     = true
       firestore       = true
       secrets         = ["HMAC_SECRET", "WEBHOOK_SECRET", "SMTP_PASSWORD"]
       env             = ["base", "handoff", "admin"]
@@ -154,6 +165,7 @@ locals {
     for name, f in local.functions : name => merge(
       merge([for g in f.env : local.function_env[g]]...),
       { for k, v in local.firestore_env : k => v if f.firestore },
+      f.attachments ? { ATTACHMENT_BUCKET = google_storage_bucket.attachments.name } : {},
       { for k, s in local.secret_names : k => s.name if contains(f.secrets, k) },
     )
   }

@@ -16,9 +16,13 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// firestoreColumn is the matrix's column of access to the database; the
+// firestoreColumn is the matrix's column of access to the database,
+// attachmentsColumn its column of access to the attachments' bucket; the
 // others are named by the variable that carries a secret.
-const firestoreColumn = "Firestore"
+const (
+	firestoreColumn   = "Firestore"
+	attachmentsColumn = "Attachments"
+)
 
 // otherGrants are the grants a function's account may hold besides
 // Firestore and its secrets, by entry point: role ids (a custom role's
@@ -148,10 +152,10 @@ func (a applied) evalStrings(b *hclsyntax.Block, name string, scope map[string]c
 // every IAM member or binding whose member is a function's account, and
 // each function's environment. Problems are what could not be read.
 func grants(c *config, k code) (grantMatrix, []string) {
-	m := grantMatrix{columns: []string{firestoreColumn}, cells: map[string]map[string]holding{}, other: map[string][]otherGrant{}, want: map[string]map[string]bool{}}
+	m := grantMatrix{columns: []string{firestoreColumn, attachmentsColumn}, cells: map[string]map[string]holding{}, other: map[string][]otherGrant{}, want: map[string]map[string]bool{}}
 	for _, acc := range k.accesses {
 		m.functions = append(m.functions, acc.Function)
-		m.want[acc.Function] = map[string]bool{firestoreColumn: acc.Firestore}
+		m.want[acc.Function] = map[string]bool{firestoreColumn: acc.Firestore, attachmentsColumn: acc.Attachments}
 		for _, s := range acc.Secrets {
 			m.want[acc.Function][s] = true
 			if !slices.Contains(m.columns, s) {
@@ -211,7 +215,7 @@ func grants(c *config, k code) (grantMatrix, []string) {
 	allSecrets := func() []string {
 		var cols []string
 		for _, col := range m.columns {
-			if col != firestoreColumn {
+			if col != firestoreColumn && col != attachmentsColumn {
 				cols = append(cols, col)
 			}
 		}
@@ -277,6 +281,9 @@ func grants(c *config, k code) (grantMatrix, []string) {
 				}
 				role := roles[0]
 				switch {
+				case typ == "google_storage_bucket_iam_member" && strings.HasPrefix(role, "roles/storage.") &&
+					hasRefPrefix(refs(b, "bucket"), "google_storage_bucket.attachments."):
+					m.add(ep, attachmentsColumn, fmt.Sprintf("%s on the attachments' bucket (%s)", role, addrs[i]), "")
 				case strings.HasPrefix(typ, "google_secret_manager_secret_iam_"):
 					ids, err := a.evalStrings(b, "secret_id", scope)
 					if err != nil || len(ids) != 1 {
@@ -311,6 +318,9 @@ func grants(c *config, k code) (grantMatrix, []string) {
 		for _, v := range slices.Sorted(maps.Keys(env)) {
 			if strings.HasPrefix(v, "FIRESTORE_") {
 				m.add(f.entryPoint, firestoreColumn, "", v)
+			}
+			if v == "ATTACHMENT_BUCKET" {
+				m.add(f.entryPoint, attachmentsColumn, "", v)
 			}
 		}
 		for _, v := range append(slices.Sorted(maps.Keys(env)), secretEnv...) {
@@ -348,8 +358,11 @@ func checkGrants(c *config, k code) []string {
 		for _, col := range m.columns {
 			h, want := m.cells[fn][col], m.want[fn][col]
 			what := "the secret " + col
-			if col == firestoreColumn {
+			switch col {
+			case firestoreColumn:
 				what = "Firestore"
+			case attachmentsColumn:
+				what = "the attachments' bucket"
 			}
 			switch {
 			case want && len(h.grants) == 0:

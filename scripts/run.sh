@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make run: the whole service on http://127.0.0.1:${PORT:-8080}/. It starts
 # the Firestore emulator on 127.0.0.1:${FIRESTORE_EMULATOR_PORT:-8681} unless
-# FIRESTORE_EMULATOR_HOST is set, and a local mail server for the owner's
+# FIRESTORE_EMULATOR_HOST is set, fake-gcs-server for the attachments on
+# 127.0.0.1:${STORAGE_EMULATOR_PORT:-8683} unless STORAGE_EMULATOR_HOST is
+# set (scripts/storage-emulator.sh), and a local mail server for the owner's
 # notifications (scripts/maildev.sh: SMTP on ${MAILDEV_SMTP_PORT:-1026}, web
 # inbox on ${MAILDEV_WEB_PORT:-1080}) unless SMTP_HOST is set; it builds the
 # dev server, printing progress, and runs it (at a terminal it prints one
@@ -12,16 +14,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runenv=${TMPDIR:-/tmp}/introductions-run.env
-started_emulator="" reused_emulator="" started_mail="" bindir=""
+started_emulator="" reused_emulator="" started_mail="" started_storage="" bindir=""
 stopped() {
   trap - EXIT INT TERM
   local what=("the dev server")
   if [ -n "$started_mail" ]; then scripts/maildev.sh stop; what+=("the mail server"); fi
+  if [ -n "$started_storage" ]; then scripts/storage-emulator.sh stop; what+=("fake-gcs-server"); fi
   if [ -n "$started_emulator" ]; then scripts/emulator.sh stop; what+=("the Firestore emulator"); fi
   rm -f "$runenv"
   [ -z "$bindir" ] || rm -rf "$bindir"
   local said=${what[0]}
-  [ ${#what[@]} -lt 3 ] || said+=", ${what[1]}"
+  for ((i = 1; i < ${#what[@]} - 1; i++)); do said+=", ${what[i]}"; done
   [ ${#what[@]} -lt 2 ] || said+=" and ${what[-1]}"
   echo "make run stopped $said." >&2
   if [ -n "${FIRESTORE_EMULATOR_HOST:-}" ] && [ -z "$started_emulator" ] && [ -n "$reused_emulator" ]; then
@@ -42,6 +45,12 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
     reused_emulator=yes
     echo "  (it was running before make run, which leaves it running: scripts/emulator.sh stop stops it)" >&2
   fi
+fi
+if [ -z "${STORAGE_EMULATOR_HOST:-}" ]; then
+  curl -fsS "http://127.0.0.1:${STORAGE_EMULATOR_PORT:-8683}/storage/v1/b" >/dev/null 2>&1 || started_storage=yes
+  STORAGE_EMULATOR_HOST=$(scripts/storage-emulator.sh start)
+  export STORAGE_EMULATOR_HOST
+  echo "fake-gcs-server (attachments) on $STORAGE_EMULATOR_HOST${started_storage:+ (stopped again with make run)}" >&2
 fi
 if [ -z "${SMTP_HOST:-}" ]; then
   mail_env=$(scripts/maildev.sh start)

@@ -2,7 +2,9 @@
 # make test: every test. `scripts/test.sh go` or `scripts/test.sh browser`
 # runs one part. Starts the Firestore emulator when FIRESTORE_EMULATOR_HOST
 # is unset, and stops it again at the end if it started it; likewise a
-# mailpit (scripts/mailpit.sh) when MAILPIT_SMTP_ADDR is unset.
+# mailpit (scripts/mailpit.sh) when MAILPIT_SMTP_ADDR is unset, and
+# fake-gcs-server (scripts/storage-emulator.sh, the attachments' bucket)
+# when STORAGE_EMULATOR_HOST is unset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
@@ -19,7 +21,15 @@ if [ -z "${MAILPIT_SMTP_ADDR:-}" ]; then
   mailpit_env=$(scripts/mailpit.sh start)
   export $mailpit_env
 fi
+# fake-gcs-server, the Cloud Storage the attachment tests write to.
+storage_started=""
+if [ -z "${STORAGE_EMULATOR_HOST:-}" ]; then
+  curl -fsS "http://127.0.0.1:${STORAGE_EMULATOR_PORT:-8683}/storage/v1/b" >/dev/null 2>&1 || storage_started=yes
+  STORAGE_EMULATOR_HOST=$(scripts/storage-emulator.sh start)
+  export STORAGE_EMULATOR_HOST
+fi
 cleanup() {
+  [ -z "$storage_started" ] || scripts/storage-emulator.sh stop
   [ -z "$mailpit_started" ] || scripts/mailpit.sh stop
   [ -z "$started" ] || scripts/emulator.sh stop
 }
@@ -29,7 +39,7 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   scripts/test-deps.sh node # the ALTCHA interop tests run an npm client
   echo "== go vet" >&2
   go vet ./...
-  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, mailpit at $MAILPIT_SMTP_ADDR)" >&2
+  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, mailpit at $MAILPIT_SMTP_ADDR, fake-gcs-server at $STORAGE_EMULATOR_HOST)" >&2
   go test -count=1 -timeout 12m ./...
   echo "== infra/ checks (their own module: go vet, go test)" >&2
   (cd infra && go vet ./... && go test -count=1 -timeout 5m ./...)

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -61,8 +62,9 @@ type Store interface {
 	// EraseSubject erases every introduction of one data subject (as
 	// SubjectRecords finds them, expired ones too), leaving content-free
 	// tombstones, writes the notices that notices returns for each (nil:
-	// none), and says how many it erased and which notices it wrote.
-	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (int, []string, error)
+	// none), and says which introductions it erased and which notices it
+	// wrote.
+	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (erased, sent []string, err error)
 	// Tombstone returns the ledger entry of an introduction withdrawn or
 	// erased; NOT_FOUND for any other id.
 	Tombstone(ctx context.Context, id string) (intake.LedgerEntry, error)
@@ -114,6 +116,10 @@ type Deps struct {
 	Keys   intake.Keyring
 	Clock  intake.Clock
 	Logger *slog.Logger
+	// Files holds the attachments' bytes: the detail page's download reads
+	// them and an erasure deletes them. Nil (a test): a download answers
+	// 503 UNAVAILABLE and an erasure leaves the bytes to the sweep.
+	Files attachment.Files
 	// Receipts is true when a provider's delivery events can move an
 	// email past ACCEPTED (MAILGUN_WEBHOOK_SIGNING_KEY is set); without
 	// them, an email accepted by the mail server stays ACCEPTED for good,
@@ -236,6 +242,11 @@ func (h *Handlers) List(w http.ResponseWriter, r *http.Request) error {
 // Detail is an introduction's page.
 func (h *Handlers) Detail(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.pageDetail)(w, r)
+}
+
+// Attachment serves an introduction's attachment as a download.
+func (h *Handlers) Attachment(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.download)(w, r)
 }
 
 // Handled is the detail page's "Mark handled".

@@ -1,11 +1,16 @@
 package admin
 
 import (
+	"errors"
+	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
@@ -36,12 +41,14 @@ type detail struct {
 	FormID      string       `json:"formId"`
 	FormVersion string       `json:"formVersion"`
 	// Lang is the language the visitor wrote in ("" before it was kept).
-	Lang         string                   `json:"lang"`
-	Introduction intake.Fields            `json:"introduction"`
-	Conversation string                   `json:"conversation"`
-	Consents     []intake.ConsentEvidence `json:"consents"`
-	Ledger       intake.LedgerEntry       `json:"ledger"`
-	Deliveries   []delivery               `json:"deliveries"`
+	Lang         string        `json:"lang"`
+	Introduction intake.Fields `json:"introduction"`
+	Conversation string        `json:"conversation"`
+	// Attachment is the file attached, null for none.
+	Attachment *intake.Attachment       `json:"attachment"`
+	Consents   []intake.ConsentEvidence `json:"consents"`
+	Ledger     intake.LedgerEntry       `json:"ledger"`
+	Deliveries []delivery               `json:"deliveries"`
 }
 
 type delivery struct {
@@ -63,7 +70,7 @@ func detailOf(rec intake.Record) detail {
 	in := rec.Introduction
 	d := detail{
 		ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
-		Introduction: in.Fields, Conversation: rec.Conversation, Consents: in.Consents,
+		Introduction: in.Fields, Conversation: rec.Conversation, Attachment: in.Attachment, Consents: in.Consents,
 		Ledger: rec.Ledger, Deliveries: make([]delivery, 0, len(rec.Envelopes)),
 	}
 	if d.Consents == nil {
@@ -238,14 +245,69 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 		prov := intake.Provenance{RequestID: jsonapi.RequestID(r), Time: now}
 		notices = func(id string) []intake.Envelope { return h.Notifier.Outbox(id, intake.EventWithdrawn, prov) }
 	}
-	n, sent, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
+	erased, sent, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
 		At: now, RequestedBy: actor(r), Reason: "the data subject's erasure request"}, notices)
 	if h.Notifier != nil {
 		// Written even when a later introduction failed: they are sent.
 		h.Notifier.Dispatch(sent)
 	}
-	h.logAction(r, intake.ActionErased, err, slog.Int("erased", n), slog.Int("notices", len(sent)))
-	return n, err
+	files := 0
+	if h.Files != nil {
+		// The bytes go with their introductions; what fails here, the sweep
+		// deletes (no introduction names it any longer).
+		for _, id := range erased {
+			n, derr := h.Files.DeleteUnder(r.Context(), intake.AttachmentPrefix(id))
+			files += n
+			if derr != nil {
+				h.logAction(r, "attachment-erasure", derr, slog.String("introductionId", id))
+			}
+		}
+	}
+	h.logAction(r, intake.ActionErased, err, slog.Int("erased", len(erased)), slog.Int("notices", len(sent)), slog.Int("attachments", files))
+	return len(erased), err
+}
+
+// download serves the attachment of a confirmed introduction as a file to
+// save, never to render: Content-Disposition: attachment, nosniff, and a
+// sandbox CSP should a browser open it all the same. NOT_FOUND for an
+// introduction without one (or a draft, or an unknown id).
+func (h *Handlers) download(w http.ResponseWriter, r *http.Request) error {
+	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
+	if err != nil {
+		return err
+	}
+	a := rec.Introduction.Attachment
+	if a == nil {
+		return intake.ErrNotFound
+	}
+	if h.Files == nil {
+		return intake.Unavailable(errors.New("admin: no attachments' bucket"), 0)
+	}
+	body, err := h.Files.Open(r.Context(), a.Object)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", a.Type)
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": downloadName(rec.Introduction.ID, a)}))
+	hd.Set("Content-Security-Policy", "sandbox")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Length", strconv.FormatInt(a.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	n, err := io.Copy(w, body)
+	h.logAction(r, "attachment-downloaded", err, slog.String("introductionId", rec.Introduction.ID), slog.Int64("bytes", n))
+	return nil // the answer has begun: a broken copy ends it short
+}
+
+// downloadName is the file name a download saves as: the display name,
+// or one made of the id and the type's extension when there is none.
+func downloadName(id string, a *intake.Attachment) string {
+	if a.Name != "" {
+		return a.Name
+	}
+	ext := map[string]string{attachment.TypePDF: ".pdf", attachment.TypePNG: ".png", attachment.TypeJPEG: ".jpg", attachment.TypeText: ".txt"}[a.Type]
+	return "attachment-" + id + ext
 }
 
 func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {

@@ -173,7 +173,7 @@ func TestDetailContract(t *testing.T) {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	m := a.json(t)
-	wantKeys(t, "the detail", m, "id", "state", "formId", "formVersion", "lang", "introduction", "conversation", "consents", "ledger", "deliveries")
+	wantKeys(t, "the detail", m, "id", "state", "formId", "formVersion", "lang", "introduction", "conversation", "attachment", "consents", "ledger", "deliveries")
 	wantKeys(t, "the introduction", m["introduction"].(map[string]any), "name", "company", "role", "email", "message")
 	if m["id"] != id || m["state"] != "CONFIRMED" || m["conversation"] != s.Conversation || m["formId"] != "introduction" {
 		t.Errorf("detail %v", m)

@@ -40,8 +40,8 @@ func (downStore) SubjectRecords(context.Context, intake.SubjectQuery, time.Time)
 func (downStore) Tombstone(context.Context, string) (intake.LedgerEntry, error) {
 	return intake.LedgerEntry{}, errDown
 }
-func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.ErasureRecord, func(string) []intake.Envelope) (int, []string, error) {
-	return 0, nil, errDown
+func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.ErasureRecord, func(string) []intake.Envelope) ([]string, []string, error) {
+	return nil, nil, errDown
 }
 func (downStore) LedgerEntries(context.Context, time.Time, time.Time, time.Time, func([]intake.LedgerEntry) error) error {
 	return errDown

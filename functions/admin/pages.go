@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
@@ -80,6 +81,7 @@ var funcs = template.FuncMap{
 		s, _ := handoffSummary(l, receipts)
 		return s
 	},
+	"size": attachment.HumanSize,
 	"chars": func(s string) string {
 		return strconv.Itoa(len([]rune(s)))
 	},

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/ownersite/introductions/shared/attachment"
+	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
@@ -19,6 +21,8 @@ import (
 // Flow is what the function needs of the intake service.
 type Flow interface {
 	Draft(ctx context.Context, req intakeflow.DraftRequest) (*intakeflow.Draft, error)
+	Attach(ctx context.Context, req intakeflow.AttachRequest) (*intake.Attachment, error)
+	Detach(ctx context.Context, req intakeflow.TokenRequest) error
 }
 
 // Options configure the handlers.
@@ -31,6 +35,9 @@ type Options struct {
 	// AddedFields names the fields each form version adds beyond the ones
 	// every draft carries; nil when no version adds any.
 	AddedFields AddedFieldNames
+	// AttachmentMaxBytes is the most an attachment may be: a body that
+	// says it is longer is refused before a byte is read.
+	AttachmentMaxBytes int64
 }
 
 // Handlers are the function's route handlers.
@@ -100,4 +107,45 @@ func idempotencyKey(r *http.Request) (key string, malformed bool) {
 		return "", true
 	}
 	return v, false
+}
+
+// Attach keeps the request's body as the draft's attachment, for the
+// holder of the draft's token (Authorization: Bearer), and answers 200
+// with jsonapi.AttachmentAnswer. The body is the file, its Content-Type
+// the declared type, and Content-Disposition: attachment;
+// filename*=UTF-8”<name> its optional name. A Content-Length over the
+// limit is refused ATTACHMENT_TOO_LARGE before anything is read.
+func (h *Handlers) Attach(w http.ResponseWriter, r *http.Request) error {
+	if r.ContentLength > h.opts.AttachmentMaxBytes {
+		return intake.Errorf(intake.CodeAttachmentTooLarge, "The file is larger than %s, the most an attachment may be.", attachment.HumanSize(h.opts.AttachmentMaxBytes))
+	}
+	a, err := h.flow.Attach(r.Context(), intakeflow.AttachRequest{
+		TokenRequest: h.tokenRequest(r),
+		ContentType:  r.Header.Get("Content-Type"),
+		Name:         attachment.NameFrom(r.Header.Get("Content-Disposition")),
+		Body:         r.Body,
+	})
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, jsonapi.AttachmentAnswer{Attachment: a})
+	return nil
+}
+
+// Detach removes the draft's attachment for the holder of its token
+// (Authorization: Bearer) and answers 204.
+func (h *Handlers) Detach(w http.ResponseWriter, r *http.Request) error {
+	if err := h.flow.Detach(r.Context(), h.tokenRequest(r)); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// tokenRequest is the route's id with the bearer token the request
+// presents ("" when it presents none, which matches no draft).
+func (h *Handlers) tokenRequest(r *http.Request) intakeflow.TokenRequest {
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return intakeflow.TokenRequest{ID: r.PathValue("id"), Token: strings.TrimSpace(token),
+		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition), RequestID: jsonapi.RequestID(r)}
 }

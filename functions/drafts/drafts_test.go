@@ -29,6 +29,12 @@ type fakeFlow struct {
 	got      []intakeflow.DraftRequest
 }
 
+func (f *fakeFlow) Attach(context.Context, intakeflow.AttachRequest) (*intake.Attachment, error) {
+	return nil, f.err
+}
+
+func (f *fakeFlow) Detach(context.Context, intakeflow.TokenRequest) error { return f.err }
+
 func (f *fakeFlow) Draft(_ context.Context, req intakeflow.DraftRequest) (*intakeflow.Draft, error) {
 	f.got = append(f.got, req)
 	if f.err != nil {

@@ -23,20 +23,20 @@ type Registry interface {
 
 // Handlers are the function's route handlers.
 type Handlers struct {
-	registry     Registry
-	pow          formregistry.ProofOfWorkParams
-	retention    intake.Retention
-	destinations []intake.Destination
+	registry Registry
+	pow      formregistry.ProofOfWorkParams
+	limits   formregistry.Limits
 }
 
-// New returns the function's handlers; pow, retention and the destinations
-// a confirmed introduction is handed to (which the notice names) are
-// published in every definition. It refuses a nil registry.
-func New(registry Registry, pow formregistry.ProofOfWorkParams, retention intake.Retention, destinations []intake.Destination) (*Handlers, error) {
+// New returns the function's handlers; pow and the limits (retention, the
+// destinations a confirmed introduction is handed to, the attachment's
+// size), which the notice names, are published in every definition. It
+// refuses a nil registry.
+func New(registry Registry, pow formregistry.ProofOfWorkParams, limits formregistry.Limits) (*Handlers, error) {
 	if registry == nil {
 		return nil, errors.New("forms.New: no Registry")
 	}
-	return &Handlers{registry: registry, pow: pow, retention: retention, destinations: destinations}, nil
+	return &Handlers{registry: registry, pow: pow, limits: limits}, nil
 }
 
 // MaxAge is how long any cache may keep a form's definition. A definition
@@ -62,6 +62,6 @@ func (h *Handlers) Latest(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Add("Vary", "Accept-Language")
 	w.Header().Set("Content-Language", v.Lang)
-	jsonapi.WritePublicJSON(w, r, MaxAge, v.Definition(h.pow, h.retention, h.destinations))
+	jsonapi.WritePublicJSON(w, r, MaxAge, v.Definition(h.pow, h.limits))
 	return nil
 }

@@ -33,7 +33,7 @@ func serve(t *testing.T) http.Handler {
 		t.Fatal("no introduction/2 in the registry")
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 123, ChallengePath: "/challenge"}
-	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, intake.DefaultRetention, []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook}))(t)
+	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, formregistry.Limits{Retention: intake.DefaultRetention, Destinations: []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook}, AttachmentMaxBytes: 5 << 20}))(t)
 	return testsupport.Must(wiring.Serve(&wiring.Handlers{Forms: h}, "Forms", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
@@ -122,7 +122,7 @@ func TestEdges(t *testing.T) {
 }
 
 func TestNewRefusesNoRegistry(t *testing.T) {
-	if _, err := forms.New(nil, formregistry.ProofOfWorkParams{}, intake.DefaultRetention, nil); err == nil || !strings.Contains(err.Error(), "Registry") {
+	if _, err := forms.New(nil, formregistry.ProofOfWorkParams{}, formregistry.Limits{Retention: intake.DefaultRetention}); err == nil || !strings.Contains(err.Error(), "Registry") {
 		t.Fatalf("New(nil) error = %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/storagetest"
 )
 
 func TestEveryFunctionHasOneAccessRow(t *testing.T) {
@@ -34,6 +35,7 @@ func TestEachFunctionBuildsWithinItsAccess(t *testing.T) {
 		"SMTP_HOST": "127.0.0.1", "SMTP_PORT": "1", "SMTP_TLS": "none", "NOTIFY_EMAIL_FROM": "Introductions <intake@example.com>", "NOTIFY_EMAIL_TO": "owner@example.com",
 		"WEBHOOK_URL": "http://127.0.0.1:1/hook", "WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_SECRET": "whsec_" + strings.Repeat("A", 32),
 		"MAILGUN_WEBHOOK_SIGNING_KEY": strings.Repeat("k", 32),
+		"ATTACHMENT_BUCKET":           storagetest.BucketName(t),
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
@@ -76,6 +78,7 @@ func TestPartsRefuseWhatTheRowDoesNotName(t *testing.T) {
 		SecretPepper:     func() error { _, err := p.hashPepper(); return err },
 		SecretMailgunKey: func() error { _, err := p.eventProviders(); return err },
 		"Firestore":      func() error { _, err := p.database(); return err },
+		"bucket":         func() error { _, err := p.attachments(); return err },
 	} {
 		if err := ask(); err == nil || !strings.Contains(err.Error(), "Forms may not") || !strings.Contains(err.Error(), name) {
 			t.Errorf("asking for %s: %v, want a refusal naming Forms and %s", name, err, name)

@@ -28,6 +28,8 @@ func shape(v any) any {
 			out = append(out, shape(x))
 		}
 		return out
+	case nil:
+		return "null"
 	default:
 		return reflect.TypeOf(v).String()
 	}

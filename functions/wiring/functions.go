@@ -52,6 +52,7 @@ func buildDrafts(p *parts, h *Handlers) (err error) {
 			}
 			return ""
 		},
+		AttachmentMaxBytes: p.cfg.AttachmentMaxBytes,
 		AddedFields: func(formID, v string) []string {
 			if found, ok := registry.Find(formID, v); ok {
 				return found.AddedFields()
@@ -105,8 +106,8 @@ func buildSweep(p *parts, h *Handlers) (err error) {
 	return err
 }
 
-// buildAdmin: the owner's store, the HMAC keys (the list's cursors), the
-// delivery service (retry now), the scheduler job's reader and the
+// buildAdmin: the owner's store, the attachments' bucket, the HMAC keys
+// (the list's cursors), the delivery service (retry now), the scheduler job's reader and the
 // retention sweeps.
 func buildAdmin(p *parts, h *Handlers) (err error) {
 	db, err := p.database()
@@ -124,7 +125,11 @@ func buildAdmin(p *parts, h *Handlers) (err error) {
 	if h.Sweeps, err = p.retention(); err != nil {
 		return err
 	}
-	deps := admin.Deps{Store: db.Owner(), Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.Clock(), Logger: p.logger,
+	files, err := p.attachments()
+	if err != nil {
+		return err
+	}
+	deps := admin.Deps{Store: db.Owner(), Files: files, Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.Clock(), Logger: p.logger,
 		Receipts: p.cfg.MailgunSigningKey != ""}
 	scheduler, err := p.schedulerJob()
 	if err != nil {

@@ -3,6 +3,9 @@ package wiring_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -152,9 +155,13 @@ func (h *harness) sweepDeliveries() int {
 }
 
 // TestWorkedCase is the handoff's worked case end to end, on the emulator,
-// a real mailpit, a local webhook receiver and signed Mailgun events: the
-// form's version 2 with its optional purpose; a draft retried after a
-// timeout with the same Idempotency-Key (one logical intake); confirmation;
+// a real mailpit, fake-gcs-server, a local webhook receiver and signed
+// Mailgun events: the form's version 3 with its optional purpose and its
+// attachment; a draft retried after a timeout with the same
+// Idempotency-Key (one logical intake); a CV attached, its upload retried
+// (still one intake, one object); confirmation; the webhook and the mail
+// naming the file with its admin link, the admin serving it as a download,
+// the ledger keeping its type, size and SHA-256;
 // SMTP accepts (ACCEPTED, HANDOFF_PENDING); a temporary failure
 // (RETRY_PENDING); the retry; a receipt (DELIVERED, HANDOFF_COMPLETE); the
 // abuse decision on record; replayed and tampered events change nothing;
@@ -165,8 +172,11 @@ func TestWorkedCase(t *testing.T) {
 	h := newHarness(t, handoffEnv(rcv, mp))
 
 	form := h.do(http.MethodGet, "/api/forms/introduction", "", nil).json(t)
-	if form["formVersion"] != "2" {
-		t.Fatalf("the served form is version %v, want 2", form["formVersion"])
+	if form["formVersion"] != "3" {
+		t.Fatalf("the served form is version %v, want 3", form["formVersion"])
+	}
+	if a, _ := form["attachment"].(map[string]any); a == nil || a["maxBytes"] != float64(5<<20) || a["purpose"] != "attachment" {
+		t.Fatalf("version 3 offers no attachment: %v", form["attachment"])
 	}
 	var futureRoles map[string]any
 	for _, p := range form["purposes"].([]any) {
@@ -175,17 +185,17 @@ func TestWorkedCase(t *testing.T) {
 		}
 	}
 	if futureRoles == nil {
-		t.Fatal("version 2 has no future-roles purpose")
+		t.Fatal("version 3 has no future-roles purpose")
 	}
 	notice, _ := json.Marshal(form["notice"])
-	for _, want := range []string{"private inbox", "as an email", "webhook", "point-in-time recovery"} {
+	for _, want := range []string{"private inbox", "as an email", "webhook", "point-in-time recovery", "If you attach a file (PDF, PNG, JPEG or plain text, one, at most 5 MiB)", "legal basis: legitimate interests"} {
 		if !bytes.Contains(notice, []byte(want)) {
 			t.Errorf("the served notice does not name %q", want)
 		}
 	}
 
 	canaryName, canaryMessage := "Canary Lovelace-7f3a", "canary message 7f3a: a role in the analytical engine team"
-	body := h.draftBody(map[string]any{"formVersion": "2", "name": canaryName, "message": canaryMessage, "email": "canary-7f3a@example.com",
+	body := h.draftBody(map[string]any{"formVersion": "3", "name": canaryName, "message": canaryMessage, "email": "canary-7f3a@example.com",
 		"consents": []any{map[string]any{"purpose": "future-roles", "textVersion": futureRoles["textVersion"], "given": true}}})
 	first := h.postJSON("/api/introductions", body, "Idempotency-Key", "worked-case-0001")
 	// The visitor's connection timed out before the answer: the page sends
@@ -203,11 +213,56 @@ func TestWorkedCase(t *testing.T) {
 		t.Fatalf("%d introductions, want one logical intake", n)
 	}
 
+	// The attachment: a CV, sent twice as the page retries an upload whose
+	// answer was lost; the second replaces the first, still one intake.
+	canaryFile := "canary-cv-7f3a.pdf"
+	cv := testsupport.SamplePDF(4000)
+	cvSum := sha256.Sum256(cv)
+	cvHash := hex.EncodeToString(cvSum[:])
+	for range 2 {
+		if r := h.attach(id, token, "application/pdf", canaryFile, cv); r.status != http.StatusOK {
+			t.Fatalf("upload: %d %s", r.status, r.body)
+		}
+	}
+	if n, objects := h.count("introductions"), h.objects(); n != 1 || len(objects) != 1 {
+		t.Fatalf("after the upload's retry: %d introductions, objects %v", n, objects)
+	}
+
 	c := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": token})
 	if c.status != http.StatusOK {
 		t.Fatalf("confirm: %d %s", c.status, c.body)
 	}
 	h.settle()
+
+	// The webhook and the mail name the file and link to the admin, never
+	// carrying its bytes; the admin serves it as a download.
+	wantRef := map[string]any{"name": canaryFile, "type": "application/pdf", "size": float64(len(cv)), "sha256": cvHash,
+		"adminUrl": "https://admin.site.example/admin/introductions/" + id + "/attachment"}
+	hooks := rcv.deliveries()
+	if len(hooks) != 1 || fmtJSON(hooks[0].body["data"].(map[string]any)["attachment"]) != fmtJSON(wantRef) {
+		t.Fatalf("the webhook's attachment: %v", hooks)
+	}
+	if raw := fmtJSON(hooks[0].body); strings.Contains(raw, "%PDF") || strings.Contains(raw, base64.StdEncoding.EncodeToString(cv[:30])) {
+		t.Fatal("the webhook carries the file's bytes")
+	}
+	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 1 || !strings.Contains(mails[0].Text, canaryFile) ||
+		!strings.Contains(mails[0].Text, cvHash) || !strings.Contains(mails[0].Text, wantRef["adminUrl"].(string)) || strings.Contains(mails[0].Text, "%PDF") {
+		t.Fatalf("the mail does not name the attachment and its admin link: %+v", mails)
+	}
+	dl := h.do(http.MethodGet, "/admin/introductions/"+id+"/attachment", "", nil)
+	if dl.status != http.StatusOK || !bytes.Equal(dl.body, cv) || dl.header.Get("Content-Type") != "application/pdf" ||
+		dl.header.Get("Content-Disposition") != `attachment; filename=`+canaryFile || dl.header.Get("X-Content-Type-Options") != "nosniff" ||
+		dl.header.Get("Content-Security-Policy") != "sandbox" {
+		t.Fatalf("the admin's download: %d %v", dl.status, dl.header)
+	}
+	page := h.do(http.MethodGet, "/admin/introductions/"+id, "", nil)
+	if page.status != http.StatusOK || !bytes.Contains(page.body, []byte(canaryFile)) || !bytes.Contains(page.body, []byte(cvHash)) ||
+		!bytes.Contains(page.body, []byte(`href="/admin/introductions/`+id+`/attachment"`)) {
+		t.Fatalf("the detail page does not show the attachment: %d", page.status)
+	}
+	if a := h.do(http.MethodGet, "/admin/api/introductions/"+id, "", nil).json(t)["attachment"]; fmtJSON(a) != fmtJSON(map[string]any{"name": canaryFile, "type": "application/pdf", "size": len(cv), "sha256": cvHash}) {
+		t.Fatalf("the detail JSON's attachment: %v", a)
+	}
 
 	mailID := intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed)
 	hookID := intake.EnvelopeID(id, intake.DestinationWebhook, intake.EventConfirmed)
@@ -260,7 +315,10 @@ func TestWorkedCase(t *testing.T) {
 	if e := h.envelope(mailID); e.Status != intake.DeliveryDelivered || l.Decision != intake.DecisionHandoffComplete {
 		t.Fatalf("after the receipt: %s, decision %s %q", e.Status, l.Decision, l.Reason)
 	}
-	if l.FormVersion != "2" || l.Abuse.State != intake.AbuseClean || l.Validation.Result != intake.ValidationPass || len(l.Consents) != 1 ||
+	if l.Attachment == nil || *l.Attachment != (intake.AttachmentEvidence{Type: "application/pdf", Size: int64(len(cv)), SHA256: cvHash}) || contains(h.docs("ledger"), canaryFile) {
+		t.Fatalf("the ledger's attachment evidence: %+v", l.Attachment)
+	}
+	if l.FormVersion != "3" || l.Abuse.State != intake.AbuseClean || l.Validation.Result != intake.ValidationPass || len(l.Consents) != 1 ||
 		l.Consents[0].Purpose != "future-roles" || l.Consents[0].ConfirmedAt.IsZero() || l.IdempotencyKeyHash == "" {
 		t.Fatalf("the ledger entry does not hold the evidence: %+v", l)
 	}
@@ -290,7 +348,7 @@ func TestWorkedCase(t *testing.T) {
 	}
 
 	logs := h.logs.String()
-	for _, canary := range []string{canaryName, canaryMessage, "canary-7f3a@example.com", token, "worked-case-0001"} {
+	for _, canary := range []string{canaryName, canaryMessage, "canary-7f3a@example.com", token, "worked-case-0001", canaryFile, cvHash} {
 		if strings.Contains(logs, canary) {
 			t.Errorf("the logs hold %q", canary)
 		}

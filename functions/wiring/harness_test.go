@@ -24,6 +24,7 @@ import (
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/storagetest"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -39,6 +40,8 @@ type harness struct {
 	db      *firestore.Client
 	project string
 	cfg     config.Config
+	// bucket is the attachments' bucket (cfg.AttachmentBucket).
+	bucket string
 	// rpcs counts this instance's own Firestore calls (not the test's).
 	rpcs *emulatortest.RPCCounter
 	// keys and pepper are shared by every instance of the harness, as
@@ -71,6 +74,8 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 		// beside the requests they count (TestAQuietSpellStartsASweep sets
 		// its own).
 		"SWEEP_AFTER_IDLE": "24h",
+		// The attachments go to a bucket of the test's own on fake-gcs-server.
+		"ATTACHMENT_BUCKET": storagetest.BucketName(t),
 	}
 	for k, v := range env {
 		vars[k] = v
@@ -85,7 +90,7 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 	}
 	pepper := make([]byte, 32)
 	rand.Read(pepper)
-	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project, cfg: cfg,
+	h := &harness{t: t, clock: testsupport.NewClock(time.Now().UTC().Truncate(time.Second)), logs: &testsupport.Logs{}, db: db, project: project, cfg: cfg, bucket: cfg.AttachmentBucket,
 		keys: keys, pepper: pepper}
 	return h.instance(o)
 }

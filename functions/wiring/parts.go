@@ -12,6 +12,8 @@ import (
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/deliveryevents"
 	"github.com/ownersite/introductions/functions/wiring/light"
+	"github.com/ownersite/introductions/shared/attachment"
+	"github.com/ownersite/introductions/shared/attachmentbucket"
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/delivery"
@@ -47,6 +49,7 @@ type parts struct {
 	flow       *intakeflow.Service
 	sweeps     *retentionsweep.Launcher
 	scheduler  *schedulerjob.Reader
+	files      *attachmentbucket.Bucket
 }
 
 // hashPepper is the keyed-hash pepper: the override's, a random one of this
@@ -95,6 +98,24 @@ func (p *parts) database() (*firestorestore.DB, error) {
 	p.OnClose(db.Close)
 	p.db = db
 	return db, nil
+}
+
+// attachments is the attachments' bucket (ATTACHMENT_BUCKET), through
+// fake-gcs-server when STORAGE_EMULATOR_HOST is set.
+func (p *parts) attachments() (*attachmentbucket.Bucket, error) {
+	if p.files != nil {
+		return p.files, nil
+	}
+	if !p.Access().Attachments {
+		return nil, fmt.Errorf("%s may not open the attachments' bucket (see functions/wiring/light/access.go)", p.Access().Function)
+	}
+	b, err := attachmentbucket.Open(p.ctx, p.cfg.AttachmentBucket)
+	if err != nil {
+		return nil, fmt.Errorf("attachments: %w", err)
+	}
+	p.OnClose(b.Close)
+	p.files = b
+	return b, nil
 }
 
 // senders are the handoff's destination adapters besides the admin inbox:
@@ -204,8 +225,12 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 		chain = checks.Chain{checks.RateLimit{Flood: p.flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}}
 	}
 	store := db.Intake(func(e intake.LedgerEntry) (intake.Decision, string) { return delivery.Decide(e, registry) })
+	files, err := p.attachments()
+	if err != nil {
+		return nil, err
+	}
 	flow, err := intakeflow.New(intakeflow.Deps{
-		Store: store, Reviser: store, Forms: registry, Flood: p.flood, Pepper: pepper, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
+		Store: store, Reviser: store, Attacher: store, Files: files, AttachmentMaxBytes: p.cfg.AttachmentMaxBytes, Forms: registry, Flood: p.flood, Pepper: pepper, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
 		Chain:      chain,
 		Retention:  p.cfg.Retention,
 		IPLimit:    intake.RateRule{Limit: p.cfg.RateLimitIPPerHour, Window: time.Hour},
@@ -231,7 +256,9 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 // retention is the launcher of this instance's retention sweeps, one at a
 // time. A run deletes what expired, re-checks consent evidence and counts
 // the admin's daily figures; where the instance holds the handoff's
-// senders, it also retries the deliveries that are due.
+// senders, it also retries the deliveries that are due, and where it holds
+// the attachments' bucket, it deletes the attachments whose introduction
+// is gone.
 func (p *parts) retention() (*retentionsweep.Launcher, error) {
 	if p.sweeps != nil {
 		return p.sweeps, nil
@@ -256,6 +283,17 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 			return nil, err
 		}
 		tasks = append(tasks, d) // delivery-retries: the envelopes whose attempt is due
+	}
+	if p.Access().Attachments {
+		files, err := p.attachments()
+		if err != nil {
+			return nil, err
+		}
+		gone, err := attachment.NewSweepTask(files, db.Sweep(), p.logger)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, gone) // attachments: the bytes whose introduction is gone
 	}
 	tasks = append(tasks, figures) // the admin's chart: each finished day counted once
 	runner := p.o.SweepRunner

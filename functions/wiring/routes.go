@@ -33,6 +33,8 @@ import (
 // Content-Security-Policy over the edge's.
 var routes = slices.Concat(light.Routes(), light.Table{
 	row("Drafts", "POST /api/introductions", func(h *Handlers) jsonapi.Handler { return sweepOnFirstDraftOfDay(h.Sweeps, h.Drafts.Create) }),
+	row("Drafts", "PUT /api/introductions/{id}/attachment", func(h *Handlers) jsonapi.Handler { return h.Drafts.Attach }),
+	row("Drafts", "DELETE /api/introductions/{id}/attachment", func(h *Handlers) jsonapi.Handler { return h.Drafts.Detach }),
 	row("Confirmation", "POST /api/introductions/{id}/confirmation", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Confirm }),
 	row("Confirmation", "POST /api/introductions/{id}/revision", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Revise }),
 	row("Confirmation", "POST /api/introductions/{id}/withdrawal", func(h *Handlers) jsonapi.Handler { return h.Confirmation.Withdraw }),
@@ -52,6 +54,7 @@ var routes = slices.Concat(light.Routes(), light.Table{
 	row("Admin", "GET /admin", func(h *Handlers) jsonapi.Handler { return h.Admin.Home }),
 	row("Admin", "GET /admin/{$}", func(h *Handlers) jsonapi.Handler { return h.Admin.List }),
 	row("Admin", "GET /admin/introductions/{id}", func(h *Handlers) jsonapi.Handler { return h.Admin.Detail }),
+	row("Admin", "GET /admin/introductions/{id}/attachment", func(h *Handlers) jsonapi.Handler { return h.Admin.Attachment }),
 	row("Admin", "POST /admin/introductions/{id}/handled", func(h *Handlers) jsonapi.Handler { return h.Admin.Handled }),
 	row("Admin", "POST /admin/deliveries/{envelopeId}/retry", func(h *Handlers) jsonapi.Handler { return h.Admin.Retry }),
 	row("Admin", "GET /admin/subjects", func(h *Handlers) jsonapi.Handler { return h.Admin.SubjectForm }),

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -114,6 +115,17 @@ type Config struct {
 	// MailgunSigningKey verifies Mailgun's delivery events
 	// (MAILGUN_WEBHOOK_SIGNING_KEY); empty turns the events endpoint off.
 	MailgunSigningKey string
+	// AttachmentBucket is the private Cloud Storage bucket of the
+	// attachments (ATTACHMENT_BUCKET, default
+	// introductions-attachments-local, the local one), and
+	// AttachmentMaxBytes the most one attachment may be
+	// (ATTACHMENT_MAX_BYTES, default 5 MiB, from 1 KiB to 32 MiB).
+	AttachmentBucket   string
+	AttachmentMaxBytes int64
+	// StorageEmulatorHost is fake-gcs-server's address
+	// (STORAGE_EMULATOR_HOST; empty for Cloud Storage). The storage client
+	// reads the variable itself.
+	StorageEmulatorHost string
 	// AdminURL is where the owner's admin answers (ADMIN_URL, an origin such
 	// as https://admin.example.com, optionally with a path prefix); empty
 	// when unknown, and then notifications carry no link.
@@ -306,6 +318,9 @@ func Load(getenv func(string) string) (Config, error) {
 		DeliveryRetryBase:     l.duration("DELIVERY_RETRY_BASE", time.Minute, time.Second, 24*time.Hour),
 		DeliveryMaxAttempts:   int(l.integer("DELIVERY_MAX_ATTEMPTS", 8, 1, 50)),
 		SchedulerJob:          l.str("SCHEDULER_JOB", ""),
+		AttachmentBucket:      l.str("ATTACHMENT_BUCKET", "introductions-attachments-local"),
+		AttachmentMaxBytes:    l.integer("ATTACHMENT_MAX_BYTES", attachment.DefaultMaxBytes, 1<<10, 32<<20),
+		StorageEmulatorHost:   l.str("STORAGE_EMULATOR_HOST", ""),
 		Revision:              l.str("K_REVISION", "local"),
 		Service:               l.str("K_SERVICE", "devserver"),
 		Retention: intake.Retention{

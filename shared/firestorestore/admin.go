@@ -355,8 +355,9 @@ func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([
 // where the confirmation had an envelope, mirrored in the ledger, and
 // returns their ids for the caller to dispatch. A failure part-way leaves
 // each introduction either erased or untouched; erasing again finishes the
-// job. Errors: UNAVAILABLE.
-func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (int, []string, error) {
+// job. It returns the ids it erased (for the caller to delete their
+// attachments). Errors: UNAVAILABLE.
+func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -365,10 +366,9 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 		return err
 	})
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
-	erased := 0
-	var sent []string
+	var erased, sent []string
 	for _, id := range ids {
 		var n []intake.Envelope
 		if notices != nil {
@@ -378,10 +378,10 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 		if err != nil {
 			return erased, sent, err
 		}
-		erased++
+		erased = append(erased, id)
 		sent = append(sent, ids...)
 	}
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSubject", slog.Int("erased", erased), slog.Int("notices", len(sent)))
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSubject", slog.Int("erased", len(erased)), slog.Int("notices", len(sent)))
 	return erased, sent, nil
 }
 

@@ -176,7 +176,8 @@ func TestSubjectLookUpsAskEveryKeyAndKeepWhatTheSubjectOwns(t *testing.T) {
 	if !slices.Equal(got, []string{"current", "legacy"}) {
 		t.Errorf("SubjectRecords found %v, want [current legacy]", got)
 	}
-	n, _, err := ts.EraseSubject(ctx, q, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: "request"}, nil)
+	erased, _, err := ts.EraseSubject(ctx, q, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: "request"}, nil)
+	n := len(erased)
 	if err != nil || n != 2 {
 		t.Fatalf("EraseSubject = %d, %v; want 2", n, err)
 	}
@@ -277,8 +278,8 @@ func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
 		}
 	}
 	e := intake.ErasureRecord{At: t0, RequestedBy: "owner@site.example", Reason: "the data subject's erasure request"}
-	if n, _, err := ts.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"key-erase-me"}}, e, nil); err != nil || n != 1 {
-		t.Fatalf("EraseSubject = %d, %v", n, err)
+	if erased, _, err := ts.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"key-erase-me"}}, e, nil); err != nil || len(erased) != 1 {
+		t.Fatalf("EraseSubject = %v, %v", erased, err)
 	}
 	exists := func(coll, id string) bool {
 		snap, err := ts.client.Collection(coll).Doc(id).Get(ctx)

@@ -28,6 +28,7 @@ type introductionDoc struct {
 	Message         string                   `firestore:"message"`
 	Added           map[string]string        `firestore:"added,omitempty"`
 	HasConversation bool                     `firestore:"hasConversation"`
+	Attachment      *intake.Attachment       `firestore:"attachment,omitempty"`
 	Consents        []intake.ConsentEvidence `firestore:"consents"`
 	TokenHash       []byte                   `firestore:"tokenHash"`
 	CreatedAt       time.Time                `firestore:"createdAt"`
@@ -55,7 +56,7 @@ func toIntroductionDoc(in intake.Introduction) introductionDoc {
 		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
 		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
 		Email: in.Fields.Email, Message: in.Fields.Message, Added: in.Added,
-		HasConversation: in.HasConversation, Consents: in.Consents, TokenHash: in.TokenHash,
+		HasConversation: in.HasConversation, Attachment: in.Attachment, Consents: in.Consents, TokenHash: in.TokenHash,
 		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, HandledAt: in.HandledAt, SubjectKey: in.SubjectKey, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
 		LikelySpam: in.LikelySpam, Spam: in.Spam, Folder: in.Folder(),
 	}
@@ -66,7 +67,7 @@ func (d introductionDoc) introduction(id string) intake.Introduction {
 		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion, Lang: d.Lang,
 		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
 		Added:           d.Added,
-		HasConversation: d.HasConversation, Consents: d.Consents, TokenHash: d.TokenHash,
+		HasConversation: d.HasConversation, Attachment: d.Attachment, Consents: d.Consents, TokenHash: d.TokenHash,
 		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, HandledAt: d.HandledAt, SubjectKey: d.SubjectKey, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
 		LikelySpam: d.LikelySpam, Spam: d.Spam,
 	}

@@ -28,6 +28,7 @@ var Queries = []IndexedQuery{
 	{Name: "DeleteExpired (spentChallenges)", Collection: SpentChallenges, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (rateCounters)", Collection: RateCounters, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (idempotencyKeys)", Collection: IdempotencyKeys, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (recentMessages)", Collection: RecentMessages, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (envelopes)", Collection: Envelopes, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (providerEvents)", Collection: ProviderEvents, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (dailyFigures)", Collection: DailyFigures, Fields: []QueryField{{Path: ExpireAtField}}},

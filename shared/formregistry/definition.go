@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -48,6 +49,23 @@ type RetentionDefinition struct {
 	RejectedAttemptDays int64 `json:"rejectedAttemptDays"`
 }
 
+// AttachmentDefinition is the attachment a version offers, with the
+// service's limits: the page states them before the visitor picks a file.
+type AttachmentDefinition struct {
+	Attachment
+	MaxBytes int64    `json:"maxBytes"`
+	Types    []string `json:"types"`
+}
+
+// Limits are the service's settings a definition and its notice state.
+type Limits struct {
+	Retention    intake.Retention
+	Destinations []intake.Destination
+	// AttachmentMaxBytes is the most an attachment may be
+	// (ATTACHMENT_MAX_BYTES).
+	AttachmentMaxBytes int64
+}
+
 // Definition is the form definition served by GET /api/forms/{formId} and
 // exported at site build. Its JSON shape is a contract with the page.
 type Definition struct {
@@ -56,17 +74,19 @@ type Definition struct {
 	// Lang and Dir are the language the texts are in and its direction;
 	// Languages are all the languages the version is shown in, for the
 	// page's language switch.
-	Lang        string              `json:"lang"`
-	Dir         string              `json:"dir"`
-	Languages   []LanguageChoice    `json:"languages"`
-	Title       string              `json:"title"`
-	Description string              `json:"description"`
-	Fields      []Field             `json:"fields"`
-	Honeypot    Honeypot            `json:"honeypot"`
-	Purposes    []Purpose           `json:"purposes"`
-	Notice      Notice              `json:"notice"`
-	ProofOfWork ProofOfWorkParams   `json:"proofOfWork"`
-	Retention   RetentionDefinition `json:"retention"`
+	Lang        string           `json:"lang"`
+	Dir         string           `json:"dir"`
+	Languages   []LanguageChoice `json:"languages"`
+	Title       string           `json:"title"`
+	Description string           `json:"description"`
+	Fields      []Field          `json:"fields"`
+	Honeypot    Honeypot         `json:"honeypot"`
+	Purposes    []Purpose        `json:"purposes"`
+	// Attachment is absent from the versions that offer none.
+	Attachment  *AttachmentDefinition `json:"attachment,omitempty"`
+	Notice      Notice                `json:"notice"`
+	ProofOfWork ProofOfWorkParams     `json:"proofOfWork"`
+	Retention   RetentionDefinition   `json:"retention"`
 	// Page and Problems are the page's sentences in Lang (see Language).
 	Page     map[string]string `json:"page"`
 	Problems map[string]string `json:"problems"`
@@ -80,9 +100,14 @@ type LanguageChoice struct {
 }
 
 // Definition returns the version's form definition with the given
-// proof-of-work parameters, retention and destinations (see Notice). The
-// returned value shares nothing mutable with the registry.
-func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention, destinations []intake.Destination) Definition {
+// proof-of-work parameters and limits (see Notice). The returned value
+// shares nothing mutable with the registry.
+func (v *Version) Definition(pow ProofOfWorkParams, limits Limits) Definition {
+	retention := limits.Retention
+	var att *AttachmentDefinition
+	if v.Attachment != nil {
+		att = &AttachmentDefinition{Attachment: *v.Attachment, MaxBytes: limits.AttachmentMaxBytes, Types: slices.Clone(attachment.Types)}
+	}
 	purposes := make([]Purpose, len(v.Purposes))
 	for i, p := range v.Purposes {
 		purposes[i] = p
@@ -107,7 +132,8 @@ func (v *Version) Definition(pow ProofOfWorkParams, retention intake.Retention, 
 		Fields:      slices.Clone(v.Fields),
 		Honeypot:    Honeypot{Name: v.Honeypot},
 		Purposes:    purposes,
-		Notice:      v.Notice(retention, destinations),
+		Attachment:  att,
+		Notice:      v.Notice(limits),
 		ProofOfWork: pow,
 		Retention: RetentionDefinition{
 			DraftMinutes:        int64(retention.Draft / time.Minute),
@@ -132,20 +158,22 @@ const (
 	placeholderBackup          = "{backupRetention}"
 	placeholderRecipients      = "{recipients}"
 	placeholderWithdrawalReach = "{withdrawalReach}"
+	placeholderAttachment      = "{attachmentRules}"
 )
 
 var (
 	requiredPlaceholders = []string{placeholderFields, placeholderPurposes, placeholderDraft, placeholderIntroduction, placeholderRejectedAttempt}
-	placeholders         = append(slices.Clone(requiredPlaceholders), placeholderBackup, placeholderRecipients, placeholderWithdrawalReach)
+	placeholders         = append(slices.Clone(requiredPlaceholders), placeholderBackup, placeholderRecipients, placeholderWithdrawalReach, placeholderAttachment)
 	placeholderPattern   = regexp.MustCompile(`\{[^{}\s]*\}`)
 )
 
 // Notice returns the version's privacy notice: its template filled with the
-// version's fields and purposes (each with its basis), the retention
-// periods, the backups' window and the destinations an introduction is
-// handed to (the admin inbox first, then each configured one), so the
-// notice says what the service does.
-func (v *Version) Notice(retention intake.Retention, destinations []intake.Destination) Notice {
+// version's fields and purposes (each with its basis), the attachment's
+// rules, the retention periods, the backups' window and the destinations
+// an introduction is handed to (the admin inbox first, then each
+// configured one), so the notice says what the service does.
+func (v *Version) Notice(limits Limits) Notice {
+	retention, destinations := limits.Retention, limits.Destinations
 	w := v.Language.Notice
 	var fields []string
 	for _, f := range v.Fields {
@@ -173,8 +201,13 @@ func (v *Version) Notice(retention intake.Retention, destinations []intake.Desti
 			reach = append(reach, s)
 		}
 	}
+	var attachmentRules string
+	if v.Attachment != nil {
+		attachmentRules = v.Language.attachmentRules(limits.AttachmentMaxBytes)
+	}
 	duration := v.Language.humanDuration
 	fill := strings.NewReplacer(
+		placeholderAttachment, attachmentRules,
 		placeholderRecipients, v.Language.joinList(recipients),
 		placeholderWithdrawalReach, strings.Join(reach, " "),
 		placeholderBackup, duration(intake.PointInTimeRecoveryWindow),

@@ -39,6 +39,10 @@ var testPoW = ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 100000, Challen
 // everyDestination is a deployment with email and webhook on.
 var everyDestination = []intake.Destination{intake.DestinationInbox, intake.DestinationEmail, intake.DestinationWebhook}
 
+// testLimits are the default retention, every destination and a 5 MiB
+// attachment.
+var testLimits = Limits{Retention: intake.DefaultRetention, Destinations: everyDestination, AttachmentMaxBytes: 5 << 20}
+
 // goldenName is a golden file's name for a version in a language: the
 // version file's language has no language suffix.
 func goldenName(kind string, v *Version, ext string) string {
@@ -49,11 +53,11 @@ func goldenName(kind string, v *Version, ext string) string {
 }
 
 func TestDefinitionGolden(t *testing.T) {
-	for _, n := range []string{"1", "2"} {
+	for _, n := range []string{"1", "2", "3"} {
 		base, _ := loadEmbedded(t).Find("introduction", n)
 		for _, lang := range base.Langs() {
 			v, _ := base.In(lang)
-			got, err := json.MarshalIndent(v.Definition(testPoW, intake.DefaultRetention, everyDestination), "", "  ")
+			got, err := json.MarshalIndent(v.Definition(testPoW, testLimits), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,11 +67,11 @@ func TestDefinitionGolden(t *testing.T) {
 }
 
 func TestNoticeGolden(t *testing.T) {
-	for _, n := range []string{"1", "2"} {
+	for _, n := range []string{"1", "2", "3"} {
 		base, _ := loadEmbedded(t).Find("introduction", n)
 		for _, lang := range base.Langs() {
 			v, _ := base.In(lang)
-			golden(t, goldenName("notice", v, ".golden.txt"), []byte(v.Notice(intake.DefaultRetention, everyDestination).Text()))
+			golden(t, goldenName("notice", v, ".golden.txt"), []byte(v.Notice(testLimits).Text()))
 		}
 	}
 }
@@ -92,7 +96,7 @@ func TestNoticeNamesEveryDestinationAndRetentionClass(t *testing.T) {
 		everyDestination,
 	}
 	for _, on := range configs {
-		text := v.Notice(retention, on).Text()
+		text := v.Notice(Limits{Retention: retention, Destinations: on, AttachmentMaxBytes: 5 << 20}).Text()
 		for class, want := range classes {
 			if !strings.Contains(text, want) {
 				t.Errorf("with %v the notice does not state the %s retention (%q):\n%s", on, class, want, text)
@@ -116,7 +120,7 @@ func TestNoticeNamesEveryDestinationAndRetentionClass(t *testing.T) {
 // the page is built on, independently of the golden file.
 func TestDefinitionShape(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	raw, _ := json.Marshal(v.Definition(testPoW, intake.DefaultRetention, everyDestination))
+	raw, _ := json.Marshal(v.Definition(testPoW, testLimits))
 	var d map[string]any
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
@@ -136,7 +140,8 @@ func TestDefinitionShape(t *testing.T) {
 		got  any
 		want string
 	}{
-		{"top level", d, "description,dir,fields,formId,formVersion,honeypot,lang,languages,notice,page,problems,proofOfWork,purposes,retention,title"},
+		{"top level", d, "attachment,description,dir,fields,formId,formVersion,honeypot,lang,languages,notice,page,problems,proofOfWork,purposes,retention,title"},
+		{"attachment", d["attachment"], "hint,label,maxBytes,purpose,types"},
 		{"field with autocomplete", fields[0], "autocomplete,code,hint,label,maxLength,maxLinks,name,required,type"},
 		{"field bound to a purpose", fields[5], "code,hint,label,maxLength,maxLinks,name,purpose,required,type"},
 		{"honeypot", d["honeypot"], "name"},
@@ -159,7 +164,7 @@ func TestDefinitionShape(t *testing.T) {
 
 func TestDefinitionDoesNotShareRegistryData(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	d := v.Definition(testPoW, intake.DefaultRetention, everyDestination)
+	d := v.Definition(testPoW, testLimits)
 	d.Fields[0].MaxLength = 1
 	d.Purposes[1].Consent.Text = "changed"
 	if v.Fields[0].MaxLength == 1 || v.Purposes[1].Consent.Text == "changed" {
@@ -185,7 +190,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := v.Notice(tt.retention, everyDestination).Text()
+			text := v.Notice(Limits{Retention: tt.retention, Destinations: everyDestination, AttachmentMaxBytes: 5 << 20}).Text()
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("notice does not say %q:\n%s", w, text)
@@ -194,7 +199,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 			if strings.ContainsAny(text, "{}") {
 				t.Errorf("notice holds an unfilled placeholder:\n%s", text)
 			}
-			if got := v.Definition(testPoW, tt.retention, everyDestination).Retention; got != tt.wantDef {
+			if got := v.Definition(testPoW, Limits{Retention: tt.retention, Destinations: everyDestination, AttachmentMaxBytes: 5 << 20}).Retention; got != tt.wantDef {
 				t.Errorf("Definition retention = %+v, want %+v", got, tt.wantDef)
 			}
 		})
@@ -205,7 +210,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 // the version: each purpose with its basis, each field by its label.
 func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	text := v.Notice(intake.DefaultRetention, everyDestination).Text()
+	text := v.Notice(testLimits).Text()
 	for _, p := range v.Purposes {
 		if !strings.Contains(text, p.Description) || !strings.Contains(text, v.Language.Notice.Bases[p.Basis]) {
 			t.Errorf("notice does not state purpose %q with its basis", p.ID)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -43,20 +44,27 @@ type Language struct {
 // registry generates from the version: the fields, the purposes with their
 // basis, the recipients, and durations.
 type NoticeWording struct {
-	FieldOptional    string                        `json:"fieldOptional"`
-	FieldWithConsent string                        `json:"fieldWithConsent"`
-	Purpose          string                        `json:"purpose"`
-	Required         string                        `json:"required"`
-	Optional         string                        `json:"optional"`
-	FieldSeparator   string                        `json:"fieldSeparator"`
-	ListSeparator    string                        `json:"listSeparator"`
-	ListLast         string                        `json:"listLast"`
-	Bases            map[intake.Basis]string       `json:"bases"`
-	Recipients       map[intake.Destination]string `json:"recipients"`
-	Withdrawal       map[intake.Destination]string `json:"withdrawal"`
+	FieldOptional    string `json:"fieldOptional"`
+	FieldWithConsent string `json:"fieldWithConsent"`
+	Purpose          string `json:"purpose"`
+	Required         string `json:"required"`
+	Optional         string `json:"optional"`
+	FieldSeparator   string `json:"fieldSeparator"`
+	ListSeparator    string `json:"listSeparator"`
+	ListLast         string `json:"listLast"`
+	// ListOr joins the last of a list of alternatives ("PDF or plain text").
+	ListOr     string                        `json:"listOr"`
+	Bases      map[intake.Basis]string       `json:"bases"`
+	Recipients map[intake.Destination]string `json:"recipients"`
+	Withdrawal map[intake.Destination]string `json:"withdrawal"`
 	// Durations are "day", "hour" and "minute" with a plural suffix
 	// (".one", ".other"); {n} is the number in the language's digits.
 	Durations map[string]string `json:"durations"`
+	// Attachment is the notice's sentence on a version's attachment: {types}
+	// are the accepted types, named in AttachmentTypes, {size} the most a
+	// file may be.
+	Attachment      string            `json:"attachment"`
+	AttachmentTypes map[string]string `json:"attachmentTypes"`
 }
 
 // PageCodes are the codes the page names on its own, beside the service's
@@ -170,8 +178,14 @@ func compareLanguage(def, l *Language) []string {
 			problems = append(problems, fmt.Sprintf("notice.withdrawal: no wording for %s", d))
 		}
 	}
+	for _, t := range attachment.Types {
+		if strings.TrimSpace(l.Notice.AttachmentTypes[t]) == "" {
+			problems = append(problems, fmt.Sprintf("notice.attachmentTypes: no name for %s", t))
+		}
+	}
+	problems = append(problems, compareSentences("notice", map[string]string{"attachment": def.Notice.Attachment}, map[string]string{"attachment": l.Notice.Attachment})...)
 	w := l.Notice
-	for name, s := range map[string]string{"fieldOptional": w.FieldOptional, "fieldWithConsent": w.FieldWithConsent, "purpose": w.Purpose, "required": w.Required, "optional": w.Optional} {
+	for name, s := range map[string]string{"listOr": w.ListOr, "fieldOptional": w.FieldOptional, "fieldWithConsent": w.FieldWithConsent, "purpose": w.Purpose, "required": w.Required, "optional": w.Optional} {
 		if strings.TrimSpace(s) == "" {
 			problems = append(problems, "notice."+name+" is empty")
 		}
@@ -281,6 +295,30 @@ func (l *Language) joinList(parts []string) string {
 		return parts[0]
 	}
 	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListLast + parts[len(parts)-1]
+}
+
+// joinOr joins alternatives as the language does ("a, b or c").
+func (l *Language) joinOr(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListOr + parts[len(parts)-1]
+}
+
+// attachmentRules is the notice's sentence on an attachment of at most
+// maxBytes.
+func (l *Language) attachmentRules(maxBytes int64) string {
+	var types []string
+	for _, t := range attachment.Types {
+		types = append(types, l.Notice.AttachmentTypes[t])
+	}
+	size := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' && l.Digits != "" {
+			return []rune(l.Digits)[r-'0']
+		}
+		return r
+	}, attachment.HumanSize(maxBytes))
+	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", size).Replace(l.Notice.Attachment)
 }
 
 // Choose picks a language among available (the default first): the one

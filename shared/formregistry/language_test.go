@@ -6,8 +6,6 @@ import (
 	"testing"
 	"testing/fstest"
 	"unicode"
-
-	"github.com/ownersite/introductions/shared/intake"
 )
 
 // persianV2 returns the embedded introduction version 2 in Persian as a
@@ -94,7 +92,7 @@ func TestPersianTextsAreWrittenInPersian(t *testing.T) {
 			texts = append(texts, p.Consent.Text)
 		}
 	}
-	notice := fa.Notice(intake.DefaultRetention, everyDestination).Text()
+	notice := fa.Notice(testLimits).Text()
 	texts = append(texts, notice)
 	for _, s := range fa.Language.Page {
 		texts = append(texts, s)

@@ -31,6 +31,7 @@ type versionFile struct {
 	Description string         `json:"description"`
 	Honeypot    string         `json:"honeypot"`
 	Fields      []fieldFile    `json:"fields"`
+	Attachment  *Attachment    `json:"attachment"`
 	Purposes    []purposeFile  `json:"purposes"`
 	Notice      NoticeTemplate `json:"notice"`
 }
@@ -70,7 +71,10 @@ type languageFile struct {
 	Description string                 `json:"description"`
 	Fields      map[string]fieldText   `json:"fields"`
 	Purposes    map[string]purposeText `json:"purposes"`
-	Notice      NoticeTemplate         `json:"notice"`
+	// Attachment is the attachment's label and hint, for a version that
+	// offers one.
+	Attachment *fieldText     `json:"attachment"`
+	Notice     NoticeTemplate `json:"notice"`
 }
 
 type fieldText struct {
@@ -445,6 +449,19 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 		fail("honeypot %q must be a field name no other key of the body uses", f.Honeypot)
 	}
 
+	if a := f.Attachment; a != nil {
+		p, ok := purposeIDs[a.Purpose]
+		switch {
+		case strings.TrimSpace(a.Label) == "":
+			fail("attachment: label is required")
+		case !ok:
+			fail("attachment: purpose %q is not a purpose of this version", a.Purpose)
+		case p.Required:
+			fail("attachment: purpose %q is required, and an attachment is optional", a.Purpose)
+		}
+		v.Attachment = a
+	}
+
 	v.NoticeTemplate = f.Notice
 	for _, err := range checkNotice(&v.NoticeTemplate) {
 		fail("notice: %v", err)
@@ -491,6 +508,14 @@ func parseLanguage(raw []byte, v *Version, lang string) (*Version, []error) {
 		if _, ok := v.Field(name); !ok {
 			fail("field %q is not a field of version %s", name, v.Version)
 		}
+	}
+	switch a := f.Attachment; {
+	case v.Attachment == nil && a != nil:
+		fail("attachment: version %s offers none", v.Version)
+	case v.Attachment != nil && (a == nil || strings.TrimSpace(a.Label) == ""):
+		fail("attachment: label is required")
+	case v.Attachment != nil:
+		t.Attachment = &Attachment{Label: a.Label, Hint: a.Hint, Purpose: v.Attachment.Purpose}
 	}
 	t.Purposes = slices.Clone(v.Purposes)
 	for i := range t.Purposes {

@@ -21,6 +21,8 @@ var pinnedFiles = map[versionKey]string{
 	{"introduction", "1", "en"}: "797e54e7df16f10b62870a8509025ac29b05bdbab79a2a7da27ada8b0773e8e7",
 	{"introduction", "2", "en"}: "4caccde3208d1d3e06bbedfba965274fdb974ba8397f99337818306ac326552d",
 	{"introduction", "2", "fa"}: "0c72adcdb0e4e38b188386612e442aa8c8d4f9cc8461a27ac2b2440382c08cea",
+	{"introduction", "3", "en"}: "6064ec648579cc694a5b603415d512794fb11c2b921e2efdc1d8ba0a9e680ed0",
+	{"introduction", "3", "fa"}: "b29730f0b5ebf2e80483eac9125729731157dce36f252db3ae0e21997017b0c4",
 }
 
 // pinnedTexts are the SHA-256 of every consent and notice text ever
@@ -34,6 +36,12 @@ var pinnedTexts = map[textKey]string{
 	{"introduction", "2", "fa", "attach-conversation/1"}: "d0e599be173a009c9dc3f3be1b925c3d95441802f6b0d4b5c726b2546b3653aa",
 	{"introduction", "2", "fa", "future-roles/1"}:        "773a2a0841a619872f0e4246a2db87265657ccb1679f9aa1225b575ef7c660e7",
 	{"introduction", "2", "fa", "introduction-notice/2"}: "fd6e87001ed4c577d087b00f82b15890711496582c392d12e9d46ae5f5184ce1",
+	{"introduction", "3", "en", "attach-conversation/1"}: "9ac670f0737173f4355b33999d2d3bb701375610985158b6235d637c8cbdcb82",
+	{"introduction", "3", "en", "future-roles/1"}:        "5068a8ba40a6a93cc42f3d00e57477caa135c1446095f2448e95fffed512066e",
+	{"introduction", "3", "en", "introduction-notice/3"}: "fdaa8a77d4b257cab1e4d729705f69999d6e2ab70e96a051f867876ae22d9ba1",
+	{"introduction", "3", "fa", "attach-conversation/1"}: "d0e599be173a009c9dc3f3be1b925c3d95441802f6b0d4b5c726b2546b3653aa",
+	{"introduction", "3", "fa", "future-roles/1"}:        "773a2a0841a619872f0e4246a2db87265657ccb1679f9aa1225b575ef7c660e7",
+	{"introduction", "3", "fa", "introduction-notice/3"}: "9f5a0d8830cfa5228d8d319d3075f736273cd9dc1817626616961ec18fdff7c9",
 }
 
 func TestPublishedVersionFilesArePinned(t *testing.T) {

@@ -52,6 +52,15 @@ const (
 // Multiline reports whether the field keeps newlines and counts links.
 func (t FieldType) Multiline() bool { return t == FieldTextarea || t == FieldTranscript }
 
+// Attachment is the one file a version lets a visitor attach: how the
+// page labels it and the purpose it serves. Its limits (size, types) are
+// the service's, set in the definition.
+type Attachment struct {
+	Label   string `json:"label"`
+	Hint    string `json:"hint"`
+	Purpose string `json:"purpose"`
+}
+
 // Field is one field of a version. Its JSON form is the one the form
 // definition serves.
 type Field struct {
@@ -135,6 +144,9 @@ type Version struct {
 	// Honeypot is the name of the field people never see.
 	Honeypot string
 	Purposes []Purpose
+	// Attachment is the file the version lets a visitor attach; nil when
+	// it offers none (versions 1 and 2).
+	Attachment *Attachment
 	// NoticeTemplate is the privacy notice's text; Notice fills it in.
 	NoticeTemplate NoticeTemplate
 	// FileSHA256 is the lower-case hex SHA-256 of the version's file (of

@@ -61,7 +61,7 @@ func TestDefaultLoadsEmbeddedData(t *testing.T) {
 		t.Errorf("FormIDs() = %s, want %s", got, want)
 	}
 	v, ok := r.Latest("introduction")
-	if !ok || v.Version != "2" || v.Status != StatusPublished || v.Honeypot != "website" {
+	if !ok || v.Version != "3" || v.Status != StatusPublished || v.Honeypot != "website" {
 		t.Fatalf("Latest(introduction) = %+v, %v", v, ok)
 	}
 }
@@ -179,7 +179,7 @@ func TestVersion(t *testing.T) {
 	}{
 		{"published version", loadEmbedded(t), "introduction", "1", false},
 		{"version 2, beside 1", loadEmbedded(t), "introduction", "2", false},
-		{"unknown version", loadEmbedded(t), "introduction", "3", true},
+		{"unknown version", loadEmbedded(t), "introduction", "4", true},
 		{"empty version", loadEmbedded(t), "introduction", "", true},
 		{"unknown form", loadEmbedded(t), "newsletter", "1", true},
 		{"retired version", twoVersions(t), "introduction", "1", true},
@@ -445,7 +445,7 @@ func TestAVersionCanAddAField(t *testing.T) {
 	if len(v1.AddedFields()) != 0 {
 		t.Fatal("version 1 adds no field")
 	}
-	if !strings.Contains(v3.Notice(intake.DefaultRetention, nil).Text(), "When you are free to talk (optional)") {
+	if !strings.Contains(v3.Notice(Limits{Retention: intake.DefaultRetention, Destinations: nil, AttachmentMaxBytes: 5 << 20}).Text(), "When you are free to talk (optional)") {
 		t.Error("the notice does not name the added field")
 	}
 }

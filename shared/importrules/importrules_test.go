@@ -16,6 +16,7 @@ const module = "github.com/ownersite/introductions"
 // through another package. Add a new domain, logic or rule package here.
 var pure = []string{
 	"shared/altchapow",
+	"shared/attachment",
 	"shared/checks",
 	"shared/cloudlog",
 	"shared/config",

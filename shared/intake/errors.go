@@ -51,6 +51,11 @@ const (
 	CodeEventSignatureInvalid Code = "EVENT_SIGNATURE_INVALID"
 	CodeEventStale            Code = "EVENT_STALE"
 	CodeEventReplayed         Code = "EVENT_REPLAYED"
+	// The attachment's refusals: nothing is stored.
+	CodeAttachmentTooLarge    Code = "ATTACHMENT_TOO_LARGE"
+	CodeAttachmentTypeRefused Code = "ATTACHMENT_TYPE_REFUSED"
+	CodeAttachmentEmpty       Code = "ATTACHMENT_EMPTY"
+	CodeAttachmentNotOffered  Code = "ATTACHMENT_NOT_OFFERED"
 )
 
 // FieldError names one body field (or parameter) that failed a rule.

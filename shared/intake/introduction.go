@@ -65,11 +65,13 @@ type Introduction struct {
 	// nil when it adds none or none was filled in.
 	Added           map[string]string `json:"added,omitempty"`
 	HasConversation bool              `json:"hasConversation"`
-	Consents        []ConsentEvidence `json:"consents"`
-	TokenHash       []byte            `json:"-"`
-	CreatedAt       time.Time         `json:"createdAt"`
-	ExpireAt        time.Time         `json:"expiresAt"`
-	ConfirmedAt     time.Time         `json:"confirmedAt,omitzero"`
+	// Attachment is the file the visitor attached; nil when none.
+	Attachment  *Attachment       `json:"attachment"`
+	Consents    []ConsentEvidence `json:"consents"`
+	TokenHash   []byte            `json:"-"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	ExpireAt    time.Time         `json:"expiresAt"`
+	ConfirmedAt time.Time         `json:"confirmedAt,omitzero"`
 	// Revisions counts how often the visitor revised the draft (Edit),
 	// revisions the content rules refused included: all count toward
 	// MaxRevisions.
@@ -129,3 +131,38 @@ type Transcript struct {
 	Text           string
 	ExpireAt       time.Time
 }
+
+// Attachment is the one file a visitor attached to an introduction, as
+// kept: its bytes are in the attachments' bucket under Object, which
+// begins with the introduction's id and a slash (AttachmentPrefix).
+type Attachment struct {
+	// Name is the display name (the visitor's file name, cleaned), never a
+	// path; "" when the visitor sent none.
+	Name string `json:"name" firestore:"name"`
+	// Type is the media type, sniffed from the bytes and equal to the
+	// declared one.
+	Type   string `json:"type" firestore:"type"`
+	Size   int64  `json:"size" firestore:"size"`
+	SHA256 string `json:"sha256" firestore:"sha256"`
+	Object string `json:"-" firestore:"object"`
+}
+
+// Evidence is what the ledger keeps of the attachment: no name, no bytes.
+func (a *Attachment) Evidence() *AttachmentEvidence {
+	if a == nil {
+		return nil
+	}
+	return &AttachmentEvidence{Type: a.Type, Size: a.Size, SHA256: a.SHA256}
+}
+
+// AttachmentEvidence is an attachment in the ledger: its type, size and
+// SHA-256.
+type AttachmentEvidence struct {
+	Type   string `json:"type" firestore:"type"`
+	Size   int64  `json:"size" firestore:"size"`
+	SHA256 string `json:"sha256" firestore:"sha256"`
+}
+
+// AttachmentPrefix is the start of the object name of every attachment
+// introduction id has ever had.
+func AttachmentPrefix(id string) string { return id + "/" }

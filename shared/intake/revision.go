@@ -85,3 +85,17 @@ func (in *Introduction) RefuseRevisionBy(tokenHash []byte, now time.Time) error 
 	in.Revisions++
 	return nil
 }
+
+// AttachableBy reports whether the holder of tokenHash may attach a file
+// to the introduction, replace or remove it, at now: only while it is a
+// live draft. Errors: ErrNotFound (as RevisableBy), STATE_CONFLICT once it
+// is confirmed.
+func (in *Introduction) AttachableBy(tokenHash []byte, now time.Time) error {
+	if !in.heldBy(tokenHash, now) {
+		return ErrNotFound
+	}
+	if in.State != StateDraft {
+		return &Error{Code: CodeStateConflict, Detail: "This introduction was already confirmed; its attachment can no longer change."}
+	}
+	return nil
+}

@@ -211,3 +211,17 @@ type Keyring interface {
 	// Versions lists every version Key knows, the current one included.
 	Versions() []string
 }
+
+// Attacher keeps a draft's attachment (firestorestore's intake store is
+// one): the metadata on the draft and its evidence in the ledger entry.
+type Attacher interface {
+	// AttachableDraft returns the live draft id for the holder of
+	// tokenHash, before any byte of a file is read. Errors: NOT_FOUND,
+	// STATE_CONFLICT (see AttachableBy), UNAVAILABLE.
+	AttachableDraft(ctx context.Context, id string, tokenHash []byte, now time.Time) (*Introduction, error)
+	// SetAttachment sets the draft's attachment to a (nil removes it) and
+	// its ledger entry's evidence with it, in one transaction that checks
+	// AttachableBy again, and returns the attachment it replaced (nil for
+	// none). Errors: as AttachableDraft; nothing is written then.
+	SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *Attachment) (previous *Attachment, err error)
+}

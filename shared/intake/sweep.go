@@ -24,7 +24,8 @@ const (
 // it failed (a content-free error). Deleted is keyed by class: drafts,
 // introductions, transcripts, spentChallenges, rateCounters,
 // idempotencyKeys, ledger, and the other collections by name (envelopes,
-// sweepRuns, dailyFigures, providerEvents). A run's record is written when
+// sweepRuns, dailyFigures, providerEvents), and what a task deleted by its
+// class (attachments: the files whose introduction is gone). A run's record is written when
 // it starts, with FinishedAt zero and Error saying it did not finish, and
 // overwritten with its outcome at the end: a run cut off midway stays
 // visible as unfinished. ConsentDigest is the form registry's consent-text
@@ -47,6 +48,9 @@ type SweepRun struct {
 type SweepTaskResult struct {
 	DeliveriesAttempted int
 	RepairNeeded        int
+	// Deleted counts what the task deleted, by class (attachments), added
+	// to the run's Deleted.
+	Deleted map[string]int
 }
 
 // SweepTask is one job the sweep runs after deleting what has expired and

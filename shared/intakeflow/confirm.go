@@ -81,8 +81,8 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 	return &Confirmation{ID: in.ID, ConfirmedAt: in.ConfirmedAt, KeptUntil: in.ExpireAt}, nil
 }
 
-// Withdraw erases a confirmed introduction and its transcript for the
-// holder of its token, leaving a content-free tombstone in the ledger that
+// Withdraw erases a confirmed introduction, its transcript and its
+// attachment's bytes for the holder of its token, leaving a content-free tombstone in the ledger that
 // names the destinations the content had already reached; a webhook that
 // had it is sent an introduction.withdrawn envelope, so its receiver can
 // erase its copy.
@@ -110,6 +110,7 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	// The store wrote only the notices whose destination had the content;
 	// the others are not found and cost nothing.
 	s.Handoff.Dispatch(envelopeIDs(notices))
+	s.DeleteAttachments(ctx, id)
 	s.Logger.InfoContext(ctx, "introduction withdrawn", slog.String("submissionId", id))
 	return nil
 }

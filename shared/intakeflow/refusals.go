@@ -41,6 +41,7 @@ const (
 	moveConfirmation = "confirmation"
 	moveWithdrawal   = "withdrawal"
 	moveRevision     = "revision"
+	moveAttachment   = "attachment"
 )
 
 // refusalTally counts refusals by window start and key.

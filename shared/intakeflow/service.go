@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/checks"
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/floodlimit"
@@ -66,6 +67,13 @@ type Deps struct {
 	// Function and Revision name the code in the ledger's provenance.
 	Function string
 	Revision string
+	// Attacher and Files keep attachments: the metadata with the draft,
+	// the bytes in the bucket; AttachmentMaxBytes is the most one may be.
+	// Optional: a service without Files refuses Attach and Detach as
+	// INTERNAL, and a withdrawal then leaves the bytes to the sweep.
+	Attacher           intake.Attacher
+	Files              attachment.Files
+	AttachmentMaxBytes int64
 	// Handoff builds each confirmation's and withdrawal's outbox and sends
 	// it after the commit. Optional: a service without one (the Drafts
 	// function's, which confirms nothing) refuses Confirm and Withdraw as

@@ -20,6 +20,8 @@ type KeptDraft struct {
 	Lang     string                   `json:"lang"`
 	Kept     KeptFields               `json:"introduction"`
 	Consents []intake.ConsentEvidence `json:"consents"`
+	// Attachment is the file attached to the draft, null for none.
+	Attachment *intake.Attachment `json:"attachment"`
 }
 
 // KeptFields are the introduction's fields as kept.
@@ -41,7 +43,13 @@ func KeptDraftOf(in intake.Introduction, token, conversation string) KeptDraft {
 	return KeptDraft{
 		ID: in.ID, State: in.State, ExpiresAt: in.ExpireAt.UTC(), Token: token,
 		FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
-		Kept:     KeptFields{Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: conversation, Added: in.Added},
-		Consents: in.Consents,
+		Kept:       KeptFields{Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: conversation, Added: in.Added},
+		Consents:   in.Consents,
+		Attachment: in.Attachment,
 	}
+}
+
+// AttachmentAnswer is the answer to an upload: the attachment as kept.
+type AttachmentAnswer struct {
+	Attachment *intake.Attachment `json:"attachment"`
 }

@@ -49,7 +49,7 @@ func (e edge) preflight(w http.ResponseWriter, r *http.Request, allow []string) 
 	methods := strings.Join(allow, ", ")
 	if e.allowed[r.Header.Get("Origin")] {
 		h.Set("Access-Control-Allow-Methods", methods)
-		h.Set("Access-Control-Allow-Headers", "Content-Type, Idempotency-Key")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Idempotency-Key, Authorization, Content-Disposition")
 		h.Set("Access-Control-Max-Age", "600")
 	}
 	h.Set("Allow", methods+", OPTIONS")

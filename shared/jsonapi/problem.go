@@ -52,6 +52,19 @@ var statusOf = map[intake.Code]int{
 	intake.CodeEventSignatureInvalid: http.StatusForbidden,
 	intake.CodeEventStale:            http.StatusForbidden,
 	intake.CodeEventReplayed:         http.StatusConflict,
+	intake.CodeAttachmentTooLarge:    http.StatusRequestEntityTooLarge,
+	intake.CodeAttachmentTypeRefused: http.StatusUnsupportedMediaType,
+	intake.CodeAttachmentEmpty:       http.StatusUnprocessableEntity,
+	intake.CodeAttachmentNotOffered:  http.StatusConflict,
+}
+
+// titleOfCode gives the codes whose status shares a title that does not
+// fit them (the attachment's: its body is a file, not JSON) their own.
+var titleOfCode = map[intake.Code]string{
+	intake.CodeAttachmentTooLarge:    "The file is too large",
+	intake.CodeAttachmentTypeRefused: "The file's type is refused",
+	intake.CodeAttachmentEmpty:       "The file is empty",
+	intake.CodeAttachmentNotOffered:  "No attachment here",
 }
 
 // titleOf gives each code a short, stable human title.
@@ -101,9 +114,13 @@ func ProblemFor(err *intake.Error) Problem {
 	if err.Code == intake.CodeInternal {
 		detail = "Something went wrong on our side."
 	}
+	title := titleOf[status]
+	if t, ok := titleOfCode[err.Code]; ok {
+		title = t
+	}
 	return Problem{
 		Type:   "urn:introductions:problem:" + string(err.Code),
-		Title:  titleOf[status],
+		Title:  title,
 		Status: status,
 		Code:   err.Code,
 		Detail: detail,

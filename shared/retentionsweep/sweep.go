@@ -234,6 +234,9 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 		res, err := t.Run(ctx, s.cfg.Clock.Now())
 		run.DeliveriesAttempted += res.DeliveriesAttempted
 		run.RepairNeeded += res.RepairNeeded
+		for class, n := range res.Deleted {
+			run.Deleted[class] += n
+		}
 		if err != nil {
 			failures.add("task "+t.Name(), err)
 		}

@@ -44,6 +44,7 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
+	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -414,6 +415,7 @@ const withdrawalSentence = "The visitor can withdraw this introduction at any ti
 
 var funcs = map[string]any{
 	"withdrawal": func() string { return withdrawalSentence },
+	"size":       attachment.HumanSize,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
@@ -437,7 +439,11 @@ Message:
 {{end}}
 {{if .Conversation}}Their conversation with the site's guide:
 {{.Conversation}}
-{{end}}
+{{end}}{{with .Introduction.Attachment}}
+Attachment: {{if .Name}}{{.Name}}{{else}}(no name){{end}} ({{.Type}}, {{size .Size}}), SHA-256 {{.SHA256}}
+{{if $.AdminURL}}Download it in your admin: {{$.AdminURL}}/attachment
+{{else}}It is in your admin; it is never sent by mail.
+{{end}}{{end}}
 Consents:
 {{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}{{with .Lang}} ({{.}}){{end}}, given {{when .GivenAt}}
 {{else}}- none recorded
@@ -472,7 +478,10 @@ var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!
 {{end}}
 {{if .Conversation}}<h2>Their conversation with the site's guide</h2>
 <p style="white-space: pre-wrap" dir="auto">{{.Conversation}}</p>{{end}}
-<h2>Consents</h2>
+{{with .Introduction.Attachment}}<h2>Attachment</h2>
+<p><bdi>{{if .Name}}{{.Name}}{{else}}(no name){{end}}</bdi> ({{.Type}}, {{size .Size}}), SHA-256 <code>{{.SHA256}}</code>.
+{{if $.AdminURL}}<a href="{{$.AdminURL}}/attachment">Download it in your admin</a>{{else}}It is in your admin; it is never sent by mail.{{end}}</p>
+{{end}}<h2>Consents</h2>
 <ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}{{with .Lang}} ({{.}}){{end}}, given {{when .GivenAt}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
 <p>{{withdrawal}}</p>
 <p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}{{with .WrittenIn}}, written in {{.}}{{end}}; confirmed {{when .ConfirmedAt}}.</p>

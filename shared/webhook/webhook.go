@@ -426,7 +426,19 @@ type confirmed struct {
 	Added        map[string]string        `json:"added,omitempty"`
 	Conversation string                   `json:"conversation"`
 	Consents     []intake.ConsentEvidence `json:"consents"`
-	ConfirmedAt  time.Time                `json:"confirmedAt"`
+	// Attachment describes the file attached, never its bytes.
+	Attachment  *attachmentRef `json:"attachment,omitempty"`
+	ConfirmedAt time.Time      `json:"confirmedAt"`
+}
+
+// attachmentRef is an attachment as the webhook names it: what it is and
+// where the owner downloads it.
+type attachmentRef struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256"`
+	AdminURL string `json:"adminUrl,omitempty"`
 }
 
 type withdrawn struct {
@@ -441,7 +453,8 @@ type withdrawn struct {
 //	{"type": "introduction.confirmed", "timestamp", "data": {"id", "formId",
 //	"formVersion", "introduction": {…fields…}, "added": {…the fields the
 //	form version adds, when any…}, "conversation", "consents": […],
-//	"confirmedAt"}}
+//	"attachment": {"name", "type", "size", "sha256", "adminUrl"} (when a
+//	file is attached: never its bytes), "confirmedAt"}}
 //	{"type": "introduction.withdrawn", "timestamp", "data": {"id",
 //	"withdrawnAt"}}
 //
@@ -465,9 +478,16 @@ func Payload(d intake.Delivery) ([]byte, error) {
 		if consents == nil {
 			consents = []intake.ConsentEvidence{}
 		}
+		var ref *attachmentRef
+		if a := in.Attachment; a != nil {
+			ref = &attachmentRef{Name: a.Name, Type: a.Type, Size: a.Size, SHA256: a.SHA256}
+			if d.AdminURL != "" {
+				ref.AdminURL = d.AdminURL + "/attachment"
+			}
+		}
 		e = event{Type: intake.EventConfirmed, Timestamp: at, Data: confirmed{
 			ID: in.ID, FormID: in.FormID, FormVersion: in.FormVersion, Introduction: in.Fields, Added: in.Added,
-			Conversation: d.Conversation, Consents: consents, ConfirmedAt: in.ConfirmedAt.UTC(),
+			Conversation: d.Conversation, Consents: consents, Attachment: ref, ConfirmedAt: in.ConfirmedAt.UTC(),
 		}}
 	case intake.EventWithdrawn:
 		e = event{Type: intake.EventWithdrawn, Timestamp: at, Data: withdrawn{ID: env.SubmissionID, WithdrawnAt: at}}

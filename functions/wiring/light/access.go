@@ -1,7 +1,8 @@
 package light
 
 // Access is what one deployed function may touch: whether it reads and
-// writes the Firestore database, and which secrets it reads, each named by
+// writes the Firestore database, whether it holds the attachments'
+// bucket, and which secrets it reads, each named by
 // the configuration variable that carries it (HMAC_SECRET and
 // HASH_PEPPER_SECRET name Secret Manager secrets the function reads through
 // the API; the others are Secret Manager-backed environment variables).
@@ -16,6 +17,9 @@ type Access struct {
 	Firestore bool
 	// Secrets are the configuration variables of the secrets it reads.
 	Secrets []string
+	// Attachments is true when the function holds the attachments'
+	// bucket (ATTACHMENT_BUCKET): it writes, reads or deletes attachments.
+	Attachments bool
 }
 
 // The secrets a function may read, by configuration variable.
@@ -34,17 +38,20 @@ var handoffSecrets = []string{SecretWebhook, SecretSMTP}
 var accesses = []Access{
 	{Function: "Challenge", Secrets: []string{SecretHMAC}},
 	{Function: "Forms"},
-	{Function: "Drafts", Firestore: true, Secrets: []string{SecretHMAC, SecretPepper}},
-	// Confirmation hashes flood keys and knows decoys (pepper) and sends
-	// the handoff right after its commit; it verifies no proof of work, so
-	// it holds no HMAC key.
-	{Function: "Confirmation", Firestore: true, Secrets: append([]string{SecretPepper}, handoffSecrets...)},
+	// Drafts keeps a draft's attachment (and deletes the one it replaces).
+	{Function: "Drafts", Firestore: true, Attachments: true, Secrets: []string{SecretHMAC, SecretPepper}},
+	// Confirmation hashes flood keys and knows decoys (pepper), sends the
+	// handoff right after its commit and deletes a withdrawn introduction's
+	// attachment; it verifies no proof of work, so it holds no HMAC key.
+	{Function: "Confirmation", Firestore: true, Attachments: true, Secrets: append([]string{SecretPepper}, handoffSecrets...)},
 	{Function: "DeliveryEvents", Firestore: true, Secrets: []string{SecretMailgunKey}},
-	// Sweep retries due deliveries; Admin retries one when the owner asks,
-	// and signs its list's cursors under a key derived from the HMAC key
-	// (the same on every instance and across restarts).
-	{Function: "Sweep", Firestore: true, Secrets: handoffSecrets},
-	{Function: "Admin", Firestore: true, Secrets: append([]string{SecretHMAC}, handoffSecrets...)},
+	// Sweep retries due deliveries and deletes the attachments whose
+	// introduction is gone; Admin serves an attachment to the owner,
+	// deletes it at erasure, retries a delivery when the owner asks, and
+	// signs its list's cursors under a key derived from the HMAC key (the
+	// same on every instance and across restarts).
+	{Function: "Sweep", Firestore: true, Attachments: true, Secrets: handoffSecrets},
+	{Function: "Admin", Firestore: true, Attachments: true, Secrets: append([]string{SecretHMAC}, handoffSecrets...)},
 }
 
 // Accesses returns every function's row of what it may touch, in the route

@@ -32,6 +32,6 @@ func BuildForms(p *Parts, h *Handlers) (err error) {
 		return err
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: p.cfg.PowMaxNumber, ChallengePath: pathOf("Challenge")}
-	h.Forms, err = forms.New(registry, pow, p.cfg.Retention, p.Destinations())
+	h.Forms, err = forms.New(registry, pow, formregistry.Limits{Retention: p.cfg.Retention, Destinations: p.Destinations(), AttachmentMaxBytes: p.cfg.AttachmentMaxBytes})
 	return err
 }

@@ -70,6 +70,7 @@ func accessOf(names []string) (Access, error) {
 		a := accesses[i]
 		union.Function = strings.TrimPrefix(union.Function+"+"+name, "+")
 		union.Firestore = union.Firestore || a.Firestore
+		union.Attachments = union.Attachments || a.Attachments
 		for _, s := range a.Secrets {
 			if !slices.Contains(union.Secrets, s) {
 				union.Secrets = append(union.Secrets, s)

@@ -79,7 +79,30 @@ const SERVICE_LANG = "en";
 const DETAILED_CODES = new Set([
   "NAME_INVALID", "COMPANY_INVALID", "ROLE_INVALID", "EMAIL_INVALID", "MESSAGE_INVALID", "MESSAGE_TOO_MANY_LINKS",
   "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED", "FIELD_INVALID",
+  "ATTACHMENT_TOO_LARGE", "ATTACHMENT_TYPE_REFUSED", "ATTACHMENT_EMPTY", "ATTACHMENT_NOT_OFFERED",
 ]);
+
+// The names the page gives the attachment's types.
+const TYPE_NAMES = { "application/pdf": "PDF", "image/png": "PNG", "image/jpeg": "JPEG", "text/plain": "plain text" };
+
+// sizeText states a number of bytes as the service does ("5 MiB").
+function sizeText(n) {
+  if (n >= 1 << 20) return `${Number.isInteger(n / (1 << 20)) ? n / (1 << 20) : (n / (1 << 20)).toFixed(1)} MiB`;
+  if (n >= 1 << 10) return `${Math.floor(n / (1 << 10))} KiB`;
+  return n === 1 ? "1 byte" : `${n} bytes`;
+}
+
+// typesText names the allowed types: "PDF, PNG, JPEG or plain text".
+function typesText(types) {
+  const names = (types || []).map((t) => TYPE_NAMES[t] || t);
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` : names.join("");
+}
+
+// dispositionName is a Content-Disposition naming the file in UTF-8.
+function dispositionName(name) {
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename*=UTF-8''${encoded}`;
+}
 
 // el makes an element; attrs are attributes (false/null/undefined skipped,
 // true as empty); children are nodes or strings (as text, never markup), in
@@ -408,6 +431,7 @@ export class IntroductionForm {
       revision: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/revision`,
       confirmation: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/confirmation`,
       withdrawal: (id) => `${pick("apiConfirmation")}/api/introductions/${encodeURIComponent(id)}/withdrawal`,
+      attachment: (id) => `${pick("apiDrafts")}/api/introductions/${encodeURIComponent(id)}/attachment`,
     };
     this.def = null;
     this.pow = new ProofOfWork(this.urls.challenge, (s) => {
@@ -691,6 +715,7 @@ export class IntroductionForm {
       if (f.type === "transcript") continue;
       form.append(this.renderField(f, values ? values[f.name] : ""));
     }
+    if (def.attachment) form.append(this.renderAttachment());
     this.optionsBox = this.renderOptions();
     this.conversationBox = el("div");
     form.append(this.conversationBox);
@@ -1086,6 +1111,7 @@ export class IntroductionForm {
     this.clearErrors();
     try {
       const body = this.collect();
+      this.pendingFile = this.attachmentInput && this.attachmentInput.files.length ? this.attachmentInput.files[0] : null;
       if (this.draft && (await this.revise(body))) return;
       await this.keepNew(body);
     } finally {
@@ -1113,7 +1139,7 @@ export class IntroductionForm {
     const { res, data, retryAfter } = answer;
     if (res.ok && data && data.id) {
       this.formValues = this.formValues;
-      this.showReview(data);
+      await this.showReview(data);
       return true;
     }
     if (data.code === "NOT_FOUND" || data.code === "RATE_LIMITED") {
@@ -1175,7 +1201,7 @@ export class IntroductionForm {
       if (res.status === 201 || res.status === 200) {
         this.pow.stop(); // spent; an edit revises this draft without another
         this.formValues = this.formValues;
-        this.showReview(data);
+        await this.showReview(data);
         return;
       }
       const required = Number(data.requiredMaxNumber);
@@ -1214,6 +1240,7 @@ export class IntroductionForm {
   }
 
   showReview(draft) {
+    if (this.pendingFile) return this.uploadThenReview(draft);
     this.draft = draft;
     this.view = "review";
     this.remember();
@@ -1245,6 +1272,15 @@ export class IntroductionForm {
         el("dt", {}, convLabel),
         el("dd", { class: "intro-empty", "data-field": "conversation" },
           this.t("review.notAttached")),
+      );
+    }
+    if (this.def.attachment) {
+      const a = draft.attachment;
+      rows.push(
+        el("dt", {}, this.def.attachment.label || "Attachment"),
+        a
+          ? el("dd", { "data-field": "attachment" }, el("bdi", {}, a.name || "(a file without a name)"), ` — ${TYPE_NAMES[a.type] || a.type}, ${sizeText(a.size)}`)
+          : el("dd", { class: "intro-empty", "data-field": "attachment" }, "(no file)"),
       );
     }
     if (((this.def && this.def.purposes) || []).some((p) => p.consent)) {
@@ -1279,6 +1315,137 @@ export class IntroductionForm {
         }, "intro-secondary")),
     );
     this.focusHeading();
+  }
+
+  // ---- the attachment ----
+
+  // renderAttachment is the file field, with the rules said before a file
+  // is picked and, once a file is kept with the draft, what it is and a way
+  // to remove it.
+  renderAttachment() {
+    const a = this.def.attachment;
+    const id = "intro-attachment";
+    const rules = `One file: ${typesText(a.types)}, at most ${sizeText(a.maxBytes)}. It is sent when you press Review, and kept privately with your introduction.`;
+    const input = el("input", {
+      id, name: "attachment", type: "file",
+      accept: [...(a.types || []), ".pdf", ".png", ".jpg", ".jpeg", ".txt"].join(","),
+      "aria-describedby": `${id}-hint ${id}-rules ${id}-kept ${id}-error`,
+    });
+    const error = el("p", { class: "intro-error", id: `${id}-error` });
+    const kept = el("div", { class: "intro-attached", id: `${id}-kept`, "aria-live": "polite" });
+    this.attachmentInput = input;
+    this.attachmentKept = kept;
+    this.fields.set("attachment", { input, error, count: null, note: null, def: { name: "attachment", label: a.label || "Attachment" } });
+    this.showAttached();
+    return el("div", { class: "intro-field intro-file" },
+      el("label", { for: id }, a.label || "Attachment", el("span", { class: "intro-optional" }, " (optional)")),
+      a.hint ? el("span", { class: "intro-hint", id: `${id}-hint` }, a.hint) : el("span", { id: `${id}-hint`, hidden: true }),
+      el("span", { class: "intro-hint intro-rules", id: `${id}-rules` }, rules),
+      input,
+      kept,
+      error);
+  }
+
+  // showAttached says which file the kept draft holds, with its Remove.
+  showAttached() {
+    const a = this.draft && this.draft.attachment;
+    if (!this.attachmentKept) return;
+    if (!a) {
+      put(this.attachmentKept);
+      return;
+    }
+    const remove = this.button("Remove the file", () => this.removeAttachment(), "intro-secondary");
+    put(this.attachmentKept,
+      el("p", {}, "Kept with your draft: ", el("bdi", {}, a.name || "a file without a name"), ` (${TYPE_NAMES[a.type] || a.type}, ${sizeText(a.size)}). Choose another file to replace it.`),
+      remove);
+  }
+
+  async removeAttachment() {
+    if (this.busy || !this.draft) return;
+    this.busy = true;
+    try {
+      let res;
+      try {
+        res = await fetch(this.urls.attachment(this.draft.id), {
+          method: "DELETE", headers: { Authorization: `Bearer ${this.draft.token}` },
+          credentials: "omit", cache: "no-store", referrerPolicy: "no-referrer",
+        });
+      } catch {
+        this.showProblem({ errors: [{ field: "attachment", code: this.unreachableCode() }] });
+        return;
+      }
+      if (res.status === 204) {
+        this.draft.attachment = null;
+        this.remember();
+        this.showAttached();
+        put(this.attachmentKept, el("p", {}, "The file was removed from your draft."));
+        this.attachmentInput.focus();
+        return;
+      }
+      const data = await res.json().catch(() => ({ code: "BUSY" }));
+      this.showProblem({ errors: [{ field: "attachment", code: data.code, detail: data.detail }] }, retryAfterSeconds(res));
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  // uploadThenReview sends the chosen file for the kept draft, with a
+  // progress bar, and then shows the review; a refusal stays on the form
+  // with the service's own sentence at the file field (the draft is kept:
+  // another file, or none, and Review again).
+  async uploadThenReview(draft) {
+    const file = this.pendingFile;
+    this.pendingFile = null;
+    this.draft = draft;
+    this.remember();
+    const answer = await this.upload(draft, file);
+    if (answer.ok) {
+      draft.attachment = answer.data.attachment;
+      this.attachmentInput.value = "";
+      return this.showReview(draft);
+    }
+    this.showAttached();
+    this.showProblem({ errors: [{ field: "attachment", code: answer.data.code, detail: answer.data.detail }] }, answer.retryAfter);
+  }
+
+  // upload PUTs file as the draft's attachment (XMLHttpRequest: fetch
+  // reports no upload progress) and resolves to {ok, data, retryAfter}.
+  upload(draft, file) {
+    const name = file.name || "";
+    const show = (fraction) => {
+      const pct = Math.round(fraction * 100);
+      put(this.progress,
+        el("label", { for: "intro-upload-progress" }, `Sending your file… ${pct}%`),
+        el("progress", { id: "intro-upload-progress", max: "100", value: String(pct) }));
+    };
+    show(0);
+    return new Promise((resolve) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("PUT", this.urls.attachment(draft.id));
+      xhr.setRequestHeader("Authorization", `Bearer ${draft.token}`);
+      xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+      if (name) xhr.setRequestHeader("Content-Disposition", dispositionName(name));
+      xhr.upload.onprogress = (e) => {
+        if (e.lengthComputable) show(e.loaded / e.total);
+      };
+      xhr.onload = () => {
+        put(this.progress);
+        let data = null;
+        try {
+          data = JSON.parse(xhr.responseText);
+        } catch {
+          data = null;
+        }
+        const wait = Number(xhr.getResponseHeader("Retry-After"));
+        if (xhr.status === 200 && data && data.attachment) resolve({ ok: true, data });
+        else resolve({ ok: false, data: data && data.code ? data : { code: "BUSY" }, retryAfter: Number.isFinite(wait) && wait > 0 ? wait : undefined });
+      };
+      xhr.onerror = () => {
+        put(this.progress);
+        resolve({ ok: false, data: { code: this.unreachableCode() } });
+      };
+      xhr.send(file);
+    });
   }
 
   // agreedTo lists the consents the service kept with the draft, each with

@@ -1,0 +1,172 @@
+// Package attachment receives the one file a visitor may attach to an
+// introduction: it checks the declared type, reads the body through a
+// reader limited to the size allowed (never the whole file into memory),
+// sniffs the bytes as they pass and streams them to Files, which keeps
+// the object only when every check passed. It cleans the file name into a
+// display name. It imports no cloud SDK: the bucket's adapter implements
+// Files.
+package attachment
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// DefaultMaxBytes is the size limit when ATTACHMENT_MAX_BYTES is unset:
+// 5 MiB.
+const DefaultMaxBytes = 5 << 20
+
+// Files keeps attachments' bytes, each object under a name the caller
+// chooses. Errors are *intake.Error: UNAVAILABLE when the store cannot be
+// reached, NOT_FOUND (Open) for an object that does not exist.
+type Files interface {
+	// Create starts writing object, which must not exist yet, with
+	// contentType.
+	Create(ctx context.Context, object, contentType string) (Upload, error)
+	// Open reads object.
+	Open(ctx context.Context, object string) (io.ReadCloser, error)
+	// Delete deletes object; one that does not exist is no error.
+	Delete(ctx context.Context, object string) error
+	// DeleteUnder deletes every object whose name begins with prefix and
+	// returns how many it deleted; none is no error.
+	DeleteUnder(ctx context.Context, prefix string) (int, error)
+	// Objects calls visit with every object's name and creation time; an
+	// error from visit stops it and is returned.
+	Objects(ctx context.Context, visit func(name string, created time.Time) error) error
+}
+
+// Upload is one object being written.
+type Upload interface {
+	io.Writer
+	// Commit ends the write and keeps the object.
+	Commit() error
+	// Abort ends the write and leaves no object, whatever the store had
+	// made of it so far.
+	Abort()
+}
+
+// Received is what Receive kept.
+type Received struct {
+	Type   string
+	Size   int64
+	SHA256 string
+}
+
+// copyBuffer is how much of the body is held at once while it streams.
+const copyBuffer = 32 << 10
+
+// Receive reads body (declared as contentType, at most maxBytes) into
+// object of files and returns what it kept; a refused body leaves no
+// object (its upload is aborted). It refuses before anything is
+// written a type not allowed (ATTACHMENT_TYPE_REFUSED) and bytes whose
+// start is not that type; while streaming, a body over maxBytes
+// (ATTACHMENT_TOO_LARGE: it stops reading at maxBytes+1) and, at the end,
+// bytes that are not wholly the declared type (ATTACHMENT_TYPE_REFUSED: a
+// polyglot, HTML sent as text, data past the format's end), or none at all
+// (ATTACHMENT_EMPTY). A refused body leaves no object. Other errors:
+// UNREADABLE_BODY (the body broke off), UNAVAILABLE (files failed).
+func Receive(ctx context.Context, files Files, object, contentType string, body io.Reader, maxBytes int64) (Received, error) {
+	typ, err := Declared(contentType)
+	if err != nil {
+		return Received{}, err
+	}
+	limited := &io.LimitedReader{R: body, N: maxBytes + 1}
+	in := newInspector(typ)
+	head := make([]byte, headSize)
+	n, err := io.ReadFull(limited, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return Received{}, unreadable(err)
+	}
+	head = head[:n]
+	if n == 0 {
+		return Received{}, intake.Errorf(intake.CodeAttachmentEmpty, "The file is empty.")
+	}
+	if int64(n) > maxBytes {
+		return Received{}, tooLarge(maxBytes)
+	}
+	in.write(head)
+	if err := in.headVerdict(); err != nil {
+		return Received{}, err
+	}
+
+	w, err := files.Create(ctx, object, typ)
+	if err != nil {
+		return Received{}, err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			w.Abort() // a refused file is never kept
+		}
+	}()
+	if _, err := w.Write(head); err != nil {
+		return Received{}, stored(err)
+	}
+	buf := make([]byte, copyBuffer)
+	for {
+		n, rerr := limited.Read(buf)
+		if n > 0 {
+			in.write(buf[:n])
+			if in.size > maxBytes {
+				return Received{}, tooLarge(maxBytes)
+			}
+			if _, err := w.Write(buf[:n]); err != nil {
+				return Received{}, stored(err)
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			break
+		}
+		if rerr != nil {
+			return Received{}, unreadable(rerr)
+		}
+	}
+	if err := in.verdict(); err != nil {
+		return Received{}, err
+	}
+	if err := w.Commit(); err != nil {
+		return Received{}, stored(err)
+	}
+	kept = true
+	return Received{Type: typ, Size: in.size, SHA256: hex.EncodeToString(in.hash.Sum(nil))}, nil
+}
+
+func tooLarge(maxBytes int64) error {
+	return intake.Errorf(intake.CodeAttachmentTooLarge, "The file is larger than %s, the most an attachment may be.", HumanSize(maxBytes))
+}
+
+func unreadable(err error) error {
+	return &intake.Error{Code: intake.CodeUnreadableBody, Detail: "The file could not be read to its end; please send it again.", Cause: err}
+}
+
+// stored wraps a failure of Files: its own *intake.Error as it is, any
+// other as UNAVAILABLE.
+func stored(err error) error {
+	var e *intake.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return intake.Unavailable(err, 5*time.Second)
+}
+
+// HumanSize states n bytes as the page and the notice do: "5 MiB",
+// "300 KiB", "12 bytes".
+func HumanSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n == 1:
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

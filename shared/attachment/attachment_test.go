@@ -1,0 +1,194 @@
+package attachment_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/ownersite/introductions/shared/attachment"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/storagetest"
+	"github.com/ownersite/introductions/shared/testsupport"
+)
+
+const limit = 64 << 10
+
+// TestReceive sends each kind of file to a bucket on fake-gcs-server and
+// reads the bucket back through the emulator's own API: what passes is
+// kept as sent, under its type; what is refused answers its code and
+// leaves no object at all.
+func TestReceive(t *testing.T) {
+	files, bucket := storagetest.Bucket(t)
+	pngBytes, jpegBytes, pdf := testsupport.SamplePNG(), testsupport.SampleJPEG(), testsupport.SamplePDF(2000)
+	cases := []struct {
+		name, declared string
+		body           []byte
+		code           intake.Code
+	}{
+		{"pdf", "application/pdf", pdf, ""},
+		{"png", "image/png", pngBytes, ""},
+		{"jpeg", "image/jpeg", jpegBytes, ""},
+		{"text", "text/plain; charset=utf-8", []byte("A job description.\nRole: engineer — Zürich, 80–100 %.\n"), ""},
+		{"text without charset", "text/plain", []byte("plain words"), ""},
+		{"at the limit", "application/pdf", atTheLimit(), ""},
+		{"pdf renamed png", "image/png", pdf, intake.CodeAttachmentTypeRefused},
+		{"png declared jpeg", "image/jpeg", pngBytes, intake.CodeAttachmentTypeRefused},
+		{"html as text", "text/plain", []byte("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"), intake.CodeAttachmentTypeRefused},
+		{"html deep in text", "text/plain", append(bytes.Repeat([]byte("harmless line\n"), 3000), []byte("<ScRiPt>alert(1)</script>")...), intake.CodeAttachmentTypeRefused},
+		{"svg as text", "text/plain", []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`), intake.CodeAttachmentTypeRefused},
+		{"binary as text", "text/plain", []byte("text\x00with a NUL"), intake.CodeAttachmentTypeRefused},
+		{"latin-1 as text", "text/plain", []byte("caf\xe9"), intake.CodeAttachmentTypeRefused},
+		{"text in utf-16", "text/plain; charset=utf-16", []byte("\xff\xfeh\x00i\x00"), intake.CodeAttachmentTypeRefused},
+		{"polyglot: png then zip", "image/png", append(append([]byte{}, pngBytes...), []byte("PK\x03\x04 an archive follows")...), intake.CodeAttachmentTypeRefused},
+		{"polyglot: jpeg with html in its head", "image/jpeg", append(append([]byte{}, jpegBytes[:20]...), append([]byte("<html><script>x</script>"), jpegBytes[20:]...)...), intake.CodeAttachmentTypeRefused},
+		{"polyglot: pdf then html", "application/pdf", append(append([]byte{}, pdf...), []byte("<html><script>x</script></html>")...), intake.CodeAttachmentTypeRefused},
+		{"cut short png", "image/png", pngBytes[:len(pngBytes)-12], intake.CodeAttachmentTypeRefused},
+		{"gif", "image/gif", []byte("GIF89a\x01\x00\x01\x00"), intake.CodeAttachmentTypeRefused},
+		{"html declared", "text/html", []byte("<p>hi</p>"), intake.CodeAttachmentTypeRefused},
+		{"no type", "", pdf, intake.CodeAttachmentTypeRefused},
+		{"empty", "application/pdf", nil, intake.CodeAttachmentEmpty},
+		{"over the limit", "application/pdf", testsupport.SamplePDF(limit), intake.CodeAttachmentTooLarge},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			object := "case/" + string(rune('a'+i))
+			got, err := attachment.Receive(context.Background(), files, object, c.declared, bytes.NewReader(c.body), limit)
+			if code := intake.CodeOf(err); code != c.code {
+				t.Fatalf("code %q, want %q (%v)", code, c.code, err)
+			}
+			kept := find(storagetest.Objects(t, bucket), object)
+			if c.code != "" {
+				if kept != nil {
+					t.Fatalf("refused, yet the bucket holds %s", object)
+				}
+				if d := intake.AsError(err).Detail; d == "" || strings.Contains(d, "%!") {
+					t.Fatalf("detail %q", d)
+				}
+				return
+			}
+			sum := sha256.Sum256(c.body)
+			if got.Size != int64(len(c.body)) || got.SHA256 != hex.EncodeToString(sum[:]) || !strings.HasPrefix(c.declared, got.Type) {
+				t.Fatalf("received %+v for %d bytes declared %s", got, len(c.body), c.declared)
+			}
+			if kept == nil || kept.ContentType != got.Type {
+				t.Fatalf("bucket holds %+v", kept)
+			}
+			r, err := files.Open(context.Background(), object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			back, _ := io.ReadAll(r)
+			if !bytes.Equal(back, c.body) {
+				t.Fatal("the bytes read back differ")
+			}
+		})
+	}
+}
+
+// endless is a body that never ends, counting what was read of it.
+type endless struct{ read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.read == 0 {
+		n := copy(p, testsupport.SamplePDF(0))
+		e.read += int64(n)
+		return n, nil
+	}
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestReceiveStopsAtTheLimit: a body without end is read only to the
+// limit and a buffer beyond it, then refused.
+func TestReceiveStopsAtTheLimit(t *testing.T) {
+	files, bucket := storagetest.Bucket(t)
+	body := &endless{}
+	_, err := attachment.Receive(context.Background(), files, "endless", "application/pdf", body, limit)
+	if intake.CodeOf(err) != intake.CodeAttachmentTooLarge {
+		t.Fatalf("got %v", err)
+	}
+	if body.read > limit+1+32<<10 {
+		t.Fatalf("read %d bytes of an endless body, limit %d", body.read, limit)
+	}
+	if len(storagetest.Objects(t, bucket)) != 0 {
+		t.Fatal("a refused body left an object")
+	}
+}
+
+func TestDeleteUnder(t *testing.T) {
+	files, bucket := storagetest.Bucket(t)
+	for _, o := range []string{"a/1", "a/2", "ab/1", "b/1"} {
+		if _, err := attachment.Receive(context.Background(), files, o, "text/plain", strings.NewReader("words"), limit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := files.DeleteUnder(context.Background(), "a/")
+	if err != nil || n != 2 {
+		t.Fatalf("deleted %d, %v", n, err)
+	}
+	var left []string
+	for _, o := range storagetest.Objects(t, bucket) {
+		left = append(left, o.Name)
+	}
+	if strings.Join(left, ",") != "ab/1,b/1" {
+		t.Fatalf("left %v", left)
+	}
+	if _, err := files.Open(context.Background(), "a/1"); intake.CodeOf(err) != intake.CodeNotFound {
+		t.Fatalf("open of a deleted object: %v", err)
+	}
+}
+
+func find(objects []storagetest.Object, name string) *storagetest.Object {
+	for _, o := range objects {
+		if o.Name == name {
+			return &o
+		}
+	}
+	return nil
+}
+
+func TestCleanName(t *testing.T) {
+	long := strings.Repeat("é", 200) + ".pdf"
+	cases := map[string]string{
+		"cv.pdf":                          "cv.pdf",
+		"../../etc/passwd":                "passwd",
+		`C:\Users\me\job description.pdf`: "job description.pdf",
+		"in\x00voi\x07ce\x1b.pdf":         "invoice.pdf",
+		"harmless\u202egpj.exe":           "harmlessgpj.exe",
+		"zero\u200bwidth\u2066.txt":       "zerowidth.txt",
+		"  .hidden  ":                     "hidden",
+		"tab\tseparated   name.txt":       "tab separated name.txt",
+		"/":                               "",
+		"\xff\xfebroken.txt":              "broken.txt",
+		long:                              strings.Repeat("é", 116) + ".pdf",
+		"رزومه.pdf":                       "رزومه.pdf",
+	}
+	for in, want := range cases {
+		if got := attachment.CleanName(in); got != want {
+			t.Errorf("CleanName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := attachment.NameFrom(`attachment; filename*=UTF-8''%E2%80%AEcv%2F..%2Fx.pdf`); got != "x.pdf" {
+		t.Errorf("NameFrom: %q", got)
+	}
+	if got := attachment.NameFrom(`attachment; filename="plain.txt"`); got != "plain.txt" {
+		t.Errorf("NameFrom: %q", got)
+	}
+}
+
+// atTheLimit is a PDF of exactly limit bytes.
+func atTheLimit() []byte {
+	pdf := testsupport.SamplePDF(limit - len(testsupport.SamplePDF(0)))
+	for len(pdf) > limit {
+		pdf = testsupport.SamplePDF(limit - len(testsupport.SamplePDF(0)) - (len(pdf) - limit))
+	}
+	return pdf
+}

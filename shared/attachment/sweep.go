@@ -1,0 +1,103 @@
+package attachment
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// ClassAttachments is the class a sweep run counts deleted attachments
+// under.
+const ClassAttachments = "attachments"
+
+// Grace is how old an object no introduction names must be before the
+// sweep deletes it while its introduction lives: an upload streams its
+// bytes before its draft names them.
+const Grace = 15 * time.Minute
+
+// lookupBatch is how many introductions one lookup reads.
+const lookupBatch = 100
+
+// Kept tells which object each live introduction's attachment is kept
+// under (the firestorestore sweep store is one).
+type Kept interface {
+	// AttachmentObjects returns, for each of ids whose introduction is
+	// live at now, the object its attachment is kept under ("" for none);
+	// an id it leaves out has no live introduction. Errors: UNAVAILABLE.
+	AttachmentObjects(ctx context.Context, ids []string, now time.Time) (map[string]string, error)
+}
+
+// SweepTask is the sweep's task that deletes every object whose
+// introduction is gone (an unconfirmed draft the sweep deleted, an
+// introduction past its retention, one withdrawn or erased whose bytes a
+// failure left), and every object older than Grace that its introduction
+// no longer names (replaced). It reads the bucket's list and the
+// introductions the objects belong to, a batch at a time.
+type SweepTask struct {
+	files  Files
+	kept   Kept
+	logger *slog.Logger
+}
+
+// NewSweepTask returns the task, or an error naming a missing part.
+func NewSweepTask(files Files, kept Kept, logger *slog.Logger) (*SweepTask, error) {
+	if files == nil || kept == nil || logger == nil {
+		return nil, errors.New("attachment.NewSweepTask: files, kept and logger are required")
+	}
+	return &SweepTask{files: files, kept: kept, logger: logger}, nil
+}
+
+// Name is the task's name in a run's record.
+func (t *SweepTask) Name() string { return "attachments" }
+
+type object struct {
+	name    string
+	created time.Time
+}
+
+// Run deletes what no live introduction names and reports how many it
+// deleted. Errors: UNAVAILABLE (the bucket or the database).
+func (t *SweepTask) Run(ctx context.Context, now time.Time) (intake.SweepTaskResult, error) {
+	res := intake.SweepTaskResult{Deleted: map[string]int{ClassAttachments: 0}}
+	byID := map[string][]object{}
+	var ids []string
+	err := t.files.Objects(ctx, func(name string, created time.Time) error {
+		id, _, _ := strings.Cut(name, "/")
+		if byID[id] == nil {
+			ids = append(ids, id)
+		}
+		byID[id] = append(byID[id], object{name, created})
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	for len(ids) > 0 {
+		batch := ids[:min(lookupBatch, len(ids))]
+		ids = ids[len(batch):]
+		kept, err := t.kept.AttachmentObjects(ctx, batch, now)
+		if err != nil {
+			return res, err
+		}
+		for _, id := range batch {
+			named, live := kept[id]
+			for _, o := range byID[id] {
+				if live && (o.name == named || now.Sub(o.created) < Grace) {
+					continue
+				}
+				if err := t.files.Delete(ctx, o.name); err != nil {
+					return res, err
+				}
+				res.Deleted[ClassAttachments]++
+			}
+		}
+	}
+	if n := res.Deleted[ClassAttachments]; n > 0 {
+		t.logger.InfoContext(ctx, "sweep deleted attachments", slog.Int("attachments", n))
+	}
+	return res, nil
+}
