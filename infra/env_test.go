@@ -218,6 +218,7 @@ func TestEnvironmentAsApplied(t *testing.T) {
 		"ADMIN_URL": adminURL["ADMIN_URL"], "SMTP_HOST": "smtp.example.com", "SMTP_TLS": "tls",
 		"NOTIFY_EMAIL_FROM": "intro@example.com", "NOTIFY_EMAIL_TO": "owner@example.com",
 	}
+	bucket := map[string]string{"ATTACHMENT_BUCKET": "proj-1-introductions-attachments"}
 	job := map[string]string{"SCHEDULER_JOB": "projects/proj-1/locations/europe-west1/jobs/introductions-sweep"}
 	delivering := []string{"SMTP_PASSWORD", "WEBHOOK_SECRET"}
 
@@ -233,29 +234,29 @@ func TestEnvironmentAsApplied(t *testing.T) {
 		{"destinations off", base, map[string]want{
 			"challenge":       {with(key), nil},
 			"forms":           {with(), nil},
-			"drafts":          {with(store, key, pepper), nil},
-			"confirmation":    {with(store, pepper, adminURL), nil},
+			"drafts":          {with(store, key, pepper, bucket), nil},
+			"confirmation":    {with(store, pepper, adminURL, bucket), nil},
 			"delivery-events": {with(store), nil},
-			"sweep":           {with(store, adminURL), nil},
-			"admin":           {with(store, key, adminURL, job), nil},
+			"sweep":           {with(store, adminURL, bucket), nil},
+			"admin":           {with(store, key, adminURL, job, bucket), nil},
 		}},
 		{"destinations on", on, map[string]want{
 			"challenge":       {with(key), nil},
 			"forms":           {with(), nil},
-			"drafts":          {with(store, key, pepper), nil},
-			"confirmation":    {with(store, pepper, handoffOn), delivering},
+			"drafts":          {with(store, key, pepper, bucket), nil},
+			"confirmation":    {with(store, pepper, handoffOn, bucket), delivering},
 			"delivery-events": {with(store), []string{"MAILGUN_WEBHOOK_SIGNING_KEY"}},
-			"sweep":           {with(store, handoffOn), delivering},
-			"admin":           {with(store, key, handoffOn, job), delivering},
+			"sweep":           {with(store, handoffOn, bucket), delivering},
+			"admin":           {with(store, key, handoffOn, job, bucket), delivering},
 		}},
 		{"mail without login", noLogin, map[string]want{
 			"challenge":       {with(key), nil},
 			"forms":           {with(), nil},
-			"drafts":          {with(store, key, pepper), nil},
-			"confirmation":    {with(store, pepper, mailNoLogin), nil},
+			"drafts":          {with(store, key, pepper, bucket), nil},
+			"confirmation":    {with(store, pepper, mailNoLogin, bucket), nil},
 			"delivery-events": {with(store), nil},
-			"sweep":           {with(store, mailNoLogin), nil},
-			"admin":           {with(store, key, mailNoLogin, job), nil},
+			"sweep":           {with(store, mailNoLogin, bucket), nil},
+			"admin":           {with(store, key, mailNoLogin, job, bucket), nil},
 		}},
 	}
 	// What the owner would have put in the secrets.
