@@ -21,4 +21,4 @@ if [ -z "${STORAGE_EMULATOR_HOST:-}" ]; then
   STORAGE_EMULATOR_HOST=$(scripts/storage-emulator.sh start)
   export STORAGE_EMULATOR_HOST
 fi
-exec node --test --test-concurrency=1 --test-timeout=120000 scripts/js/*.test.mjs
+exec node --test --test-concurrency=1 --test-timeout=300000 scripts/js/*.test.mjs

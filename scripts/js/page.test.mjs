@@ -279,7 +279,7 @@ test('keyboard only, labels, the honeypot out of reach, and a phone viewport', {
   }
   assert.ok(!order.includes('website'), `honeypot focused: ${order}`);
   assert.deepEqual(order.slice(0, 6), ['intro-lang-fa', 'intro-name', 'intro-company', 'intro-role', 'intro-email', 'intro-message']);
-  assert.deepEqual(order.slice(6, 9), ['consent-future-roles', 'SUMMARY', 'BUTTON'], 'then the optional permission, the notice and Review');
+  assert.deepEqual(order.slice(6, 10), ['intro-attachment', 'consent-future-roles', 'SUMMARY', 'BUTTON'], 'then the optional file, the optional permission, the notice and Review');
 
   await page.focus('h1');
   await page.keyboard.press('Tab');
@@ -290,9 +290,7 @@ test('keyboard only, labels, the honeypot out of reach, and a phone viewport', {
   await page.keyboard.type('katherine@example.com');
   await page.keyboard.press('Tab');
   await page.keyboard.type('Orbital mechanics.');
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Tab'); // the file, the permission, the notice
   assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Review');
   await page.keyboard.press('Enter');
   await page.waitForSelector('text=Please check your introduction');
