@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -24,17 +22,9 @@ func (s *IntakeStore) AttachableDraft(ctx context.Context, id string, tokenHash 
 	var in intake.Introduction
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		snap, err := s.introductionRef(id).Get(ctx)
-		if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-			return intake.ErrNotFound
-		}
-		if err != nil {
+		if in, err = liveIntroduction(snap, err, id, now); err != nil {
 			return err
 		}
-		var d introductionDoc
-		if err := snap.DataTo(&d); err != nil {
-			return err
-		}
-		in = d.introduction(id)
 		return in.AttachableBy(tokenHash, now)
 	})
 	if err != nil {
@@ -58,17 +48,10 @@ func (s *IntakeStore) SetAttachment(ctx context.Context, id string, tokenHash []
 	err := s.op(ctx, []string{lockKey(ref), lockKey(ledgerRef)}, func(ctx context.Context) error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			snap, err := tx.Get(ref)
-			if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-				return intake.ErrNotFound
-			}
+			in, err := liveIntroduction(snap, err, id, now)
 			if err != nil {
 				return err
 			}
-			var d introductionDoc
-			if err := snap.DataTo(&d); err != nil {
-				return err
-			}
-			in := d.introduction(id)
 			if err := in.AttachableBy(tokenHash, now); err != nil {
 				return err
 			}

@@ -11,6 +11,8 @@ import (
 
 	"cloud.google.com/go/firestore"
 	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -166,6 +168,29 @@ func live(snap *firestore.DocumentSnapshot, now time.Time) bool {
 	}
 	t, ok := v.(time.Time)
 	return ok && now.Before(t)
+}
+
+// liveOrNotFound is the error of a read of one document that must be live
+// at now: NOT_FOUND for one that is absent or expired, the read's own error
+// otherwise, nil for a live one.
+func liveOrNotFound(snap *firestore.DocumentSnapshot, err error, now time.Time) error {
+	if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
+		return intake.ErrNotFound
+	}
+	return err
+}
+
+// liveIntroduction decodes the read of introduction id, which must be live
+// at now (see liveOrNotFound).
+func liveIntroduction(snap *firestore.DocumentSnapshot, err error, id string, now time.Time) (intake.Introduction, error) {
+	if err := liveOrNotFound(snap, err, now); err != nil {
+		return intake.Introduction{}, err
+	}
+	var d introductionDoc
+	if err := snap.DataTo(&d); err != nil {
+		return intake.Introduction{}, err
+	}
+	return d.introduction(id), nil
 }
 
 // eachLive calls visit with each document of q that is live at now, in

@@ -135,10 +135,7 @@ func (s *DB) envelope(ctx context.Context, id string, now time.Time) (intake.Env
 	var e intake.Envelope
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		snap, err := s.envelopeRef(id).Get(ctx)
-		if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-			return intake.ErrNotFound
-		}
-		if err != nil {
+		if err := liveOrNotFound(snap, err, now); err != nil {
 			return err
 		}
 		e, err = readEnvelope(snap)
@@ -216,10 +213,7 @@ func (s *OutboxStore) LeaseEnvelope(ctx context.Context, id string, now time.Tim
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			leased = false
 			snap, err := tx.Get(ref)
-			if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-				return intake.ErrNotFound
-			}
-			if err != nil {
+			if err := liveOrNotFound(snap, err, now); err != nil {
 				return err
 			}
 			if e, err = readEnvelope(snap); err != nil {
@@ -314,10 +308,7 @@ func (s *OutboxStore) UpdateEnvelope(ctx context.Context, id string, now time.Ti
 // moveEnvelope does UpdateEnvelope's reads and writes inside tx.
 func (s *DB) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	snap, err := tx.Get(ref)
-	if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-		return intake.Envelope{}, intake.ErrNotFound
-	}
-	if err != nil {
+	if err := liveOrNotFound(snap, err, now); err != nil {
 		return intake.Envelope{}, err
 	}
 	e, err := readEnvelope(snap)

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/firestore"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -44,17 +42,10 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 		refusal = nil // the transaction may run again
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			snap, err := tx.Get(ref)
-			if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
-				return intake.ErrNotFound
-			}
+			in, err := liveIntroduction(snap, err, id, now)
 			if err != nil {
 				return err
 			}
-			var d introductionDoc
-			if err := snap.DataTo(&d); err != nil {
-				return err
-			}
-			in := d.introduction(id)
 			if err := in.RevisableBy(tokenHash, now); err != nil {
 				return err
 			}
