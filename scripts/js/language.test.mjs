@@ -77,7 +77,7 @@ test('Chromium in Persian (fa-IR): the form in Persian, right to left, through R
   for (const f of fa.fields.filter((f) => f.type !== 'transcript')) {
     assert.equal(await page.getByLabel(f.required ? f.label : `${f.label} (اختیاری)`, { exact: true }).count(), 1, `a control labelled ${f.label}`);
   }
-  const dirs = await page.$$eval('.intro-field input, .intro-field textarea', (els) => els.map((e) => `${e.name}:${e.dir}`));
+  const dirs = await page.$$eval('.intro-field input:not([type=file]), .intro-field textarea', (els) => els.map((e) => `${e.name}:${e.dir}`));
   assert.deepEqual(dirs, ['name:auto', 'company:auto', 'role:auto', 'email:auto', 'message:auto'], 'every field is dir="auto"');
   const future = fa.purposes.find((p) => p.id === 'future-roles');
   assert.ok(await page.getByText(future.consent.text, { exact: true }).isVisible(), 'the Persian consent text is shown');
