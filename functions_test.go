@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 // TestEveryEntryPointIsRegistered starts the real Functions Framework with
 // FUNCTION_TARGET set to each function of the route table, as Cloud Run
 // does, and checks that our handler (not the framework's "no matching
-// function") answers each of its routes: a PUT, which no route takes, is
+// function") answers each of its routes: a PATCH, which no route takes, is
 // answered 405 problem+json by the function's own route set.
 func TestEveryEntryPointIsRegistered(t *testing.T) {
 	type probe struct{ method, path string }
@@ -47,7 +47,7 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 			_, path, _ := strings.Cut(pattern, " ")
 			path = strings.ReplaceAll(path, "{$}", "")
 			path = regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(path, "x")
-			probes[name] = append(probes[name], probe{"PUT", path})
+			probes[name] = append(probes[name], probe{"PATCH", path})
 		}
 	}
 	registered := slices.Collect(maps.Values(EntryPoints))
