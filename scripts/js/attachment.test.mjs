@@ -27,6 +27,7 @@ const locales = {
   'en-US': {
     shot: '',
     rules: 'One file: PDF, PNG, JPEG or plain text, at most 256 KiB. It is sent when you press Review, and kept privately with your introduction.',
+    choose: 'Choose a file', noneChosen: 'No file chosen',
     review: 'Review', heading: 'Please check your introduction', edit: 'Edit', remove: 'Remove the file',
     removed: 'The file was removed from your draft.', none: '(no file)',
     reviewed: (kib) => `job description.pdf — PDF, ${kib} KiB`,
@@ -38,6 +39,7 @@ const locales = {
   'fa-IR': {
     shot: '-fa',
     rules: 'فقط یک پرونده: PDF، PNG، JPEG یا متن ساده، حداکثر ۲۵۶ کیلوبایت. وقتی «بازبینی» را بزنید فرستاده می‌شود و به‌طور خصوصی کنار معرفی‌نامه‌تان نگه داشته می‌شود.',
+    choose: 'انتخاب پرونده', noneChosen: 'پرونده‌ای انتخاب نشده است',
     review: 'بازبینی', heading: 'لطفاً معرفی‌نامه‌تان را بررسی کنید', edit: 'ویرایش', remove: 'حذف پرونده',
     removed: 'پرونده از پیش‌نویس شما حذف شد.', none: '(بدون پرونده)',
     reviewed: (kib) => `job description.pdf — PDF، ${kib.toLocaleString('fa')} کیلوبایت`,
@@ -109,9 +111,21 @@ for (const [locale, say] of Object.entries(locales)) {
     // them reads from the right as the sentence does.
     assert.equal((await page.textContent('#intro-attachment-rules')).includes('\u2068PDF\u2069'), locale === 'fa-IR');
     await checkState(page, `attachment (${locale}): the rules before a file is picked`);
-
+    // The picker is drawn in the page's language (the native input's own
+    // button speaks the browser's); a click on it opens the file chooser.
+    assert.equal(await page.textContent('.intro-file-button'), say.choose);
+    assert.equal(await page.textContent('#intro-attachment-chosen'), say.noneChosen);
+    const chooser = page.waitForEvent('filechooser');
+    await page.click('.intro-file-button');
     const file = pdf(200 << 10);
-    await page.setInputFiles('#intro-attachment', { name: 'job description.pdf', mimeType: 'application/pdf', buffer: file });
+    await (await chooser).setFiles({ name: 'job description.pdf', mimeType: 'application/pdf', buffer: file });
+    assert.equal(await page.textContent('#intro-attachment-chosen'), 'job description.pdf');
+    // The input under it is the keyboard's control, its focus ring drawn on the button.
+    await page.focus('#intro-attachment');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'intro-attachment');
+    assert.notEqual(await page.$eval('.intro-file-button', (b) => getComputedStyle(b).outlineStyle), 'none', 'the focused picker shows its focus ring');
     const put = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith('/attachment'));
     await page.getByRole('button', { name: say.review }).click();
     const res = await put;

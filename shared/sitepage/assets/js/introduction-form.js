@@ -1344,17 +1344,31 @@ export class IntroductionForm {
 
   // renderAttachment is the file field, with the rules said before a file
   // is picked and, once a file is kept with the draft, what it is and a way
-  // to remove it.
+  // to remove it. The native input stays the control (focus, keyboard,
+  // what assistive technology is told) but is drawn as a button and the
+  // chosen file's name in the page's language, not the browser's: its own
+  // "Choose File" and "No file chosen" follow the browser's language.
   renderAttachment() {
     const a = this.def.attachment;
     const id = "intro-attachment";
     const label = a.label || this.t("attachment.label");
     const rules = this.t("attachment.rules", { types: this.typesText(a.types), size: this.sizeText(a.maxBytes) });
     const input = el("input", {
-      id, name: "attachment", type: "file",
+      id, name: "attachment", type: "file", class: "intro-file-input",
       accept: [...(a.types || []), ".pdf", ".png", ".jpg", ".jpeg", ".txt"].join(","),
       "aria-describedby": `${id}-hint ${id}-rules ${id}-kept ${id}-error`,
     });
+    // The picker as drawn: hidden from assistive technology, which has the
+    // input itself; a click on it is a click on the input.
+    const choose = el("span", { class: "intro-file-button", "aria-hidden": "true" }, this.t("attachment.choose"));
+    const chosen = el("span", { class: "intro-file-chosen", id: `${id}-chosen`, "aria-hidden": "true" });
+    const showChosen = () => {
+      const f = input.files && input.files[0];
+      put(chosen, f ? el("bdi", {}, f.name || this.t("attachment.unnamed")) : this.t("attachment.noneChosen"));
+    };
+    choose.addEventListener("click", () => input.click());
+    input.addEventListener("change", showChosen);
+    showChosen();
     const error = el("p", { class: "intro-error", id: `${id}-error` });
     const kept = el("div", { class: "intro-attached", id: `${id}-kept`, "aria-live": "polite" });
     this.attachmentInput = input;
@@ -1365,7 +1379,7 @@ export class IntroductionForm {
       el("label", { for: id }, label, el("span", { class: "intro-optional" }, " ", this.t("optional"))),
       a.hint ? el("span", { class: "intro-hint", id: `${id}-hint` }, a.hint) : el("span", { id: `${id}-hint`, hidden: true }),
       el("span", { class: "intro-hint intro-rules", id: `${id}-rules` }, rules),
-      input,
+      el("div", { class: "intro-file-picker" }, input, choose, chosen),
       kept,
       error);
   }
@@ -1426,6 +1440,7 @@ export class IntroductionForm {
     if (answer.ok) {
       draft.attachment = answer.data.attachment;
       this.attachmentInput.value = "";
+      this.attachmentInput.dispatchEvent(new Event("change"));
       return this.showReview(draft);
     }
     this.showAttached();
