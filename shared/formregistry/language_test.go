@@ -228,3 +228,29 @@ func TestChoose(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesAreWordedAsThePageWordsThem: the notice's sizes come from the
+// page's size sentences, in the language's digits and decimal separator.
+func TestSizesAreWordedAsThePageWordsThem(t *testing.T) {
+	en, _ := LanguageOf("en")
+	fa, _ := LanguageOf("fa")
+	tests := []struct {
+		n      int64
+		en, fa string
+	}{
+		{5 << 20, "5 MiB", "۵ مگابایت"},
+		{11 << 19, "5.5 MiB", "۵٫۵ مگابایت"},
+		{5<<20 + 1, "5 MiB", "۵ مگابایت"},
+		{256 << 10, "256 KiB", "۲۵۶ کیلوبایت"},
+		{1, "1 byte", "۱ بایت"},
+		{900, "900 bytes", "۹۰۰ بایت"},
+	}
+	for _, tt := range tests {
+		if got := en.size(tt.n); got != tt.en {
+			t.Errorf("en size(%d) = %q, want %q", tt.n, got, tt.en)
+		}
+		if got := fa.size(tt.n); got != tt.fa {
+			t.Errorf("fa size(%d) = %q, want %q", tt.n, got, tt.fa)
+		}
+	}
+}
