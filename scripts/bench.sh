@@ -4,7 +4,8 @@
 # sweep's documents read per document deleted and its deletion rate against
 # a plain batched write), the store's own benchmarks (a confirmation with and
 # without its outbox), the time from a confirmation to the webhook receiver's
-# 2xx, the dev server's start-up time and resident memory after 1,000
+# 2xx, a 5 MiB attachment's upload against a plain io.Copy to fake-gcs-server,
+# the dev server's start-up time and resident memory after 1,000
 # drafts, and each function's start-up run alone as the Go buildpack runs it
 # (time to its first answer, resident memory, Firestore connections and
 # calls), each against a reference measured in the same run.
@@ -13,6 +14,10 @@ cd "$(dirname "$0")/.."
 if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
   FIRESTORE_EMULATOR_HOST=$(scripts/emulator.sh start)
   export FIRESTORE_EMULATOR_HOST
+fi
+if [ -z "${STORAGE_EMULATOR_HOST:-}" ]; then
+  STORAGE_EMULATOR_HOST=$(scripts/storage-emulator.sh start)
+  export STORAGE_EMULATOR_HOST
 fi
 echo "== Firestore round trips through the wired handlers (target: at most 3 each)"
 go test -run '^$' -bench 'BenchmarkDraftAndConfirm' -benchtime 50x ./functions/wiring/
@@ -40,6 +45,8 @@ echo "== proof of work and content rules, CPU only"
 go test -run '^$' -bench . -benchtime 1s ./shared/altchapow/ ./shared/contentrules/ 2>/dev/null | grep -E '^(Benchmark|ok)' || true
 echo "== webhook sender: a signed delivery to a local receiver vs a plain unsigned POST (reference)"
 go test -run '^$' -bench 'BenchmarkSend' -benchtime 2000x ./shared/webhook/ | grep -E '^Benchmark' || true
+echo "== attachment upload: a 5 MiB PDF PUT through the service vs a plain io.Copy of the same bytes to the same fake-gcs-server (time and peak heap, with ratios)"
+go test -run '^$' -bench 'BenchmarkAttachmentUpload' -benchtime 1x ./functions/wiring/ | grep -vE '^(goos|goarch|pkg|cpu|PASS|ok)'
 echo "== handoff latency: confirmation sent -> local webhook receiver answered 2xx (median of 50) vs a bare HTTP round trip to it (median of 50)"
 go test -run '^$' -bench 'BenchmarkConfirmationToWebhook' -benchtime 1x ./functions/wiring/ | grep -E '^Benchmark'
 echo "== start-up and memory (devserver vs a bare net/http server; 128 MiB tier)"

@@ -224,9 +224,10 @@ func TestWorkedCase(t *testing.T) {
 			t.Fatalf("upload: %d %s", r.status, r.body)
 		}
 	}
-	if n, objects := h.count("introductions"), h.objects(); n != 1 || len(objects) != 1 {
-		t.Fatalf("after the upload's retry: %d introductions, objects %v", n, objects)
+	if n, objects := h.count("introductions"), h.objects(); n != 1 || len(objects) != 1 || !strings.HasPrefix(objects[0], id+"/") {
+		t.Fatalf("after the upload's retry: %d introductions, objects %v (want one, under %s/)", n, objects, id)
 	}
+	wantEvidence := intake.AttachmentEvidence{Type: "application/pdf", Size: int64(len(cv)), SHA256: cvHash}
 
 	c := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": token})
 	if c.status != http.StatusOK {
@@ -272,8 +273,8 @@ func TestWorkedCase(t *testing.T) {
 	if e := h.envelope(hookID); e.Status != intake.DeliveryDelivered {
 		t.Fatalf("webhook after its 2xx: %s %q", e.Status, e.LastError)
 	}
-	if l := h.ledger(id); l.Decision != intake.DecisionHandoffPending {
-		t.Fatalf("decision after acceptance: %s %q", l.Decision, l.Reason)
+	if l := h.ledger(id); l.Decision != intake.DecisionHandoffPending || l.Attachment == nil || *l.Attachment != wantEvidence {
+		t.Fatalf("after acceptance: decision %s %q, attachment evidence %+v", l.Decision, l.Reason, l.Attachment)
 	}
 	mails := mp.Search(t, "to:owner@site.example")
 	if len(mails) != 1 || !strings.Contains(mails[0].Text, canaryName) {
@@ -306,6 +307,14 @@ func TestWorkedCase(t *testing.T) {
 	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 2 || mails[0].MessageID != mails[1].MessageID {
 		t.Fatalf("the retry must re-send the same message: %d mails", len(mails))
 	}
+	// Accepted again is not received: the handoff stays pending until the
+	// provider's receipt, and the retry made no second intake nor object.
+	if l := h.ledger(id); l.Decision != intake.DecisionHandoffPending {
+		t.Fatalf("decision after the retry, before the receipt: %s", l.Decision)
+	}
+	if n, objects := h.count("introductions"), h.objects(); n != 1 || len(objects) != 1 {
+		t.Fatalf("after the delivery's retry: %d introductions, objects %v", n, objects)
+	}
 
 	delivered := h.mailgunEvent("tok-delivered", mailID, "delivered", "", "")
 	if r := h.postEvent(delivered); r.status != http.StatusOK {
@@ -315,8 +324,15 @@ func TestWorkedCase(t *testing.T) {
 	if e := h.envelope(mailID); e.Status != intake.DeliveryDelivered || l.Decision != intake.DecisionHandoffComplete {
 		t.Fatalf("after the receipt: %s, decision %s %q", e.Status, l.Decision, l.Reason)
 	}
-	if l.Attachment == nil || *l.Attachment != (intake.AttachmentEvidence{Type: "application/pdf", Size: int64(len(cv)), SHA256: cvHash}) || contains(h.docs("ledger"), canaryFile) {
+	if l.Attachment == nil || *l.Attachment != wantEvidence || contains(h.docs("ledger"), canaryFile) {
 		t.Fatalf("the ledger's attachment evidence: %+v", l.Attachment)
+	}
+	raw, err := h.db.Collection("ledger").Doc(id).Get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := raw.Data()["attachment"].(map[string]any); len(ev) != 3 || ev["type"] == nil || ev["size"] == nil || ev["sha256"] == nil {
+		t.Fatalf("the ledger keeps more of the attachment than its type, size and SHA-256: %v", raw.Data()["attachment"])
 	}
 	if l.FormVersion != "3" || l.Abuse.State != intake.AbuseClean || l.Validation.Result != intake.ValidationPass || len(l.Consents) != 1 ||
 		l.Consents[0].Purpose != "future-roles" || l.Consents[0].ConfirmedAt.IsZero() || l.IdempotencyKeyHash == "" {

@@ -55,6 +55,8 @@ type AttachmentDefinition struct {
 	Attachment
 	MaxBytes int64    `json:"maxBytes"`
 	Types    []string `json:"types"`
+	// TypeNames names each of Types in the definition's language.
+	TypeNames map[string]string `json:"typeNames"`
 }
 
 // Limits are the service's settings a definition and its notice state.
@@ -106,7 +108,11 @@ func (v *Version) Definition(pow ProofOfWorkParams, limits Limits) Definition {
 	retention := limits.Retention
 	var att *AttachmentDefinition
 	if v.Attachment != nil {
-		att = &AttachmentDefinition{Attachment: *v.Attachment, MaxBytes: limits.AttachmentMaxBytes, Types: slices.Clone(attachment.Types)}
+		names := make(map[string]string, len(attachment.Types))
+		for _, t := range attachment.Types {
+			names[t] = v.Language.Notice.AttachmentTypes[t]
+		}
+		att = &AttachmentDefinition{Attachment: *v.Attachment, MaxBytes: limits.AttachmentMaxBytes, Types: slices.Clone(attachment.Types), TypeNames: names}
 	}
 	purposes := make([]Purpose, len(v.Purposes))
 	for i, p := range v.Purposes {

@@ -141,7 +141,7 @@ func TestDefinitionShape(t *testing.T) {
 		want string
 	}{
 		{"top level", d, "attachment,description,dir,fields,formId,formVersion,honeypot,lang,languages,notice,page,problems,proofOfWork,purposes,retention,title"},
-		{"attachment", d["attachment"], "hint,label,maxBytes,purpose,types"},
+		{"attachment", d["attachment"], "hint,label,maxBytes,purpose,typeNames,types"},
 		{"field with autocomplete", fields[0], "autocomplete,code,hint,label,maxLength,maxLinks,name,required,type"},
 		{"field bound to a purpose", fields[5], "code,hint,label,maxLength,maxLinks,name,purpose,required,type"},
 		{"honeypot", d["honeypot"], "name"},

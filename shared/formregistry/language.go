@@ -27,11 +27,14 @@ type Language struct {
 	Dir string `json:"dir"`
 	// Digits are the language's ten digits, 0 to 9; empty for ASCII digits.
 	Digits string `json:"digits"`
+	// Decimal is the language's decimal separator; empty for ".".
+	Decimal string `json:"decimal,omitempty"`
 	// Names names every language of the registry in this one.
 	Names  map[string]string `json:"names"`
 	Notice NoticeWording     `json:"notice"`
 	// Page holds the page's sentences by key; {name} marks a value the page
-	// fills in. A key ending in .one, .two, .few, .many or .other is one
+	// fills in. Its size sentences (size.mib, size.kib, size.bytes) also
+	// word the notice's sizes. A key ending in .one, .two, .few, .many or .other is one
 	// plural form of the sentence before it (Intl.PluralRules' categories);
 	// every plural sentence has its .other form.
 	Page map[string]string `json:"page"`
@@ -306,19 +309,48 @@ func (l *Language) joinOr(parts []string) string {
 }
 
 // attachmentRules is the notice's sentence on an attachment of at most
-// maxBytes.
+// maxBytes. In a right-to-left language each type name is isolated
+// (U+2068 … U+2069), as the page does, so that a list of Latin names
+// reads from the right.
 func (l *Language) attachmentRules(maxBytes int64) string {
 	var types []string
 	for _, t := range attachment.Types {
-		types = append(types, l.Notice.AttachmentTypes[t])
-	}
-	size := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' && l.Digits != "" {
-			return []rune(l.Digits)[r-'0']
+		name := l.Notice.AttachmentTypes[t]
+		if l.Dir == "rtl" {
+			name = "\u2068" + name + "\u2069"
 		}
-		return r
-	}, attachment.HumanSize(maxBytes))
-	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", size).Replace(l.Notice.Attachment)
+		types = append(types, name)
+	}
+	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", l.size(maxBytes)).Replace(l.Notice.Attachment)
+}
+
+// size words n bytes as the page does, with the page's size sentences
+// (size.mib, size.kib, size.bytes) and the language's digits: "5 MiB",
+// "۵ مگابایت". A size of MiB and a fraction keeps one decimal, written
+// with the language's decimal separator.
+func (l *Language) size(n int64) string {
+	word := func(key, number string) string {
+		return strings.ReplaceAll(l.Page[key], "{n}", number)
+	}
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return word("size.mib", l.number(n>>20))
+	case n >= 1<<20:
+		tenths := (n*10 + 1<<19) >> 20 // rounded to the nearest tenth
+		sep := l.Decimal
+		if sep == "" {
+			sep = "."
+		}
+		if tenths%10 == 0 {
+			return word("size.mib", l.number(tenths/10))
+		}
+		return word("size.mib", l.number(tenths/10)+sep+l.number(tenths%10))
+	case n >= 1<<10:
+		return word("size.kib", l.number(n>>10))
+	case n == 1 && l.Page["size.bytes.one"] != "":
+		return word("size.bytes.one", l.number(n))
+	}
+	return word("size.bytes.other", l.number(n))
 }
 
 // Choose picks a language among available (the default first): the one

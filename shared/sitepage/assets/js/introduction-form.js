@@ -82,22 +82,6 @@ const DETAILED_CODES = new Set([
   "ATTACHMENT_TOO_LARGE", "ATTACHMENT_TYPE_REFUSED", "ATTACHMENT_EMPTY", "ATTACHMENT_NOT_OFFERED",
 ]);
 
-// The names the page gives the attachment's types.
-const TYPE_NAMES = { "application/pdf": "PDF", "image/png": "PNG", "image/jpeg": "JPEG", "text/plain": "plain text" };
-
-// sizeText states a number of bytes as the service does ("5 MiB").
-function sizeText(n) {
-  if (n >= 1 << 20) return `${Number.isInteger(n / (1 << 20)) ? n / (1 << 20) : (n / (1 << 20)).toFixed(1)} MiB`;
-  if (n >= 1 << 10) return `${Math.floor(n / (1 << 10))} KiB`;
-  return n === 1 ? "1 byte" : `${n} bytes`;
-}
-
-// typesText names the allowed types: "PDF, PNG, JPEG or plain text".
-function typesText(types) {
-  const names = (types || []).map((t) => TYPE_NAMES[t] || t);
-  return names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}` : names.join("");
-}
-
 // dispositionName is a Content-Disposition naming the file in UTF-8.
 function dispositionName(name) {
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -483,6 +467,42 @@ export class IntroductionForm {
 
   num(n) {
     return new Intl.NumberFormat(this.lang).format(n);
+  }
+
+  // tNodes is t with nodes among vars (a name in a <bdi>, say): the
+  // sentence as a list of strings and those nodes, in the sentence's order.
+  tNodes(key, vars = {}) {
+    const nodes = Object.fromEntries(Object.entries(vars).filter(([, v]) => v instanceof Node));
+    const s = this.t(key, Object.fromEntries(Object.entries(vars).filter(([, v]) => !(v instanceof Node))));
+    return s.split(/(\{[a-zA-Z]+\})/).filter((part) => part !== "").map((part) => {
+      const m = /^\{([a-zA-Z]+)\}$/.exec(part);
+      return m && nodes[m[1]] ? nodes[m[1]] : part;
+    });
+  }
+
+  // sizeText states a number of bytes as the service does ("5 MiB"), in the
+  // language's words and digits.
+  sizeText(n) {
+    const mib = 1 << 20;
+    if (n >= mib) return this.t("size.mib", { n: Number.isInteger(n / mib) ? n / mib : Math.round((n / mib) * 10) / 10 });
+    if (n >= 1 << 10) return this.t("size.kib", { n: Math.floor(n / (1 << 10)) });
+    return this.t("size.bytes", { n });
+  }
+
+  // typeName names an attachment's type as the definition's language does;
+  // in a right-to-left language, isolated (U+2068 … U+2069), so that a
+  // Latin name ("PDF") keeps its place in the sentence and in a list.
+  typeName(type) {
+    const names = (this.def && this.def.attachment && this.def.attachment.typeNames) || {};
+    const name = names[type] || type;
+    return this.def && this.def.dir === "rtl" ? `\u2068${name}\u2069` : name;
+  }
+
+  // typesText names the allowed types: "PDF, PNG, JPEG or plain text".
+  typesText(types) {
+    const names = (types || []).map((t) => this.typeName(t));
+    if (names.length < 2) return names.join("");
+    return this.t("list.or", { list: names.slice(0, -1).join(this.t("list.separator")), last: names[names.length - 1] });
   }
 
   clock(d) {
@@ -999,7 +1019,10 @@ export class IntroductionForm {
     if (code === "RATE_LIMITED") when = this.whenText(retryAfter);
     if (code === "UNAVAILABLE") when = this.whenText(retryAfter ?? 30);
     const s = problems[key] ?? problems.INTERNAL ?? "Something went wrong on our side. Please try again in a moment.";
-    return this.fill(s, { max: f.maxLength, label, links: f.maxLinks ?? 3, when });
+    const att = (this.def && this.def.attachment) || null;
+    const size = att ? this.sizeText(att.maxBytes) : undefined;
+    const types = att ? this.typesText(att.types) : undefined;
+    return this.fill(s, { max: f.maxLength, label, links: f.maxLinks ?? 3, when, size, types });
   }
 
   // explain is what the visitor reads for one problem: the service's own
@@ -1277,10 +1300,10 @@ export class IntroductionForm {
     if (this.def.attachment) {
       const a = draft.attachment;
       rows.push(
-        el("dt", {}, this.def.attachment.label || "Attachment"),
+        el("dt", {}, this.def.attachment.label || this.t("attachment.label")),
         a
-          ? el("dd", { "data-field": "attachment" }, el("bdi", {}, a.name || "(a file without a name)"), ` — ${TYPE_NAMES[a.type] || a.type}, ${sizeText(a.size)}`)
-          : el("dd", { class: "intro-empty", "data-field": "attachment" }, "(no file)"),
+          ? el("dd", { "data-field": "attachment" }, this.tNodes("attachment.reviewed", { name: el("bdi", {}, a.name || this.t("attachment.unnamed")), type: this.typeName(a.type), size: this.sizeText(a.size) }))
+          : el("dd", { class: "intro-empty", "data-field": "attachment" }, this.t("attachment.none")),
       );
     }
     if (((this.def && this.def.purposes) || []).some((p) => p.consent)) {
@@ -1321,27 +1344,42 @@ export class IntroductionForm {
 
   // renderAttachment is the file field, with the rules said before a file
   // is picked and, once a file is kept with the draft, what it is and a way
-  // to remove it.
+  // to remove it. The native input stays the control (focus, keyboard,
+  // what assistive technology is told) but is drawn as a button and the
+  // chosen file's name in the page's language, not the browser's: its own
+  // "Choose File" and "No file chosen" follow the browser's language.
   renderAttachment() {
     const a = this.def.attachment;
     const id = "intro-attachment";
-    const rules = `One file: ${typesText(a.types)}, at most ${sizeText(a.maxBytes)}. It is sent when you press Review, and kept privately with your introduction.`;
+    const label = a.label || this.t("attachment.label");
+    const rules = this.t("attachment.rules", { types: this.typesText(a.types), size: this.sizeText(a.maxBytes) });
     const input = el("input", {
-      id, name: "attachment", type: "file",
+      id, name: "attachment", type: "file", class: "intro-file-input",
       accept: [...(a.types || []), ".pdf", ".png", ".jpg", ".jpeg", ".txt"].join(","),
       "aria-describedby": `${id}-hint ${id}-rules ${id}-kept ${id}-error`,
     });
+    // The picker as drawn: hidden from assistive technology, which has the
+    // input itself; a click on it is a click on the input.
+    const choose = el("span", { class: "intro-file-button", "aria-hidden": "true" }, this.t("attachment.choose"));
+    const chosen = el("span", { class: "intro-file-chosen", id: `${id}-chosen`, "aria-hidden": "true" });
+    const showChosen = () => {
+      const f = input.files && input.files[0];
+      put(chosen, f ? el("bdi", {}, f.name || this.t("attachment.unnamed")) : this.t("attachment.noneChosen"));
+    };
+    choose.addEventListener("click", () => input.click());
+    input.addEventListener("change", showChosen);
+    showChosen();
     const error = el("p", { class: "intro-error", id: `${id}-error` });
     const kept = el("div", { class: "intro-attached", id: `${id}-kept`, "aria-live": "polite" });
     this.attachmentInput = input;
     this.attachmentKept = kept;
-    this.fields.set("attachment", { input, error, count: null, note: null, def: { name: "attachment", label: a.label || "Attachment" } });
+    this.fields.set("attachment", { input, error, count: null, note: null, def: { name: "attachment", label } });
     this.showAttached();
     return el("div", { class: "intro-field intro-file" },
-      el("label", { for: id }, a.label || "Attachment", el("span", { class: "intro-optional" }, " (optional)")),
+      el("label", { for: id }, label, el("span", { class: "intro-optional" }, " ", this.t("optional"))),
       a.hint ? el("span", { class: "intro-hint", id: `${id}-hint` }, a.hint) : el("span", { id: `${id}-hint`, hidden: true }),
       el("span", { class: "intro-hint intro-rules", id: `${id}-rules` }, rules),
-      input,
+      el("div", { class: "intro-file-picker" }, input, choose, chosen),
       kept,
       error);
   }
@@ -1354,9 +1392,9 @@ export class IntroductionForm {
       put(this.attachmentKept);
       return;
     }
-    const remove = this.button("Remove the file", () => this.removeAttachment(), "intro-secondary");
+    const remove = this.button(this.t("attachment.remove"), () => this.removeAttachment(), "intro-secondary");
     put(this.attachmentKept,
-      el("p", {}, "Kept with your draft: ", el("bdi", {}, a.name || "a file without a name"), ` (${TYPE_NAMES[a.type] || a.type}, ${sizeText(a.size)}). Choose another file to replace it.`),
+      el("p", {}, this.tNodes("attachment.kept", { name: el("bdi", {}, a.name || this.t("attachment.unnamed")), type: this.typeName(a.type), size: this.sizeText(a.size) })),
       remove);
   }
 
@@ -1378,7 +1416,7 @@ export class IntroductionForm {
         this.draft.attachment = null;
         this.remember();
         this.showAttached();
-        put(this.attachmentKept, el("p", {}, "The file was removed from your draft."));
+        put(this.attachmentKept, el("p", {}, this.t("attachment.removed")));
         this.attachmentInput.focus();
         return;
       }
@@ -1402,6 +1440,7 @@ export class IntroductionForm {
     if (answer.ok) {
       draft.attachment = answer.data.attachment;
       this.attachmentInput.value = "";
+      this.attachmentInput.dispatchEvent(new Event("change"));
       return this.showReview(draft);
     }
     this.showAttached();
@@ -1415,7 +1454,7 @@ export class IntroductionForm {
     const show = (fraction) => {
       const pct = Math.round(fraction * 100);
       put(this.progress,
-        el("label", { for: "intro-upload-progress" }, `Sending your file… ${pct}%`),
+        el("label", { for: "intro-upload-progress" }, this.t("attachment.sending", { percent: new Intl.NumberFormat(this.lang, { style: "percent" }).format(pct / 100) })),
         el("progress", { id: "intro-upload-progress", max: "100", value: String(pct) }));
     };
     show(0);
