@@ -63,7 +63,7 @@ func TestPagesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	figures, err := admin.NewDailyFiguresTask(f.db.Owner(), f.logger)
+	figures, err := admin.NewDailyFiguresTask(f.db.Owner(), adminseed.PowMaxNumber, f.logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestThePageSaysWhichLanguageTheVisitorWroteIn(t *testing.T) {
 	for _, want := range []string{
 		"written in Persian (fa)",
 		"version attach-conversation/1, shown in Persian (fa), SHA-256",
-		"version 2, in Persian (fa)",
+		"version 3, in Persian (fa)",
 		`<div class="message" dir="auto">سلام، دربارهٔ یک همکاری پژوهشی.</div>`,
 		"<h2 id=\"consent-h\">Consent evidence</h2>",
 	} {

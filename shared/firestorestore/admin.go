@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -610,13 +611,15 @@ var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHon
 
 // CountDay aggregates the ledger's figures of the UTC day starting at
 // start with Firestore aggregation queries (no entry is read):
-// introductions confirmed that day, and refused requests by abuse state (an
-// entry that sums refusals counts as its count). Errors:
-// UNAVAILABLE.
-func (s *OwnerStore) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
+// introductions confirmed that day and how many of them were likely spam,
+// refused requests by abuse state (an entry that sums refusals counts as
+// its count), and the reported solves of challenges of baseMaxNumber
+// (the base cost) by bucket, one COUNT per bucket. Errors: UNAVAILABLE.
+func (s *OwnerStore) CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error) {
 	start = start.UTC().Truncate(24 * time.Hour)
 	end := start.Add(24 * time.Hour)
-	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, ExpireAt: end.Add(figuresKeptFor)}
+	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, Solves: map[string]int{},
+		SolveMaxNumber: baseMaxNumber, ExpireAt: end.Add(figuresKeptFor)}
 	ledger := s.client.Collection(Ledger)
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		n, err := count(ctx, ledger.Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end))
@@ -624,6 +627,20 @@ func (s *OwnerStore) CountDay(ctx context.Context, start time.Time) (intake.Dail
 			return err
 		}
 		f.Confirmed = n
+		if f.LikelySpam, err = count(ctx, ledger.Where("abuse.likelySpam", "==", true).
+			Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end)); err != nil {
+			return err
+		}
+		for _, b := range intake.SolveBuckets {
+			n, err := count(ctx, ledger.Where("abuse.solve.maxNumber", "==", baseMaxNumber).Where("abuse.solve.millis", "==", b).
+				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				f.Solves[strconv.FormatInt(b, 10)] = n
+			}
+		}
 		for _, st := range RefusalStates {
 			n, err := countRefused(ctx, ledger.Where("abuse.state", "==", string(st)).
 				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))

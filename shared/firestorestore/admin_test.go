@@ -37,7 +37,7 @@ func TestTheOwnersViewTreatsExpiredAndDraftsAsAbsent(t *testing.T) {
 	if _, err := ts.KeepDraft(ctx, draft("draft", t0)); err != nil {
 		t.Fatal(err)
 	}
-	recs, next, err := ts.ListIntroductions(ctx, nil, 10, t0)
+	recs, next, err := ts.ListIntroductions(ctx, "", nil, 10, t0)
 	if err != nil || next != nil || len(recs) != 1 || recs[0].Introduction.ID != "new" || recs[0].Ledger.Decision != intake.DecisionHandoffPending {
 		t.Fatalf("list = %+v, %v, %v", recs, next, err)
 	}
@@ -99,7 +99,7 @@ func TestOwnersSideUnreachable(t *testing.T) {
 	defer db.Close()
 	s := db.Owner()
 	calls := map[string]func() error{
-		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, nil, 50, t0); return err },
+		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, "", nil, 50, t0); return err },
 		"Record":            func() error { _, err := s.Record(ctx, "x", t0); return err },
 		"MarkHandled":       func() error { _, err := s.MarkHandled(ctx, "x", "owner", t0); return err },
 		"RecordAdminAction": func() error {
@@ -114,7 +114,7 @@ func TestOwnersSideUnreachable(t *testing.T) {
 			return err
 		},
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
-		"CountDay":        func() error { _, err := s.CountDay(ctx, t0); return err },
+		"CountDay":        func() error { _, err := s.CountDay(ctx, t0, 1000); return err },
 		"PutDailyFigures": func() error { return s.PutDailyFigures(ctx, intake.DailyFigures{Day: "2026-11-29", ExpireAt: t0}) },
 	}
 	for name, call := range calls {
@@ -216,7 +216,7 @@ func TestListIntroductionsPagesHoldEachRowOnce(t *testing.T) {
 		if page > len(want) {
 			t.Fatalf("still paging after %d pages: the next position does not advance", page)
 		}
-		recs, next, err := ts.ListIntroductions(ctx, after, 3, t0)
+		recs, next, err := ts.ListIntroductions(ctx, "", after, 3, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
