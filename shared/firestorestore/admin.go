@@ -192,8 +192,10 @@ func (s *OwnerStore) CountSpam(ctx context.Context) (int, error) {
 // and its envelopes are deleted, its ledger entry keeps a content-free
 // tombstone (e, an erased-spam admin action, ReasonErasedSpam), and the
 // introduction.withdrawn notices notices returns (nil: none) are written
-// for the caller to dispatch. It returns the ids it erased (for the caller
-// to delete their attachments) and the notices' ids. A failure part-way
+// for the caller to dispatch. Each is erased only while it is still marked
+// spam, read in its erasure's transaction, so one the owner marks not spam
+// meanwhile is kept. It returns the ids it erased (for the caller to
+// delete their attachments) and the notices' ids. A failure part-way
 // leaves each introduction either erased or untouched; erasing again
 // finishes the job. Errors: UNAVAILABLE.
 func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
@@ -219,7 +221,10 @@ func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, noti
 		if notices != nil {
 			n = notices(id)
 		}
-		ids, err := s.erase(ctx, id, e, intake.ActionErasedSpam, intake.ReasonErasedSpam, n)
+		ids, err := s.erase(ctx, id, e, intake.ActionErasedSpam, intake.ReasonErasedSpam, intake.FolderSpam, n)
+		if errors.Is(err, errNotInFolder) {
+			continue // marked not spam (or gone) since it was found: kept
+		}
 		if err != nil {
 			return erased, sent, err
 		}
@@ -500,7 +505,7 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 		if notices != nil {
 			n = notices(id)
 		}
-		ids, err := s.erase(ctx, id, e, intake.ActionErased, intake.ReasonErased, n)
+		ids, err := s.erase(ctx, id, e, intake.ActionErased, intake.ReasonErased, "", n)
 		if err != nil {
 			return erased, sent, err
 		}
@@ -511,11 +516,17 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 	return erased, sent, nil
 }
 
+// errNotInFolder stops an erasure whose introduction left the folder it
+// was found in (the owner said "not spam" meanwhile).
+var errNotInFolder = errors.New("the introduction is no longer in the folder")
+
 // erase deletes one introduction, its transcript and envelopes, leaves the
 // tombstone in its ledger entry (e, the admin action named action, the
 // ledger reason reason) and writes the notices of a destination the
-// confirmation had an envelope for; it returns their ids.
-func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, action, reason string, notices []intake.Envelope) ([]string, error) {
+// confirmation had an envelope for; it returns their ids. With folder set,
+// it erases only while the introduction is in that folder, read in the
+// same transaction, and answers errNotInFolder otherwise.
+func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, action, reason, folder string, notices []intake.Envelope) ([]string, error) {
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	var sent []string
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
@@ -526,6 +537,18 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, actio
 		}
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			sent = sent[:0]
+			if folder != "" {
+				in, err := tx.Get(ref)
+				if status.Code(err) == codes.NotFound {
+					return errNotInFolder
+				}
+				if err != nil {
+					return err
+				}
+				if f, _ := in.DataAt("folder"); f != folder {
+					return errNotInFolder
+				}
+			}
 			snap, err := tx.Get(ledgerRef)
 			writes := []error{tx.Delete(ref), tx.Delete(s.transcriptRef(id))}
 			for _, env := range envelopes {

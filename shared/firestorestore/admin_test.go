@@ -318,8 +318,8 @@ func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
 // TestTheOwnersWordFilesAndErases: MarkSpam keeps the word with its folder
 // and an admin action in one transaction; the folder filter, the waiting
 // count and CountSpam follow it; a draft, and a withdrawn introduction
-// (deleted), are NOT_FOUND; EraseSpam erases exactly what is marked
-// spam, leaving its tombstone.
+// (deleted), are NOT_FOUND; EraseSpam erases exactly what is still marked
+// spam in each erasure's transaction, leaving its tombstone.
 func TestTheOwnersWordFilesAndErases(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
@@ -367,6 +367,12 @@ func TestTheOwnersWordFilesAndErases(t *testing.T) {
 	}
 	if n, err := ts.CountSpam(ctx); err != nil || n != 1 {
 		t.Errorf("CountSpam = %d, %v", n, err)
+	}
+	// One found marked spam but marked not spam before its erasure's
+	// transaction is kept: the transaction reads the folder again.
+	if _, err := ts.DB.erase(ctx, "keep", intake.ErasureRecord{At: t0, RequestedBy: "owner"}, intake.ActionErasedSpam, intake.ReasonErasedSpam,
+		intake.FolderSpam, nil); !errors.Is(err, errNotInFolder) || !ts.exists(t, Introductions, "keep") {
+		t.Fatalf("erasing an inbox introduction as spam = %v", err)
 	}
 	erased, sent, err := ts.EraseSpam(ctx, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: intake.ErasureReasonSpam}, nil)
 	if err != nil || !slices.Equal(erased, []string{"junk"}) || len(sent) != 0 {
