@@ -43,6 +43,40 @@ locals {
         { path = "confirmedAt", descending = true, array_contains = false },
       ]
     }
+    # The admin's list filtered by folder (inbox, likely spam, spam).
+    introductions_by_folder_state_confirmed = {
+      collection = "introductions"
+      fields = [
+        { path = "folder", descending = false, array_contains = false },
+        { path = "state", descending = false, array_contains = false },
+        { path = "confirmedAt", descending = true, array_contains = false },
+      ]
+    }
+    # The admin's waiting count, which leaves out what the owner marked spam.
+    introductions_by_folder_state = {
+      collection = "introductions"
+      fields = [
+        { path = "folder", descending = false, array_contains = false },
+        { path = "state", descending = false, array_contains = false },
+      ]
+    }
+    # The admin's daily figures: likely-spam introductions confirmed per day.
+    ledger_by_likely_spam_confirmed = {
+      collection = "ledger"
+      fields = [
+        { path = "abuse.likelySpam", descending = false, array_contains = false },
+        { path = "confirmedAt", descending = false, array_contains = false },
+      ]
+    }
+    # The admin's daily figures: base-cost solves per day by bucket.
+    ledger_by_solve_time = {
+      collection = "ledger"
+      fields = [
+        { path = "abuse.solve.maxNumber", descending = false, array_contains = false },
+        { path = "abuse.solve.millis", descending = false, array_contains = false },
+        { path = "provenance.time", descending = false, array_contains = false },
+      ]
+    }
     # The admin's daily figures: refused attempts per day by abuse state.
     ledger_by_abuse_time = {
       collection = "ledger"

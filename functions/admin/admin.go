@@ -2,7 +2,9 @@
 // pages under /admin/ and its JSON under /admin/api/. The owner reads
 // confirmed introductions newest first, each with its message, the
 // conversation as the visitor sent it, the consent evidence, the ledger
-// entry and every delivery; marks one handled; retries a delivery; answers
+// entry and every delivery; marks one handled, or spam or not spam; lists
+// them by folder (inbox, likely spam, spam) and erases, in one confirmed
+// action, everything marked spam; retries a delivery; answers
 // a data subject's access and erasure requests; and sees at a glance, as a
 // server-rendered chart, what came in and what was refused, and whether the
 // retention sweep runs.
@@ -43,11 +45,22 @@ const RecentRuns = 10
 // UNAVAILABLE for an outage.
 type Store interface {
 	// ListIntroductions returns a page of confirmed and handled
-	// introductions with their ledger entries, newest confirmation first,
-	// after pos, and where the next page starts (nil at the end).
-	ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error)
-	// CountWaiting counts the confirmed introductions not yet handled.
+	// introductions of folder ("" for every folder) with their ledger
+	// entries, newest confirmation first, after pos, and where the next
+	// page starts (nil at the end).
+	ListIntroductions(ctx context.Context, folder string, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error)
+	// CountWaiting counts the confirmed introductions not yet handled
+	// that the owner has not marked spam.
 	CountWaiting(ctx context.Context) (int, error)
+	// MarkSpam keeps the owner's word (spam or not) and records actor in
+	// the ledger.
+	MarkSpam(ctx context.Context, id, actor string, spam bool, now time.Time) (*intake.Introduction, error)
+	// CountSpam counts the introductions the owner marked spam.
+	CountSpam(ctx context.Context) (int, error)
+	// EraseSpam erases every introduction the owner marked spam as
+	// EraseSubject erases, and says which it erased and which notices it
+	// wrote.
+	EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (erased, sent []string, err error)
 	// Record returns everything held about one confirmed introduction.
 	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
 	// MarkHandled applies the handle move and records actor in the ledger.
@@ -76,6 +89,14 @@ type Store interface {
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
+}
+
+// SolveTarget is what the solve telemetry is measured against: the base
+// max number (POW_MAX_NUMBER) and the 90th-percentile solve time wanted
+// at it (POW_TARGET_P90).
+type SolveTarget struct {
+	MaxNumber int64
+	TargetP90 time.Duration
 }
 
 // Retrier sends one envelope again now (the delivery service). Errors:
@@ -120,6 +141,10 @@ type Deps struct {
 	// them and an erasure deletes them. Nil (a test): a download answers
 	// 503 UNAVAILABLE and an erasure leaves the bytes to the sweep.
 	Files attachment.Files
+	// Solves are the proof of work's base cost and the solve time its
+	// 90th percentile should take, for the suggested cost the list page
+	// shows (zero: no suggestion).
+	Solves SolveTarget
 	// Receipts is true when a provider's delivery events can move an
 	// email past ACCEPTED (MAILGUN_WEBHOOK_SIGNING_KEY is set); without
 	// them, an email accepted by the mail server stays ACCEPTED for good,
@@ -214,6 +239,16 @@ func (h *Handlers) APIRetry(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.apiRetry)(w, r)
 }
 
+// APISpam keeps the owner's word on one introduction: {"spam": bool}.
+func (h *Handlers) APISpam(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiSpam)(w, r)
+}
+
+// APISpamErasure erases everything the owner marked spam: {"confirm": true}.
+func (h *Handlers) APISpamErasure(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.apiSpamErasure)(w, r)
+}
+
 // APISubject answers everything held about ?email=.
 func (h *Handlers) APISubject(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.apiSubject)(w, r)
@@ -252,6 +287,16 @@ func (h *Handlers) Attachment(w http.ResponseWriter, r *http.Request) error {
 // Handled is the detail page's "Mark handled".
 func (h *Handlers) Handled(w http.ResponseWriter, r *http.Request) error {
 	return h.guarded(h.pageHandled)(w, r)
+}
+
+// Spam is the detail page's "Mark spam" and "Not spam".
+func (h *Handlers) Spam(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageSpam)(w, r)
+}
+
+// SpamErasure asks for confirmation, then erases everything marked spam.
+func (h *Handlers) SpamErasure(w http.ResponseWriter, r *http.Request) error {
+	return h.guarded(h.pageSpamErasure)(w, r)
 }
 
 // Retry is the detail page's "Retry now".

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/spamsignals"
 )
 
 // listItem is one row of GET /admin/api/introductions.
@@ -26,6 +28,10 @@ type listItem struct {
 	ConfirmedAt time.Time       `json:"confirmedAt"`
 	HandledAt   *time.Time      `json:"handledAt"`
 	Decision    intake.Decision `json:"decision"`
+	// Folder is where the list files it: inbox, likely-spam or spam.
+	Folder     string `json:"folder"`
+	LikelySpam bool   `json:"likelySpam"`
+	Spam       *bool  `json:"spam"`
 }
 
 type listAnswer struct {
@@ -47,8 +53,14 @@ type detail struct {
 	// Attachment is the file attached, null for none.
 	Attachment *intake.Attachment       `json:"attachment"`
 	Consents   []intake.ConsentEvidence `json:"consents"`
-	Ledger     intake.LedgerEntry       `json:"ledger"`
-	Deliveries []delivery               `json:"deliveries"`
+	// Signals are the spam signals' names (the ledger's abuse.signals),
+	// LikelySpam their verdict at intake, Spam the owner's word (null
+	// until the owner says).
+	Signals    []string           `json:"signals"`
+	LikelySpam bool               `json:"likelySpam"`
+	Spam       *bool              `json:"spam"`
+	Ledger     intake.LedgerEntry `json:"ledger"`
+	Deliveries []delivery         `json:"deliveries"`
 }
 
 type delivery struct {
@@ -71,6 +83,7 @@ func detailOf(rec intake.Record) detail {
 	d := detail{
 		ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
 		Introduction: in.Fields, Conversation: rec.Conversation, Attachment: in.Attachment, Consents: in.Consents,
+		Signals: spamSignals(rec.Ledger), LikelySpam: in.LikelySpam, Spam: in.Spam,
 		Ledger: rec.Ledger, Deliveries: make([]delivery, 0, len(rec.Envelopes)),
 	}
 	if d.Consents == nil {
@@ -87,12 +100,41 @@ func detailOf(rec intake.Record) detail {
 	return d
 }
 
+// spamSignals are the names among the ledger entry's abuse signals that
+// are spam signals (a refused check's own codes are not).
+func spamSignals(l intake.LedgerEntry) []string {
+	out := []string{}
+	for _, s := range l.Abuse.Signals {
+		if spamsignals.Known(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// filters are the list's ?filter= values, each the folder it shows.
+var filters = []string{intake.FolderInbox, intake.FolderLikelySpam, intake.FolderSpam}
+
+// listFilter reads ?filter=: "" (every folder) or one of filters;
+// FILTER_INVALID for anything else.
+func listFilter(r *http.Request) (string, error) {
+	f := r.URL.Query().Get("filter")
+	if f == "" || slices.Contains(filters, f) {
+		return f, nil
+	}
+	return "", intake.Errorf(intake.CodeFilterInvalid, "The list's filter is inbox, likely-spam or spam, or none for every introduction.")
+}
+
 func (h *Handlers) list(r *http.Request) ([]intake.Record, string, error) {
+	folder, err := listFilter(r)
+	if err != nil {
+		return nil, "", err
+	}
 	after, err := h.decodeCursor(r.URL.Query().Get("cursor"))
 	if err != nil {
 		return nil, "", err
 	}
-	recs, next, err := h.Store.ListIntroductions(r.Context(), after, PageSize, h.Clock.Now())
+	recs, next, err := h.Store.ListIntroductions(r.Context(), folder, after, PageSize, h.Clock.Now())
 	return recs, h.encodeCursor(next), err
 }
 
@@ -106,7 +148,8 @@ func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {
 		in := rec.Introduction
 		out.Introductions = append(out.Introductions, listItem{ID: in.ID, State: in.State, Name: in.Fields.Name,
 			Company: in.Fields.Company, Email: in.Fields.Email, ConfirmedAt: in.ConfirmedAt,
-			HandledAt: timeOrNil(in.HandledAt), Decision: rec.Ledger.Decision})
+			HandledAt: timeOrNil(in.HandledAt), Decision: rec.Ledger.Decision,
+			Folder: in.Folder(), LikelySpam: in.LikelySpam, Spam: in.Spam})
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, out)
 	return nil
@@ -139,6 +182,69 @@ func (h *Handlers) apiHandled(w http.ResponseWriter, r *http.Request) error {
 		State     intake.State `json:"state"`
 		HandledAt time.Time    `json:"handledAt"`
 	}{in.ID, in.State, in.HandledAt})
+	return nil
+}
+
+// markSpam keeps the owner's word on the request's introduction.
+func (h *Handlers) markSpam(r *http.Request, spam bool) (*intake.Introduction, error) {
+	id := r.PathValue("id")
+	in, err := h.Store.MarkSpam(r.Context(), id, actor(r), spam, h.Clock.Now())
+	action := intake.ActionMarkedNotSpam
+	if spam {
+		action = intake.ActionMarkedSpam
+	}
+	h.logAction(r, action, err, slog.String("introductionId", id))
+	return in, err
+}
+
+func (h *Handlers) apiSpam(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Spam *bool `json:"spam"`
+	}
+	if err := jsonapi.ReadJSON(w, r, &req); err != nil {
+		return err
+	}
+	if req.Spam == nil {
+		return intake.Errorf(intake.CodeUnreadableBody, `The body must be {"spam": true} or {"spam": false}.`)
+	}
+	in, err := h.markSpam(r, *req.Spam)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		ID   string `json:"id"`
+		Spam bool   `json:"spam"`
+	}{in.ID, *in.Spam})
+	return nil
+}
+
+// eraseSpam erases everything the owner marked spam, on the request's
+// actor's behalf, through the erasure path a data subject's request takes.
+func (h *Handlers) eraseSpam(r *http.Request) (int, error) {
+	now := h.Clock.Now()
+	erased, sent, err := h.Store.EraseSpam(r.Context(), intake.ErasureRecord{At: now, RequestedBy: actor(r), Reason: intake.ErasureReasonSpam}, h.notices(r, now))
+	files := h.afterErasure(r, erased, sent)
+	h.logAction(r, intake.ActionErasedSpam, err, slog.Int("erased", len(erased)), slog.Int("notices", len(sent)), slog.Int("attachments", files))
+	return len(erased), err
+}
+
+func (h *Handlers) apiSpamErasure(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Confirm bool `json:"confirm"`
+	}
+	if err := jsonapi.ReadJSON(w, r, &req); err != nil {
+		return err
+	}
+	if !req.Confirm {
+		return intake.Errorf(intake.CodeUnreadableBody, `The body must be {"confirm": true}: the erasure cannot be undone.`)
+	}
+	n, err := h.eraseSpam(r)
+	if err != nil {
+		return err
+	}
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		Erased int `json:"erased"`
+	}{n})
 	return nil
 }
 
@@ -240,13 +346,26 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 		return 0, err
 	}
 	now := h.Clock.Now()
-	var notices func(string) []intake.Envelope
-	if h.Notifier != nil {
-		prov := intake.Provenance{RequestID: jsonapi.RequestID(r), Time: now}
-		notices = func(id string) []intake.Envelope { return h.Notifier.Outbox(id, intake.EventWithdrawn, prov) }
-	}
 	erased, sent, err := h.Store.EraseSubject(r.Context(), contentrules.Subject(email), intake.ErasureRecord{
-		At: now, RequestedBy: actor(r), Reason: "the data subject's erasure request"}, notices)
+		At: now, RequestedBy: actor(r), Reason: "the data subject's erasure request"}, h.notices(r, now))
+	files := h.afterErasure(r, erased, sent)
+	h.logAction(r, intake.ActionErased, err, slog.Int("erased", len(erased)), slog.Int("notices", len(sent)), slog.Int("attachments", files))
+	return len(erased), err
+}
+
+// notices makes an erasure's introduction.withdrawn notices (nil without
+// a Notifier: none).
+func (h *Handlers) notices(r *http.Request, now time.Time) func(string) []intake.Envelope {
+	if h.Notifier == nil {
+		return nil
+	}
+	prov := intake.Provenance{RequestID: jsonapi.RequestID(r), Time: now}
+	return func(id string) []intake.Envelope { return h.Notifier.Outbox(id, intake.EventWithdrawn, prov) }
+}
+
+// afterErasure sends the notices an erasure wrote and deletes the erased
+// introductions' attachments; it returns how many files it deleted.
+func (h *Handlers) afterErasure(r *http.Request, erased, sent []string) int {
 	if h.Notifier != nil {
 		// Written even when a later introduction failed: they are sent.
 		h.Notifier.Dispatch(sent)
@@ -263,8 +382,7 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 			}
 		}
 	}
-	h.logAction(r, intake.ActionErased, err, slog.Int("erased", len(erased)), slog.Int("notices", len(sent)), slog.Int("attachments", files))
-	return len(erased), err
+	return files
 }
 
 // download serves the attachment of a confirmed introduction as a file to

@@ -50,7 +50,7 @@ func BenchmarkPages(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	figures, _ := admin.NewDailyFiguresTask(db.Owner(), logger)
+	figures, _ := admin.NewDailyFiguresTask(db.Owner(), adminseed.PowMaxNumber, logger)
 	if _, err := figures.Run(ctx, now); err != nil {
 		b.Fatal(err)
 	}

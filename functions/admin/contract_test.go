@@ -91,7 +91,7 @@ func TestListPagesAcross120Introductions(t *testing.T) {
 		}
 		for _, it := range items {
 			item := it.(map[string]any)
-			wantKeys(t, "a list item", item, "id", "state", "name", "company", "email", "confirmedAt", "handledAt", "decision")
+			wantKeys(t, "a list item", item, "id", "state", "name", "company", "email", "confirmedAt", "handledAt", "decision", "folder", "likelySpam", "spam")
 			got = append(got, item["id"].(string))
 			at, _ := time.Parse(time.RFC3339Nano, item["confirmedAt"].(string))
 			times = append(times, at)
@@ -173,7 +173,7 @@ func TestDetailContract(t *testing.T) {
 		t.Fatalf("%d %s", a.status, a.body)
 	}
 	m := a.json(t)
-	wantKeys(t, "the detail", m, "id", "state", "formId", "formVersion", "lang", "introduction", "conversation", "attachment", "consents", "ledger", "deliveries")
+	wantKeys(t, "the detail", m, "id", "state", "formId", "formVersion", "lang", "introduction", "conversation", "attachment", "consents", "signals", "likelySpam", "spam", "ledger", "deliveries")
 	wantKeys(t, "the introduction", m["introduction"].(map[string]any), "name", "company", "role", "email", "message")
 	if m["id"] != id || m["state"] != "CONFIRMED" || m["conversation"] != s.Conversation || m["formId"] != "introduction" {
 		t.Errorf("detail %v", m)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -19,8 +21,8 @@ type FiguresStore interface {
 	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
 	// CountDay counts one UTC day's figures from the ledger without
-	// reading its entries.
-	CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error)
+	// reading its entries, its solves at the base cost baseMaxNumber.
+	CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error)
 	// PutDailyFigures keeps one day's figures, once.
 	PutDailyFigures(ctx context.Context, f intake.DailyFigures) error
 }
@@ -30,15 +32,18 @@ type FiguresStore interface {
 // every day counted costs one read of ChartDays documents.
 type DailyFiguresTask struct {
 	store  FiguresStore
+	base   int64
 	logger *slog.Logger
 }
 
-// NewDailyFiguresTask returns the task; it refuses a nil store or logger.
-func NewDailyFiguresTask(store FiguresStore, logger *slog.Logger) (*DailyFiguresTask, error) {
-	if store == nil || logger == nil {
-		return nil, errors.New("admin: NewDailyFiguresTask needs a store and a logger")
+// NewDailyFiguresTask returns the task, which counts the solves of
+// challenges of baseMaxNumber (POW_MAX_NUMBER); it refuses a nil store or
+// logger and a base below 1.
+func NewDailyFiguresTask(store FiguresStore, baseMaxNumber int64, logger *slog.Logger) (*DailyFiguresTask, error) {
+	if store == nil || logger == nil || baseMaxNumber < 1 {
+		return nil, errors.New("admin: NewDailyFiguresTask needs a store, a base max number and a logger")
 	}
-	return &DailyFiguresTask{store: store, logger: logger}, nil
+	return &DailyFiguresTask{store: store, base: baseMaxNumber, logger: logger}, nil
 }
 
 var _ intake.SweepTask = (*DailyFiguresTask)(nil)
@@ -59,7 +64,7 @@ func (t *DailyFiguresTask) Run(ctx context.Context, now time.Time) (intake.Sweep
 			continue
 		}
 		start, _ := time.Parse(time.DateOnly, day)
-		f, err := t.store.CountDay(ctx, start)
+		f, err := t.store.CountDay(ctx, start, t.base)
 		if err == nil {
 			err = t.store.PutDailyFigures(ctx, f)
 		}
@@ -104,16 +109,17 @@ var refusalReasons = []refusalReason{
 // of bars (introductions confirmed; refused attempts stacked by reason),
 // laid out here so the template only draws.
 type chart struct {
-	Width, Height  int
-	Days           []chartDay
-	Bars           []bar
-	Ticks          []tick
-	Panels         []panel
-	Reasons        []refusalReason
-	Counted        int
-	TotalConfirmed int
-	TotalRefused   int
-	First, Last    string
+	Width, Height   int
+	Days            []chartDay
+	Bars            []bar
+	Ticks           []tick
+	Panels          []panel
+	Reasons         []refusalReason
+	Counted         int
+	TotalConfirmed  int
+	TotalLikelySpam int
+	TotalRefused    int
+	First, Last     string
 }
 
 type chartDay struct {
@@ -121,8 +127,11 @@ type chartDay struct {
 	Label     string
 	Counted   bool
 	Confirmed int
-	Refused   []int // in refusalReasons order
-	Total     int
+	// LikelySpam is the part of Confirmed the spam signals made likely
+	// spam, drawn as its own series on top of the rest.
+	LikelySpam int
+	Refused    []int // in refusalReasons order
+	Total      int
 }
 
 type bar struct {
@@ -179,12 +188,14 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 			cd.Counted = true
 			c.Counted++
 			cd.Confirmed = f.Confirmed
+			cd.LikelySpam = min(f.LikelySpam, f.Confirmed)
 			for i, r := range refusalReasons {
 				cd.Refused[i] = f.Refused[string(r.State)]
 				cd.Total += f.Refused[string(r.State)]
 			}
 		}
 		c.TotalConfirmed += cd.Confirmed
+		c.TotalLikelySpam += cd.LikelySpam
 		c.TotalRefused += cd.Total
 		maxConfirmed, maxRefused = max(maxConfirmed, cd.Confirmed), max(maxRefused, cd.Total)
 		c.Days = append(c.Days, cd)
@@ -208,9 +219,14 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 			continue
 		}
 		p := c.Panels[0]
-		h := panelHeight * float64(d.Confirmed) / float64(p.Max)
-		if d.Confirmed > 0 {
-			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h, W: w, H: h, Class: "confirmed", Title: fmt.Sprintf("%s: %d confirmed", d.Label, d.Confirmed)})
+		clean := d.Confirmed - d.LikelySpam
+		h := panelHeight * float64(clean) / float64(p.Max)
+		if clean > 0 {
+			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h, W: w, H: h, Class: "confirmed", Title: fmt.Sprintf("%s: %d confirmed, not likely spam", d.Label, clean)})
+		}
+		if d.LikelySpam > 0 {
+			hs := panelHeight * float64(d.LikelySpam) / float64(p.Max)
+			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h - hs, W: w, H: hs, Class: "likely-spam", Title: fmt.Sprintf("%s: %d confirmed, likely spam", d.Label, d.LikelySpam)})
 		}
 		p = c.Panels[1]
 		y := p.Bottom
@@ -238,4 +254,119 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 		c.Ticks = append(c.Ticks, tick{X: x, Y: float64(c.Height) - 6, Text: c.Days[n-1].Label, Anchor: "end"})
 	}
 	return c
+}
+
+// solveFigures is the list page's solve telemetry: per finished day with
+// reported solves at the base cost, their median and 90th percentile (as
+// the buckets the page rounds to) and the POW_MAX_NUMBER that would put
+// the 90th percentile at the target; and the same over the whole window.
+// It only suggests: nothing here changes the cost.
+type solveFigures struct {
+	Target time.Duration
+	// Base is the POW_MAX_NUMBER in force; a day counted at another base
+	// says so.
+	Base  int64
+	Days  []solveDay
+	Total solveDay
+}
+
+type solveDay struct {
+	Day, Label string
+	// MaxNumber is the base cost the day's solves were counted at.
+	MaxNumber   int64
+	Solves      int
+	Median, P90 time.Duration
+	// Suggested is the POW_MAX_NUMBER for a 90th percentile at the target;
+	// 0 when there are no solves.
+	Suggested int64
+}
+
+// buildSolveFigures summarises the kept days' solve histograms for target.
+// The window's total adds only the days counted at the base in force.
+func buildSolveFigures(days []string, kept map[string]intake.DailyFigures, target SolveTarget) solveFigures {
+	out := solveFigures{Target: target.TargetP90, Base: target.MaxNumber}
+	all := map[int64]int{}
+	for _, d := range days {
+		f, ok := kept[d]
+		if !ok || f.SolveMaxNumber < 1 {
+			continue
+		}
+		hist := map[int64]int{}
+		for k, n := range f.Solves {
+			b, err := strconv.ParseInt(k, 10, 64)
+			if err != nil || n <= 0 {
+				continue
+			}
+			hist[b] += n
+			if f.SolveMaxNumber == target.MaxNumber {
+				all[b] += n
+			}
+		}
+		day := summarise(hist, f.SolveMaxNumber, target.TargetP90)
+		if day.Solves == 0 {
+			continue
+		}
+		t, _ := time.Parse(time.DateOnly, d)
+		day.Day, day.Label = d, t.Format("2 Jan")
+		out.Days = append(out.Days, day)
+	}
+	out.Total = summarise(all, target.MaxNumber, target.TargetP90)
+	return out
+}
+
+// summarise gives a histogram of solve buckets its median, 90th
+// percentile and suggested max number.
+func summarise(hist map[int64]int, maxNumber int64, target time.Duration) solveDay {
+	out := solveDay{MaxNumber: maxNumber}
+	for _, n := range hist {
+		out.Solves += n
+	}
+	if out.Solves == 0 {
+		return out
+	}
+	out.Median = time.Duration(percentile(hist, out.Solves, 0.5)) * time.Millisecond
+	p90 := percentile(hist, out.Solves, 0.9)
+	out.P90 = time.Duration(p90) * time.Millisecond
+	out.Suggested = SuggestMaxNumber(maxNumber, p90, target)
+	return out
+}
+
+// percentile is the bucket (milliseconds) at which the q-quantile of a
+// histogram of total solves falls: the smallest bucket whose cumulative
+// count reaches ceil(q × total).
+func percentile(hist map[int64]int, total int, q float64) int64 {
+	need := int(math.Ceil(q * float64(total)))
+	seen := 0
+	for _, b := range intake.SolveBuckets {
+		seen += hist[b]
+		if seen >= need {
+			return b
+		}
+	}
+	return intake.SolveBuckets[len(intake.SolveBuckets)-1]
+}
+
+// SuggestMaxNumber is the max number whose 90th-percentile solve would
+// take target, from a 90th percentile in bucket p90 (milliseconds) at
+// maxNumber: a solve's expected work grows linearly with the max number,
+// so the max number scales by target over the bucket's middle (the middle
+// between it and the next bucket, as the bucket only bounds the time),
+// rounded to two significant digits and kept within POW_MAX_NUMBER's
+// range (1 to 100000000).
+func SuggestMaxNumber(maxNumber, p90 int64, target time.Duration) int64 {
+	mid := float64(p90)
+	for i, b := range intake.SolveBuckets {
+		if b == p90 && i+1 < len(intake.SolveBuckets) {
+			mid = float64(b+intake.SolveBuckets[i+1]) / 2
+		}
+	}
+	if mid <= 0 {
+		mid = 1
+	}
+	v := float64(maxNumber) * float64(target.Milliseconds()) / mid
+	if v >= 100 {
+		scale := math.Pow(10, math.Floor(math.Log10(v))-1)
+		v = math.Round(v/scale) * scale
+	}
+	return min(max(int64(math.Round(v)), 1), 100_000_000)
 }

@@ -21,7 +21,14 @@ func TestDailyFiguresTask(t *testing.T) {
 	today := now.UTC().Truncate(24 * time.Hour)
 	yesterday, before := today.AddDate(0, 0, -1), today.AddDate(0, 0, -3)
 	for i, at := range []time.Time{yesterday.Add(time.Hour), yesterday.Add(23*time.Hour + 59*time.Minute), before.Add(time.Minute), today.Add(time.Minute)} {
-		f.keep(sample(fmt.Sprint("Person ", i), fmt.Sprintf("p%d@example.com", i), at))
+		s := sample(fmt.Sprint("Person ", i), fmt.Sprintf("p%d@example.com", i), at)
+		// Solves count on the day the draft arrived (4 minutes before its
+		// confirmation): the last one's, confirmed today, counts yesterday.
+		s.SolveMillis = []int64{800, 1600, 0, 300}[i]
+		if i == 0 {
+			s.Signals, s.LikelySpam = []string{"automation"}, true
+		}
+		f.keep(s)
 	}
 	refusals := []struct {
 		state intake.AbuseState
@@ -52,7 +59,7 @@ func TestDailyFiguresTask(t *testing.T) {
 	if err := f.db.Intake(nil).RecordAttempt(ctx, aggregated); err != nil {
 		t.Fatal(err)
 	}
-	task, err := admin.NewDailyFiguresTask(f.db.Owner(), f.logger)
+	task, err := admin.NewDailyFiguresTask(f.db.Owner(), adminseed.PowMaxNumber, f.logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +78,10 @@ func TestDailyFiguresTask(t *testing.T) {
 	if y.Confirmed != 2 || y.Refused["RATE_LIMITED"] != 2+5 || y.Refused["HONEYPOT"] != 1 || y.Refused["POW_FAILED"] != 0 || y.Refused["CONTENT_REJECTED"] != 0 {
 		t.Errorf("yesterday %+v", y)
 	}
-	if b := kept[days[1]]; b.Confirmed != 1 || b.Refused["POW_FAILED"] != 1 {
+	if y.LikelySpam != 1 || fmt.Sprint(y.Solves) != "map[1500:1 300:1 750:1]" || y.SolveMaxNumber != adminseed.PowMaxNumber {
+		t.Errorf("yesterday's likely spam and solves: %d %v at %d", y.LikelySpam, y.Solves, y.SolveMaxNumber)
+	}
+	if b := kept[days[1]]; b.Confirmed != 1 || b.Refused["POW_FAILED"] != 1 || b.LikelySpam != 0 || len(b.Solves) != 0 {
 		t.Errorf("three days ago %+v", b)
 	}
 	if _, ok := kept[days[2]]; ok {
@@ -101,5 +111,30 @@ func TestDailyFiguresTask(t *testing.T) {
 	next, _ := f.db.Owner().DailyFigures(ctx, days[2:3])
 	if d := next[days[2]]; d.Confirmed != 1 || d.Refused["CONTENT_REJECTED"] != 1 {
 		t.Errorf("today, counted tomorrow: %+v", d)
+	}
+}
+
+// TestSuggestMaxNumber: the max number scales by the target over the
+// middle of the 90th percentile's bucket, two significant digits, within
+// POW_MAX_NUMBER's range.
+func TestSuggestMaxNumber(t *testing.T) {
+	for name, c := range map[string]struct {
+		base, p90 int64
+		target    time.Duration
+		want      int64
+	}{
+		"at the target already":  {100_000, 750, time.Second, 110_000},  // middle of 750..1000 is 875
+		"twice too slow":         {100_000, 2000, time.Second, 40_000},  // middle 2500
+		"much too fast":          {100_000, 100, time.Second, 670_000},  // middle 150
+		"the fastest bucket":     {100_000, 0, time.Second, 4_000_000},  // middle 25
+		"the slowest bucket":     {100_000, 60_000, time.Second, 1_700}, // no next bucket: 60 s itself
+		"never above the range":  {100_000_000, 0, time.Minute, 100_000_000},
+		"never below one":        {1, 60_000, 100 * time.Millisecond, 1},
+		"a small base, rounded":  {20_000, 300, 2 * time.Second, 100_000}, // middle 400
+		"under a hundred, exact": {10, 500, time.Second, 16},              // 10 × 1000 / 625
+	} {
+		if got := admin.SuggestMaxNumber(c.base, c.p90, c.target); got != c.want {
+			t.Errorf("%s: SuggestMaxNumber(%d, %d, %s) = %d, want %d", name, c.base, c.p90, c.target, got, c.want)
+		}
 	}
 }

@@ -113,7 +113,8 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, client: client, db: db, logs: logs, retrier: &recordingRetrier{}, logger: logger}
-	deps := admin.Deps{Store: db.Owner(), Retrier: f.retrier, Keys: testKeys(t, "1"), Clock: fixedClock{now}, Logger: logger}
+	deps := admin.Deps{Store: db.Owner(), Retrier: f.retrier, Keys: testKeys(t, "1"), Clock: fixedClock{now}, Logger: logger,
+		Solves: admin.SolveTarget{MaxNumber: adminseed.PowMaxNumber, TargetP90: time.Second}}
 	for _, o := range opts {
 		o(&deps)
 	}

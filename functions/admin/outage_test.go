@@ -20,7 +20,14 @@ type downStore struct{}
 
 var errDown = intake.Unavailable(errors.New("firestore: connection refused"), 3*time.Second)
 
-func (downStore) ListIntroductions(context.Context, *intake.ListPosition, int, time.Time) ([]intake.Record, *intake.ListPosition, error) {
+func (downStore) ListIntroductions(context.Context, string, *intake.ListPosition, int, time.Time) ([]intake.Record, *intake.ListPosition, error) {
+	return nil, nil, errDown
+}
+func (downStore) MarkSpam(context.Context, string, string, bool, time.Time) (*intake.Introduction, error) {
+	return nil, errDown
+}
+func (downStore) CountSpam(context.Context) (int, error) { return 0, errDown }
+func (downStore) EraseSpam(context.Context, intake.ErasureRecord, func(string) []intake.Envelope) ([]string, []string, error) {
 	return nil, nil, errDown
 }
 func (downStore) CountWaiting(context.Context) (int, error) { return 0, errDown }
@@ -69,6 +76,8 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 		{"GET", "/admin/api/introductions/x", "", ""},
 		{"POST", "/admin/api/introductions/x/handled", "", ""},
 		{"POST", "/admin/api/deliveries/x/retry", "", ""},
+		{"POST", "/admin/api/introductions/x/spam", `{"spam":true}`, "application/json"},
+		{"POST", "/admin/api/spam/erasure", `{"confirm":true}`, "application/json"},
 		{"GET", "/admin/api/subjects?email=a@example.com", "", ""},
 		{"POST", "/admin/api/subjects/erasure", `{"email":"a@example.com"}`, "application/json"},
 		{"GET", "/admin/api/health", "", ""},
@@ -76,6 +85,9 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 		{"GET", "/admin/", "", ""},
 		{"GET", "/admin/introductions/x", "", ""},
 		{"POST", "/admin/introductions/x/handled", "", ""},
+		{"POST", "/admin/introductions/x/spam", "spam=yes", "application/x-www-form-urlencoded"},
+		{"POST", "/admin/spam/erasure", "", "application/x-www-form-urlencoded"},
+		{"POST", "/admin/spam/erasure", "confirm=yes", "application/x-www-form-urlencoded"},
 		{"POST", "/admin/subjects", "email=a%40example.com", "application/x-www-form-urlencoded"},
 		{"POST", "/admin/subjects/erasure", "email=a%40example.com&confirm=yes", "application/x-www-form-urlencoded"},
 		{"GET", "/admin/retention", "", ""},

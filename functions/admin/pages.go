@@ -75,8 +75,17 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatInt(n, 10) + " s"
 	},
-	"px":   func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"plus": func(a, b int) int { return a + b },
+	"px":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"plus":  func(a, b int) int { return a + b },
+	"minus": func(a, b int) int { return a - b },
+	"deref": func(b *bool) bool { return b != nil && *b },
+	// ms writes a solve time: "750 ms", "1.5 s".
+	"ms": func(d time.Duration) string {
+		if d < time.Second {
+			return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+		}
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+	},
 	"handoff": func(l intake.LedgerEntry, receipts bool) string {
 		s, _ := handoffSummary(l, receipts)
 		return s
@@ -134,7 +143,7 @@ type classCount struct {
 // this package through the route table, and only Admin renders).
 var pages = sync.OnceValue(func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"list", "detail", "subjects", "erasure", "retention", "problem", "gone"} {
+	for _, name := range []string{"list", "detail", "subjects", "erasure", "spamerasure", "retention", "problem", "gone"} {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
@@ -191,12 +200,36 @@ type listData struct {
 	// is accepted and no receipt can come, so the page says what to do.
 	Receipts, NoReceipt bool
 	Waiting             int
-	Rows                []intake.Record
-	Next                string
-	FirstPage           bool
-	Chart               chart
-	LastRun             *intake.SweepRun
+	// Filter is the folder shown ("" for all); Filters the list's tabs.
+	Filter    string
+	Filters   []filterTab
+	Rows      []intake.Record
+	Next      string
+	FirstPage bool
+	Chart     chart
+	Solves    solveFigures
+	LastRun   *intake.SweepRun
 }
+
+// filterTab is one of the list's filters as its tab shows it.
+type filterTab struct {
+	Filter, Label, Href string
+	Current             bool
+}
+
+func filterTabs(current string) []filterTab {
+	out := []filterTab{{Filter: "", Label: "All", Href: "/admin/"}}
+	for _, f := range filters {
+		out = append(out, filterTab{Filter: f, Label: folderLabels[f], Href: "/admin/?filter=" + f})
+	}
+	for i := range out {
+		out[i].Current = out[i].Filter == current
+	}
+	return out
+}
+
+// folderLabels name the folders as the pages do.
+var folderLabels = map[string]string{intake.FolderInbox: "Inbox", intake.FolderLikelySpam: "Likely spam", intake.FolderSpam: "Spam"}
 
 func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	recs, next, err := h.list(r)
@@ -204,7 +237,9 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		h.problemPage(w, r, err)
 		return nil
 	}
-	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts}
+	filter, _ := listFilter(r) // list has refused an unknown one
+	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts,
+		Filter: filter, Filters: filterTabs(filter)}
 	for _, rec := range recs {
 		if _, accepted := handoffSummary(rec.Ledger, h.Receipts); accepted && !h.Receipts {
 			d.NoReceipt = true
@@ -221,6 +256,7 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	d.Chart = buildChart(days, kept)
+	d.Solves = buildSolveFigures(days, kept, h.Solves)
 	runs, err := h.Store.LastRuns(r.Context(), 1)
 	if err != nil {
 		h.problemPage(w, r, err)
@@ -229,7 +265,11 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	if len(runs) > 0 {
 		d.LastRun = &runs[0]
 	}
-	h.render(w, r, http.StatusOK, "list", page{Title: "Introductions", Nav: "list", Data: d})
+	title := "Introductions"
+	if filter != "" {
+		title += ": " + folderLabels[filter]
+	}
+	h.render(w, r, http.StatusOK, "list", page{Title: title, Nav: "list", Notice: notices[r.URL.Query().Get("done")], Data: d})
 	return nil
 }
 
@@ -282,11 +322,15 @@ type detailData struct {
 	Record intake.Record
 	// Messages say what the ledger's admin actions mean.
 	CanHandle bool
+	// Signals are the spam signals kept in its ledger entry.
+	Signals []string
 }
 
 var notices = map[string]string{
-	"handled": "Marked handled.",
-	"retried": "The delivery is being attempted again now.",
+	"handled":  "Marked handled.",
+	"retried":  "The delivery is being attempted again now.",
+	"spam":     "Marked spam: it is filed under Spam and no longer counts as waiting.",
+	"not-spam": "Marked not spam: it is filed in the inbox.",
 }
 
 func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
@@ -336,7 +380,7 @@ func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status i
 	}
 	_, canHandle := in.State.Next(intake.MoveHandle)
 	h.render(w, r, status, "detail", page{Title: title, Nav: "list", Notice: notice, Problem: problem,
-		Data: detailData{Record: rec, CanHandle: canHandle == nil}})
+		Data: detailData{Record: rec, CanHandle: canHandle == nil, Signals: spamSignals(rec.Ledger)}})
 }
 
 // afterAction shows the detail page again after a POST: a redirect on
@@ -363,6 +407,67 @@ func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done 
 func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
 	_, err := h.handle(r)
 	h.afterAction(w, r, r.PathValue("id"), "handled", err)
+	return nil
+}
+
+// pageSpam is the detail page's "Mark spam" (spam=yes) and "Not spam"
+// (spam=no).
+func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	var spam bool
+	switch r.PostFormValue("spam") {
+	case "yes":
+		spam = true
+	case "no":
+	default:
+		h.problemPage(w, r, intake.Errorf(intake.CodeUnreadableBody, "The form must say spam=yes or spam=no."))
+		return nil
+	}
+	_, err := h.markSpam(r, spam)
+	done := "not-spam"
+	if spam {
+		done = "spam"
+	}
+	h.afterAction(w, r, r.PathValue("id"), done, err)
+	return nil
+}
+
+// spamErasureData is the bulk erasure's confirmation step and its result.
+type spamErasureData struct {
+	// Count is how many the owner marked spam; Rows the newest of them.
+	Count  int
+	Rows   []intake.Record
+	Done   bool
+	Erased int
+}
+
+// pageSpamErasure asks for confirmation first (the form without
+// confirm=yes), then erases everything the owner marked spam.
+func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	if r.PostFormValue("confirm") != "yes" {
+		n, err := h.Store.CountSpam(r.Context())
+		if err != nil {
+			h.problemPage(w, r, err)
+			return nil
+		}
+		recs, _, err := h.Store.ListIntroductions(r.Context(), intake.FolderSpam, nil, PageSize, h.Clock.Now())
+		if err != nil {
+			h.problemPage(w, r, err)
+			return nil
+		}
+		h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
+			Data: spamErasureData{Count: n, Rows: recs}})
+		return nil
+	}
+	n, err := h.eraseSpam(r)
+	if err != nil {
+		h.problemPage(w, r, err)
+		return nil
+	}
+	h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
+		Notice: fmt.Sprintf("Erased %d %s marked spam. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
+		Data:   spamErasureData{Done: true, Erased: n}})
 	return nil
 }
 

@@ -63,7 +63,7 @@ func TestPagesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	figures, err := admin.NewDailyFiguresTask(f.db.Owner(), f.logger)
+	figures, err := admin.NewDailyFiguresTask(f.db.Owner(), adminseed.PowMaxNumber, f.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestSubjectExportAndErasure(t *testing.T) {
 	var got []string
 	for _, it := range m["introductions"].([]any) {
 		d := it.(map[string]any)
-		wantKeys(t, "an exported introduction", d, "id", "state", "formId", "formVersion", "lang", "introduction", "conversation", "attachment", "consents", "ledger", "deliveries")
+		wantKeys(t, "an exported introduction", d, "id", "state", "formId", "formVersion", "lang", "introduction", "conversation", "attachment", "consents", "signals", "likelySpam", "spam", "ledger", "deliveries")
 		got = append(got, d["id"].(string))
 	}
 	slices.Sort(got)

@@ -130,7 +130,7 @@ func buildAdmin(p *parts, h *Handlers) (err error) {
 		return err
 	}
 	deps := admin.Deps{Store: db.Owner(), Files: files, Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.Clock(), Logger: p.logger,
-		Receipts: p.cfg.MailgunSigningKey != ""}
+		Receipts: p.cfg.MailgunSigningKey != "", Solves: admin.SolveTarget{MaxNumber: p.cfg.PowMaxNumber, TargetP90: p.cfg.PowTargetP90}}
 	scheduler, err := p.schedulerJob()
 	if err != nil {
 		return err

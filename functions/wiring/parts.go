@@ -271,7 +271,7 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	figures, err := admin.NewDailyFiguresTask(db.Owner(), p.logger)
+	figures, err := admin.NewDailyFiguresTask(db.Owner(), p.cfg.PowMaxNumber, p.logger)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err := dropFigures(ctx, client, now); err != nil {
 		return err
 	}
-	figures, err := admin.NewDailyFiguresTask(db.Owner(), logger)
+	figures, err := admin.NewDailyFiguresTask(db.Owner(), adminseed.PowMaxNumber, logger)
 	if err != nil {
 		return err
 	}

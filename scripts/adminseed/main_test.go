@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/functions/admin"
+	"github.com/ownersite/introductions/functions/admin/adminseed"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
 )
@@ -30,7 +31,7 @@ func TestSeedBesideMakeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	figures, err := admin.NewDailyFiguresTask(db.Owner(), logger)
+	figures, err := admin.NewDailyFiguresTask(db.Owner(), adminseed.PowMaxNumber, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

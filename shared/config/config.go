@@ -49,6 +49,10 @@ type Config struct {
 	// asked to solve (POW_MAX_ESCALATED, default 1000 × POW_MAX_NUMBER, from
 	// POW_MAX_NUMBER, which turns escalation off, to 100000000000).
 	PowMaxEscalated int64
+	// PowTargetP90 is the solve time the admin's suggested POW_MAX_NUMBER
+	// aims the 90th percentile of reported solves at (POW_TARGET_P90,
+	// default 1s, from 100ms to 1m); a suggestion only, never applied.
+	PowTargetP90 time.Duration
 	// Retention: DRAFT_LIFETIME (30m), INTRODUCTION_RETENTION (4320h = 180
 	// days), REJECTED_ATTEMPT_RETENTION (720h = 30 days).
 	Retention intake.Retention
@@ -307,6 +311,7 @@ func Load(getenv func(string) string) (Config, error) {
 		AllowedOrigins:        l.origins("ALLOWED_ORIGINS"),
 		PowMaxNumber:          l.integer("POW_MAX_NUMBER", 100_000, 1, 100_000_000),
 		PowLifetime:           l.duration("POW_LIFETIME", 10*time.Minute, 10*time.Second, 24*time.Hour),
+		PowTargetP90:          l.duration("POW_TARGET_P90", time.Second, 100*time.Millisecond, time.Minute),
 		RateLimitIPPerHour:    int(l.integer("RATE_LIMIT_IP_PER_HOUR", 10, 1, 10_000)),
 		RateLimitEmailPerHour: int(l.integer("RATE_LIMIT_EMAIL_PER_HOUR", 5, 1, 10_000)),
 		FloodLimit:            int(l.integer("FLOOD_LIMIT", 60, 1, 1_000_000)),

@@ -12,7 +12,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Port != 8080 || c.Database != "introductions" || c.PowMaxNumber != 100000 || c.PowLifetime != 10*time.Minute ||
+	if c.Port != 8080 || c.Database != "introductions" || c.PowMaxNumber != 100000 || c.PowLifetime != 10*time.Minute || c.PowTargetP90 != time.Second ||
 		c.Retention.Draft != 30*time.Minute || c.RateLimitIPPerHour != 10 || c.RateLimitEmailPerHour != 5 || c.ClientAddress != "connection" || c.ForwardedForPosition != 0 || c.SweepAfterIdle != 15*time.Minute {
 		t.Fatalf("defaults: %+v", c)
 	}
@@ -20,12 +20,12 @@ func TestDefaults(t *testing.T) {
 
 func TestEveryProblemIsReportedAtOnce(t *testing.T) {
 	env := map[string]string{"PORT": "eighty", "ALLOWED_ORIGINS": "*,https://ok.example,https://x.example/path", "POW_MAX_NUMBER": "0",
-		"DRAFT_LIFETIME": "forever", "HMAC_SECRET": "my-key", "LOG_LEVEL": "loud", "SCHEDULER_JOB": "sweep", "SWEEP_AFTER_IDLE": "0"}
+		"DRAFT_LIFETIME": "forever", "HMAC_SECRET": "my-key", "LOG_LEVEL": "loud", "SCHEDULER_JOB": "sweep", "SWEEP_AFTER_IDLE": "0", "POW_TARGET_P90": "1ms"}
 	_, err := Load(func(k string) string { return env[k] })
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, name := range []string{"PORT", `"*"`, "/path", "POW_MAX_NUMBER", "DRAFT_LIFETIME", "HMAC_SECRET", "LOG_LEVEL", "SCHEDULER_JOB", "SWEEP_AFTER_IDLE"} {
+	for _, name := range []string{"PORT", `"*"`, "/path", "POW_MAX_NUMBER", "DRAFT_LIFETIME", "HMAC_SECRET", "LOG_LEVEL", "SCHEDULER_JOB", "SWEEP_AFTER_IDLE", "POW_TARGET_P90"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("the error does not mention %s: %v", name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"cloud.google.com/go/firestore"
@@ -27,19 +28,27 @@ import (
 // figuresKeptFor is how long one day's figures are kept.
 const figuresKeptFor = 400 * 24 * time.Hour
 
-// ListIntroductions returns up to limit confirmed or handled introductions,
-// newest confirmation first (ties by id, descending), each with its ledger
-// entry (no conversation, no envelopes), starting after pos (nil: from the
-// newest), and the position the next page starts after (nil when this page
-// is the last). A page holds fewer than limit when some of its
-// introductions have expired since. Errors: UNAVAILABLE; INTERNAL when a
-// ledger entry is missing.
-func (s *OwnerStore) ListIntroductions(ctx context.Context, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
+// ListIntroductions returns up to limit confirmed or handled introductions
+// of folder (intake.FolderInbox, FolderLikelySpam or FolderSpam; "" for
+// every folder), newest confirmation first (ties by id, descending), each
+// with its ledger entry (no conversation, no envelopes), starting after pos
+// (nil: from the newest), and the position the next page starts after (nil
+// when this page is the last). A page holds fewer than limit when some of
+// its introductions have expired since. Errors: UNAVAILABLE; INTERNAL when
+// a ledger entry is missing or the folder is unknown.
+func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
 	if limit <= 0 {
 		return nil, nil, intake.Internal(errors.New("ListIntroductions: limit must be positive"))
 	}
-	q := s.client.Collection(Introductions).
-		Where("state", "in", []string{string(intake.StateConfirmed), string(intake.StateHandled)}).
+	q := s.client.Collection(Introductions).Query
+	switch folder {
+	case "":
+	case intake.FolderInbox, intake.FolderLikelySpam, intake.FolderSpam:
+		q = q.Where("folder", "==", folder)
+	default:
+		return nil, nil, intake.Internal(fmt.Errorf("ListIntroductions: unknown folder %q", folder))
+	}
+	q = q.Where("state", "in", []string{string(intake.StateConfirmed), string(intake.StateHandled)}).
 		OrderBy("confirmedAt", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
 	if after != nil {
 		q = q.StartAfter(after.ConfirmedAt.UTC(), after.ID)
@@ -91,17 +100,139 @@ func (s *OwnerStore) ListIntroductions(ctx context.Context, after *intake.ListPo
 	return out, next, err
 }
 
-// CountWaiting counts the confirmed introductions not yet handled, with one
-// Firestore COUNT query (expired ones the sweep has not deleted yet
-// included). Errors: UNAVAILABLE.
+// CountWaiting counts the confirmed introductions not yet handled and not
+// marked spam by the owner (likely spam counts: only the owner's word
+// leaves one out), with one Firestore COUNT query (expired ones the sweep
+// has not deleted yet included). Errors: UNAVAILABLE.
 func (s *OwnerStore) CountWaiting(ctx context.Context) (int, error) {
 	var n int
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		var err error
-		n, err = count(ctx, s.client.Collection(Introductions).Where("state", "==", string(intake.StateConfirmed)))
+		n, err = count(ctx, s.client.Collection(Introductions).Where("state", "==", string(intake.StateConfirmed)).
+			Where("folder", "in", []string{intake.FolderInbox, intake.FolderLikelySpam}))
 		return err
 	})
 	return n, err
+}
+
+// MarkSpam keeps the owner's word on introduction id (spam or not) and
+// records who said it, and when, in its ledger entry, in one transaction;
+// saying it again records it again. Errors: intake.ErrNotFound (unknown,
+// expired or draft); STATE_CONFLICT for an introduction neither confirmed
+// nor handled; UNAVAILABLE.
+func (s *OwnerStore) MarkSpam(ctx context.Context, id, actor string, spam bool, now time.Time) (*intake.Introduction, error) {
+	if !intake.StorableID(id) {
+		return nil, intake.ErrNotFound
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
+	action := intake.ActionMarkedNotSpam
+	if spam {
+		action = intake.ActionMarkedSpam
+	}
+	var result *intake.Introduction
+	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
+			if err != nil {
+				return err
+			}
+			if !live(snaps[0], now) {
+				return intake.ErrNotFound
+			}
+			var d introductionDoc
+			if err := snaps[0].DataTo(&d); err != nil {
+				return err
+			}
+			in := d.introduction(id)
+			switch in.State {
+			case intake.StateDraft:
+				return intake.ErrNotFound
+			case intake.StateConfirmed, intake.StateHandled:
+			default:
+				return intake.Errorf(intake.CodeStateConflict, "This introduction is %s: there is nothing to mark.", in.State)
+			}
+			in.Spam = &spam
+			entry, err := ledgerOf(snaps[1])
+			if err != nil {
+				return err
+			}
+			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: action})
+			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+				return err
+			}
+			result = &in
+			return errors.Join(
+				tx.Update(ref, []firestore.Update{{Path: "spam", Value: spam}, {Path: "folder", Value: in.Folder()}}),
+				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
+			)
+		})
+	})
+	if err == nil {
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkSpam", slog.String("introductionId", id), slog.Bool("spam", spam))
+	}
+	return result, err
+}
+
+// CountSpam counts the live introductions the owner marked spam, as
+// EraseSpam would erase them (expired ones the sweep has not deleted yet
+// included), with one COUNT query. Errors: UNAVAILABLE.
+func (s *OwnerStore) CountSpam(ctx context.Context) (int, error) {
+	var n int
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		var err error
+		n, err = count(ctx, s.client.Collection(Introductions).Where("folder", "==", intake.FolderSpam))
+		return err
+	})
+	return n, err
+}
+
+// EraseSpam erases every introduction the owner marked spam, as
+// EraseSubject erases a data subject's: the introduction, its transcript
+// and its envelopes are deleted, its ledger entry keeps a content-free
+// tombstone (e, an erased-spam admin action, ReasonErasedSpam), and the
+// introduction.withdrawn notices notices returns (nil: none) are written
+// for the caller to dispatch. Each is erased only while it is still marked
+// spam, read in its erasure's transaction, so one the owner marks not spam
+// meanwhile is kept. It returns the ids it erased (for the caller to
+// delete their attachments) and the notices' ids. A failure part-way
+// leaves each introduction either erased or untouched; erasing again
+// finishes the job. Errors: UNAVAILABLE.
+func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
+	e.At = e.At.UTC().Truncate(time.Microsecond)
+	var ids []string
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		ids = ids[:0]
+		snaps, err := s.client.Collection(Introductions).Where("folder", "==", intake.FolderSpam).Select().Documents(ctx).GetAll()
+		if err != nil {
+			return err
+		}
+		for _, snap := range snaps {
+			ids = append(ids, snap.Ref.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	var erased, sent []string
+	for _, id := range ids {
+		var n []intake.Envelope
+		if notices != nil {
+			n = notices(id)
+		}
+		ids, err := s.erase(ctx, id, e, intake.ActionErasedSpam, intake.ReasonErasedSpam, intake.FolderSpam, n)
+		if errors.Is(err, errNotInFolder) {
+			continue // marked not spam (or gone) since it was found: kept
+		}
+		if err != nil {
+			return erased, sent, err
+		}
+		erased = append(erased, id)
+		sent = append(sent, ids...)
+	}
+	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSpam", slog.Int("erased", len(erased)), slog.Int("notices", len(sent)))
+	return erased, sent, nil
 }
 
 // Record returns everything held about introduction id: the introduction,
@@ -374,7 +505,7 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 		if notices != nil {
 			n = notices(id)
 		}
-		ids, err := s.erase(ctx, id, e, n)
+		ids, err := s.erase(ctx, id, e, intake.ActionErased, intake.ReasonErased, "", n)
 		if err != nil {
 			return erased, sent, err
 		}
@@ -385,10 +516,17 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 	return erased, sent, nil
 }
 
+// errNotInFolder stops an erasure whose introduction left the folder it
+// was found in (the owner said "not spam" meanwhile).
+var errNotInFolder = errors.New("the introduction is no longer in the folder")
+
 // erase deletes one introduction, its transcript and envelopes, leaves the
-// tombstone in its ledger entry and writes the notices of a destination
-// the confirmation had an envelope for; it returns their ids.
-func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, notices []intake.Envelope) ([]string, error) {
+// tombstone in its ledger entry (e, the admin action named action, the
+// ledger reason reason) and writes the notices of a destination the
+// confirmation had an envelope for; it returns their ids. With folder set,
+// it erases only while the introduction is in that folder, read in the
+// same transaction, and answers errNotInFolder otherwise.
+func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, action, reason, folder string, notices []intake.Envelope) ([]string, error) {
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	var sent []string
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
@@ -399,6 +537,18 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, notic
 		}
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 			sent = sent[:0]
+			if folder != "" {
+				in, err := tx.Get(ref)
+				if status.Code(err) == codes.NotFound {
+					return errNotInFolder
+				}
+				if err != nil {
+					return err
+				}
+				if f, _ := in.DataAt("folder"); f != folder {
+					return errNotInFolder
+				}
+			}
 			snap, err := tx.Get(ledgerRef)
 			writes := []error{tx.Delete(ref), tx.Delete(s.transcriptRef(id))}
 			for _, env := range envelopes {
@@ -415,8 +565,8 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, notic
 					return err
 				}
 				entry.Erasure = &e
-				entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: e.At, Actor: e.RequestedBy, Action: intake.ActionErased})
-				entry.Reason = intake.ReasonErased
+				entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: e.At, Actor: e.RequestedBy, Action: action})
+				entry.Reason = reason
 				var due []intake.Envelope
 				for _, n := range notices {
 					if noticeDue(entry.Handoffs, n.Destination) {
@@ -484,13 +634,15 @@ var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHon
 
 // CountDay aggregates the ledger's figures of the UTC day starting at
 // start with Firestore aggregation queries (no entry is read):
-// introductions confirmed that day, and refused requests by abuse state (an
-// entry that sums refusals counts as its count). Errors:
-// UNAVAILABLE.
-func (s *OwnerStore) CountDay(ctx context.Context, start time.Time) (intake.DailyFigures, error) {
+// introductions confirmed that day and how many of them were likely spam,
+// refused requests by abuse state (an entry that sums refusals counts as
+// its count), and the reported solves of challenges of baseMaxNumber
+// (the base cost) by bucket, one COUNT per bucket. Errors: UNAVAILABLE.
+func (s *OwnerStore) CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error) {
 	start = start.UTC().Truncate(24 * time.Hour)
 	end := start.Add(24 * time.Hour)
-	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, ExpireAt: end.Add(figuresKeptFor)}
+	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, Solves: map[string]int{},
+		SolveMaxNumber: baseMaxNumber, ExpireAt: end.Add(figuresKeptFor)}
 	ledger := s.client.Collection(Ledger)
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		n, err := count(ctx, ledger.Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end))
@@ -498,6 +650,20 @@ func (s *OwnerStore) CountDay(ctx context.Context, start time.Time) (intake.Dail
 			return err
 		}
 		f.Confirmed = n
+		if f.LikelySpam, err = count(ctx, ledger.Where("abuse.likelySpam", "==", true).
+			Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end)); err != nil {
+			return err
+		}
+		for _, b := range intake.SolveBuckets {
+			n, err := count(ctx, ledger.Where("abuse.solve.maxNumber", "==", baseMaxNumber).Where("abuse.solve.millis", "==", b).
+				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				f.Solves[strconv.FormatInt(b, 10)] = n
+			}
+		}
 		for _, st := range RefusalStates {
 			n, err := countRefused(ctx, ledger.Where("abuse.state", "==", string(st)).
 				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))

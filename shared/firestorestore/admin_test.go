@@ -37,7 +37,7 @@ func TestTheOwnersViewTreatsExpiredAndDraftsAsAbsent(t *testing.T) {
 	if _, err := ts.KeepDraft(ctx, draft("draft", t0)); err != nil {
 		t.Fatal(err)
 	}
-	recs, next, err := ts.ListIntroductions(ctx, nil, 10, t0)
+	recs, next, err := ts.ListIntroductions(ctx, "", nil, 10, t0)
 	if err != nil || next != nil || len(recs) != 1 || recs[0].Introduction.ID != "new" || recs[0].Ledger.Decision != intake.DecisionHandoffPending {
 		t.Fatalf("list = %+v, %v, %v", recs, next, err)
 	}
@@ -99,7 +99,7 @@ func TestOwnersSideUnreachable(t *testing.T) {
 	defer db.Close()
 	s := db.Owner()
 	calls := map[string]func() error{
-		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, nil, 50, t0); return err },
+		"ListIntroductions": func() error { _, _, err := s.ListIntroductions(ctx, "", nil, 50, t0); return err },
 		"Record":            func() error { _, err := s.Record(ctx, "x", t0); return err },
 		"MarkHandled":       func() error { _, err := s.MarkHandled(ctx, "x", "owner", t0); return err },
 		"RecordAdminAction": func() error {
@@ -113,8 +113,14 @@ func TestOwnersSideUnreachable(t *testing.T) {
 			_, _, err := s.EraseSubject(ctx, intake.SubjectQuery{Keys: []string{"k"}}, intake.ErasureRecord{At: t0, RequestedBy: "owner"}, nil)
 			return err
 		},
+		"MarkSpam":  func() error { _, err := s.MarkSpam(ctx, "x", "owner", true, t0); return err },
+		"CountSpam": func() error { _, err := s.CountSpam(ctx); return err },
+		"EraseSpam": func() error {
+			_, _, err := s.EraseSpam(ctx, intake.ErasureRecord{At: t0, RequestedBy: "owner"}, nil)
+			return err
+		},
 		"DailyFigures":    func() error { _, err := s.DailyFigures(ctx, []string{"2026-11-29"}); return err },
-		"CountDay":        func() error { _, err := s.CountDay(ctx, t0); return err },
+		"CountDay":        func() error { _, err := s.CountDay(ctx, t0, 1000); return err },
 		"PutDailyFigures": func() error { return s.PutDailyFigures(ctx, intake.DailyFigures{Day: "2026-11-29", ExpireAt: t0}) },
 	}
 	for name, call := range calls {
@@ -216,7 +222,7 @@ func TestListIntroductionsPagesHoldEachRowOnce(t *testing.T) {
 		if page > len(want) {
 			t.Fatalf("still paging after %d pages: the next position does not advance", page)
 		}
-		recs, next, err := ts.ListIntroductions(ctx, after, 3, t0)
+		recs, next, err := ts.ListIntroductions(ctx, "", after, 3, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,5 +312,86 @@ func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
 	n := len(entry.AdminActions)
 	if entry.Erasure == nil || *entry.Erasure != e || n == 0 || entry.AdminActions[n-1] != (intake.AdminAction{At: t0, Actor: e.RequestedBy, Action: intake.ActionErased}) || entry.Reason != intake.ReasonErased {
 		t.Fatalf("the tombstone: erasure %+v, actions %+v, reason %q", entry.Erasure, entry.AdminActions, entry.Reason)
+	}
+}
+
+// TestTheOwnersWordFilesAndErases: MarkSpam keeps the word with its folder
+// and an admin action in one transaction; the folder filter, the waiting
+// count and CountSpam follow it; a draft, and a withdrawn introduction
+// (deleted), are NOT_FOUND; EraseSpam erases exactly what is still marked
+// spam in each erasure's transaction, leaving its tombstone.
+func TestTheOwnersWordFilesAndErases(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for i, id := range []string{"keep", "junk", "gone"} {
+		ts.keepConfirmed(t, id, t0.Add(-time.Duration(i+1)*time.Hour))
+	}
+	if _, err := ts.KeepDraft(ctx, draft("draft", t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Withdraw(ctx, "gone", intake.HashToken(token("gone")), t0, nil); err != nil {
+		t.Fatal(err)
+	}
+	in, err := ts.MarkSpam(ctx, "junk", "owner", true, t0)
+	if err != nil || in.Spam == nil || !*in.Spam || in.Folder() != intake.FolderSpam {
+		t.Fatalf("MarkSpam = %+v, %v", in, err)
+	}
+	if _, err := ts.MarkSpam(ctx, "draft", "owner", true, t0); codeOf(t, err) != intake.CodeNotFound {
+		t.Errorf("MarkSpam(draft) = %v, want NOT_FOUND", err)
+	}
+	if _, err := ts.MarkSpam(ctx, "gone", "owner", true, t0); codeOf(t, err) != intake.CodeNotFound {
+		t.Errorf("MarkSpam(withdrawn: its content is gone) = %v, want NOT_FOUND", err)
+	}
+	ids := func(folder string) []string {
+		recs, _, err := ts.ListIntroductions(ctx, folder, nil, 10, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.Introduction.ID)
+		}
+		return out
+	}
+	if got := ids(intake.FolderSpam); !slices.Equal(got, []string{"junk"}) {
+		t.Errorf("spam folder %v", got)
+	}
+	if got := ids(intake.FolderInbox); !slices.Equal(got, []string{"keep"}) {
+		t.Errorf("inbox %v", got)
+	}
+	if _, _, err := ts.ListIntroductions(ctx, "elsewhere", nil, 10, t0); codeOf(t, err) != intake.CodeInternal {
+		t.Errorf("an unknown folder = %v, want INTERNAL", err)
+	}
+	if n, err := ts.CountWaiting(ctx); err != nil || n != 1 {
+		t.Errorf("CountWaiting = %d, %v, want 1 (keep)", n, err)
+	}
+	if n, err := ts.CountSpam(ctx); err != nil || n != 1 {
+		t.Errorf("CountSpam = %d, %v", n, err)
+	}
+	// One found marked spam but marked not spam before its erasure's
+	// transaction is kept: the transaction reads the folder again.
+	if _, err := ts.DB.erase(ctx, "keep", intake.ErasureRecord{At: t0, RequestedBy: "owner"}, intake.ActionErasedSpam, intake.ReasonErasedSpam,
+		intake.FolderSpam, nil); !errors.Is(err, errNotInFolder) || !ts.exists(t, Introductions, "keep") {
+		t.Fatalf("erasing an inbox introduction as spam = %v", err)
+	}
+	erased, sent, err := ts.EraseSpam(ctx, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: intake.ErasureReasonSpam}, nil)
+	if err != nil || !slices.Equal(erased, []string{"junk"}) || len(sent) != 0 {
+		t.Fatalf("EraseSpam = %v, %v, %v", erased, sent, err)
+	}
+	if ts.exists(t, Introductions, "junk") || ts.exists(t, Transcripts, "junk") || !ts.exists(t, Introductions, "keep") {
+		t.Fatal("EraseSpam erased the wrong introductions")
+	}
+	tomb, err := ts.Tombstone(ctx, "junk")
+	if err != nil || tomb.Reason != intake.ReasonErasedSpam || tomb.Erasure.Reason != intake.ErasureReasonSpam {
+		t.Fatalf("the tombstone %+v, %v", tomb, err)
+	}
+	actions := tomb.AdminActions
+	if len(actions) != 2 || actions[0].Action != intake.ActionMarkedSpam || actions[1].Action != intake.ActionErasedSpam || actions[1].Actor != "owner" {
+		t.Errorf("the tombstone's admin actions %+v", actions)
+	}
+	for _, v := range allStrings(ts.dump(t)) {
+		if strings.Contains(v, canary("name", "junk")) {
+			t.Errorf("the erased introduction's name is still held: %q", v)
+		}
 	}
 }

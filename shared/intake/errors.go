@@ -42,6 +42,7 @@ const (
 	CodeStateConflict         Code = "STATE_CONFLICT"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeCursorInvalid         Code = "CURSOR_INVALID"
+	CodeFilterInvalid         Code = "FILTER_INVALID"
 	CodeDateRangeInvalid      Code = "DATE_RANGE_INVALID"
 	CodeCrossOriginRefused    Code = "CROSS_ORIGIN_REFUSED"
 	CodeHostNotServed         Code = "HOST_NOT_SERVED" // the dev server's, to a Host not among its loopback names

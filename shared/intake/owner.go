@@ -25,11 +25,25 @@ const (
 	ActionHandled = "handled"
 	ActionRetry   = "retry-delivery"
 	ActionErased  = "erased"
+	// ActionMarkedSpam and ActionMarkedNotSpam record the owner's word on
+	// an introduction; ActionErasedSpam the bulk erasure of what the owner
+	// marked spam.
+	ActionMarkedSpam    = "marked-spam"
+	ActionMarkedNotSpam = "marked-not-spam"
+	ActionErasedSpam    = "erased-spam"
 )
 
 // ReasonErased is the ledger reason of an introduction erased on its data
 // subject's request.
 const ReasonErased = "erased on the data subject's request; content gone"
+
+// ReasonErasedSpam is the ledger reason of an introduction erased with
+// everything else the owner marked spam.
+const ReasonErasedSpam = "erased as spam by the owner; content gone"
+
+// ErasureReasonSpam is the ErasureRecord reason of the owner's bulk
+// erasure of what they marked spam.
+const ErasureReasonSpam = "the owner's erasure of what they marked spam"
 
 // SchedulerStatus is how the Cloud Scheduler job that calls the sweep
 // stands: its schedule and time zone, its state (ENABLED, PAUSED, …), when

@@ -72,6 +72,16 @@ type DailyFigures struct {
 	// Refused counts refused attempts by abuse state (RATE_LIMITED,
 	// HONEYPOT, CONTENT_REJECTED, POW_FAILED), keyed by its name (the
 	// Firestore client stores maps with plain string keys only).
-	Refused  map[string]int `json:"refused" firestore:"refused"`
-	ExpireAt time.Time      `json:"-" firestore:"expireAt"`
+	Refused map[string]int `json:"refused" firestore:"refused"`
+	// LikelySpam counts the introductions confirmed that day that the
+	// spam signals made likely spam (part of Confirmed).
+	LikelySpam int `json:"likelySpam" firestore:"likelySpam"`
+	// Solves counts the drafts kept that day whose page reported a solve
+	// of a base-cost challenge (SolveMaxNumber), by SolveBucket, keyed by
+	// the bucket's milliseconds in decimal.
+	Solves map[string]int `json:"solves" firestore:"solves"`
+	// SolveMaxNumber is the base cost (POW_MAX_NUMBER) the solves were
+	// counted at; 0 when none were.
+	SolveMaxNumber int64     `json:"solveMaxNumber" firestore:"solveMaxNumber"`
+	ExpireAt       time.Time `json:"-" firestore:"expireAt"`
 }

@@ -44,6 +44,7 @@ var statusOf = map[intake.Code]int{
 	intake.CodeStateConflict:         http.StatusConflict,
 	intake.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	intake.CodeCursorInvalid:         http.StatusBadRequest,
+	intake.CodeFilterInvalid:         http.StatusBadRequest,
 	intake.CodeDateRangeInvalid:      http.StatusBadRequest,
 	intake.CodeCrossOriginRefused:    http.StatusForbidden,
 	intake.CodeHostNotServed:         http.StatusMisdirectedRequest,

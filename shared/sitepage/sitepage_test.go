@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ownersite/introductions/shared/intake"
 )
 
 func get(t *testing.T, method, path string, header http.Header) *http.Response {
@@ -165,5 +168,26 @@ func TestNothingFromElsewhere(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSolveBucketsMatchTheService holds the page's SOLVE_BUCKETS equal to
+// intake.SolveBuckets: the page rounds the solve time it reports to the
+// buckets the ledger keeps.
+func TestSolveBucketsMatchTheService(t *testing.T) {
+	src, err := fs.ReadFile(Assets(), "js/introduction-form.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`const SOLVE_BUCKETS = \[([0-9, ]+)\];`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("introduction-form.js has no SOLVE_BUCKETS list")
+	}
+	want := make([]string, len(intake.SolveBuckets))
+	for i, v := range intake.SolveBuckets {
+		want[i] = strconv.FormatInt(v, 10)
+	}
+	if got := strings.Split(string(m[1]), ", "); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("SOLVE_BUCKETS = %v, intake.SolveBuckets = %v", got, want)
 	}
 }

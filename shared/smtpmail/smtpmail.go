@@ -242,6 +242,11 @@ func MessageID(envelopeID, fromAddress string) string {
 	return local + "@" + domain
 }
 
+// LikelySpamPrefix begins the subject of a likely-spam introduction's mail
+// (the spam signals' verdict at intake, which never changes, so a retry
+// mails the same subject), for the owner's mail filters.
+const LikelySpamPrefix = "[likely spam] "
+
 // view checks a delivery and returns what its mail shows, with its
 // subject. Its error is content-free and says what the delivery lacks.
 func view(d intake.Delivery) (mailView, string, error) {
@@ -267,6 +272,9 @@ func view(d intake.Delivery) (mailView, string, error) {
 		subject = "Introduction from " + oneLine(in.Fields.Name, 60)
 		if c := oneLine(in.Fields.Company, 40); c != "" {
 			subject += " (" + c + ")"
+		}
+		if in.LikelySpam {
+			subject = LikelySpamPrefix + subject
 		}
 	case intake.EventWithdrawn:
 		view.ReceivedAt = env.ReceivedAt.UTC()

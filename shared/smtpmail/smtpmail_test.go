@@ -438,3 +438,24 @@ func TestTheMailSaysHowTheVisitorWithdrawsAndNamesTheGuideOnlyWithAConversation(
 		})
 	}
 }
+
+func TestALikelySpamMailSaysSoInItsSubject(t *testing.T) {
+	mp := mailpittest.Shared(t)
+	id := unique(t, "likely-spam")
+	d := confirmed(id)
+	d.Introduction.LikelySpam = true
+	if res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), d); res.Status != intake.DeliveryAccepted {
+		t.Fatalf("got %+v", res)
+	}
+	msgs := received(t, mp, id)
+	if len(msgs) != 1 {
+		t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+	}
+	if got, want := msgs[0].Subject, "[likely spam] Introduction from "+canaryName+" (Acme & Sons)"; got != want {
+		t.Fatalf("subject %q, want %q", got, want)
+	}
+	// Nothing is hidden for it: the owner reads the whole introduction.
+	if !strings.Contains(msgs[0].Text, canaryMessage) {
+		t.Errorf("the text lacks the message:\n%s", msgs[0].Text)
+	}
+}

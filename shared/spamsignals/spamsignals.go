@@ -77,6 +77,13 @@ func Score(signals []string) int {
 	return n
 }
 
+// Known reports whether name is one of the spam signals (and not, say, a
+// refused check's code among a ledger entry's abuse signals).
+func Known(name string) bool {
+	_, ok := weights[name]
+	return ok
+}
+
 // Likely reports whether signals make an introduction likely spam.
 func Likely(signals []string) bool { return Score(signals) >= Threshold }
 

@@ -429,6 +429,9 @@ type confirmed struct {
 	// Attachment describes the file attached, never its bytes.
 	Attachment  *attachmentRef `json:"attachment,omitempty"`
 	ConfirmedAt time.Time      `json:"confirmedAt"`
+	// LikelySpam is the spam signals' verdict at intake (never the owner's
+	// later mark, so every attempt sends the same bytes).
+	LikelySpam bool `json:"likelySpam"`
 }
 
 // attachmentRef is an attachment as the webhook names it: what it is and
@@ -454,7 +457,8 @@ type withdrawn struct {
 //	"formVersion", "introduction": {…fields…}, "added": {…the fields the
 //	form version adds, when any…}, "conversation", "consents": […],
 //	"attachment": {"name", "type", "size", "sha256", "adminUrl"} (when a
-//	file is attached: never its bytes), "confirmedAt"}}
+//	file is attached: never its bytes), "confirmedAt", "likelySpam" (the
+//	spam signals' verdict at intake)}}
 //	{"type": "introduction.withdrawn", "timestamp", "data": {"id",
 //	"withdrawnAt"}}
 //
@@ -488,6 +492,7 @@ func Payload(d intake.Delivery) ([]byte, error) {
 		e = event{Type: intake.EventConfirmed, Timestamp: at, Data: confirmed{
 			ID: in.ID, FormID: in.FormID, FormVersion: in.FormVersion, Introduction: in.Fields, Added: in.Added,
 			Conversation: d.Conversation, Consents: consents, Attachment: ref, ConfirmedAt: in.ConfirmedAt.UTC(),
+			LikelySpam: in.LikelySpam,
 		}}
 	case intake.EventWithdrawn:
 		e = event{Type: intake.EventWithdrawn, Timestamp: at, Data: withdrawn{ID: env.SubmissionID, WithdrawnAt: at}}

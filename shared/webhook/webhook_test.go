@@ -443,13 +443,21 @@ func TestPayload(t *testing.T) {
 	}
 	var data map[string]json.RawMessage
 	json.Unmarshal(got.Data, &data)
-	for _, k := range []string{"id", "formId", "formVersion", "introduction", "conversation", "consents", "confirmedAt"} {
+	for _, k := range []string{"id", "formId", "formVersion", "introduction", "conversation", "consents", "confirmedAt", "likelySpam"} {
 		if _, ok := data[k]; !ok {
 			t.Errorf("data has no %q: %s", k, got.Data)
 		}
 	}
-	if len(data) != 7 {
-		t.Errorf("data has %d keys, want 7: %s", len(data), got.Data)
+	if len(data) != 8 {
+		t.Errorf("data has %d keys, want 8: %s", len(data), got.Data)
+	}
+	if string(data["likelySpam"]) != "false" {
+		t.Errorf("likelySpam %s, want false", data["likelySpam"])
+	}
+	spam := confirmedDelivery("env-1")
+	spam.Introduction.LikelySpam = true
+	if body, err := Payload(spam); err != nil || !strings.Contains(string(body), `"likelySpam":true}}`) {
+		t.Errorf("a likely-spam introduction's payload %s (%v) does not say so", body, err)
 	}
 	for _, want := range []string{canaryName, canaryEmail, canaryMessage, canaryConvo, `"purpose":"contact"`, `"formVersion":"2"`} {
 		if !strings.Contains(string(got.Data), want) {

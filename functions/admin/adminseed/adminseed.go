@@ -35,6 +35,15 @@ type Sample struct {
 	Lang string
 	// HandledAt, when set, marks the introduction handled then.
 	HandledAt time.Time
+	// Signals are its spam signals and LikelySpam their verdict, as the
+	// intake computed them; Spam, when set, is the owner's word, said at
+	// confirmation.
+	Signals    []string
+	LikelySpam bool
+	Spam       *bool
+	// SolveMillis is the solve time its page reported, at PowMaxNumber
+	// (rounded to its SolveBucket); 0 for none.
+	SolveMillis int64
 	// Envelopes are its confirmation's outbox (their id, submission and
 	// event are set here, as the outbox sets them) and are mirrored in its
 	// ledger entry's handoffs.
@@ -46,6 +55,10 @@ var registry = sync.OnceValues(formregistry.Load)
 
 // Retention is how long a seeded introduction is kept after confirmation.
 const Retention = 180 * 24 * time.Hour
+
+// PowMaxNumber is the base cost the seeded solves were made at: the
+// service's default POW_MAX_NUMBER, as make run uses it.
+const PowMaxNumber = 100_000
 
 // IDFor derives a stable id of the service's shape (22 base64url
 // characters) from a seed string.
@@ -102,6 +115,15 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 		ID: id, State: intake.StateDraft, FormID: form.FormID, FormVersion: form.Version, Lang: s.Lang,
 		Fields: s.Fields, HasConversation: s.Conversation != "", Consents: consents, TokenHash: tokenHash,
 		CreatedAt: created, ExpireAt: created.Add(30 * time.Minute), SubjectKey: contentrules.SubjectKey(s.Fields.Email),
+		LikelySpam: s.LikelySpam,
+	}
+	signals := s.Signals
+	if signals == nil {
+		signals = []string{}
+	}
+	var solve *intake.SolveRecord
+	if s.SolveMillis > 0 {
+		solve = &intake.SolveRecord{Millis: intake.SolveBucket(s.SolveMillis), Workers: 4, MaxNumber: PowMaxNumber}
 	}
 	entry := intake.LedgerEntry{
 		ID: id, Version: intake.LedgerVersion, FormID: in.FormID, FormVersion: in.FormVersion, Lang: s.Lang, SubmissionID: id,
@@ -114,7 +136,7 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 			{Layer: "ip", KeyHash: hexOf("ip" + id), WindowSeconds: 3600, Count: 1, Limit: 10, Decision: intake.RateAllow},
 			{Layer: "email", KeyHash: hexOf("email" + id), WindowSeconds: 3600, Count: 1, Limit: 5, Decision: intake.RateAllow},
 		},
-		Abuse:     intake.AbuseRecord{State: intake.AbuseClean, Signals: []string{}},
+		Abuse:     intake.AbuseRecord{State: intake.AbuseClean, Signals: signals, LikelySpam: s.LikelySpam, Solve: solve},
 		Redaction: intake.RedactionRecord{Stored: []string{"name", "company", "role", "email", "message", "conversation"}, RedactedFromLogs: intake.RedactedFromLogs},
 		Decision:  intake.DecisionAwaitingConfirmation, Reason: "draft kept; it is sent on only when the visitor confirms it",
 		Provenance: intake.Provenance{Function: "drafts", Revision: "drafts-00042-kit", RequestID: hexOf("request" + id)[:32], Time: created},
@@ -145,6 +167,11 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 	}
 	if _, err := db.Intake(nil).Confirm(ctx, id, tokenHash, confirmedAt, Retention, outbox); err != nil {
 		return "", fmt.Errorf("confirming %s: %w", id, err)
+	}
+	if s.Spam != nil {
+		if _, err := db.Owner().MarkSpam(ctx, id, "owner@example.com", *s.Spam, confirmedAt.Add(time.Hour)); err != nil {
+			return "", fmt.Errorf("marking %s: %w", id, err)
+		}
 	}
 	if !s.HandledAt.IsZero() {
 		if _, err := db.Owner().MarkHandled(ctx, id, "owner@example.com", s.HandledAt); err != nil {

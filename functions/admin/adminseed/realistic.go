@@ -51,7 +51,8 @@ func Realistic(now time.Time) []Sample {
 	}
 	ago := func(d time.Duration) time.Time { return now.UTC().Add(-d).Truncate(time.Minute) }
 	t0, t1, t2, t3 := ago(50*time.Minute), ago(27*time.Hour+20*time.Minute), day(2, 11, 5), day(4, 14, 30)
-	return []Sample{
+	yes := true
+	samples := []Sample{
 		{Fields: intake.Fields{Name: "Ada Lovelace", Company: "Analytical Engines Ltd", Role: "Head of Platform Hiring", Email: "ada@analytical-engines.example",
 			Message: "Hello! I lead hiring for our platform team. We are looking for a staff engineer to own reliability and cost on Cloud Run, remote-first with a Berlin office.\n\nWould you be open to a 30-minute call next week? I can share the role description and the team's roadmap beforehand."},
 			Conversation: conversation, ConfirmedAt: t0,
@@ -89,13 +90,33 @@ func Realistic(now time.Time) []Sample {
 		{Fields: intake.Fields{Name: "John Backus", Company: "Formula Translation", Role: "Recruiter", Email: "john@fortran.example",
 			Message: "Quick question: are you open to relocation to Zurich for the right role?"},
 			ConfirmedAt: day(26, 17, 55), HandledAt: day(25, 9, 30)},
+		// What the spam signals caught: one waiting for the owner's word,
+		// one the owner marked spam.
+		{Fields: intake.Fields{Name: "Growth Desk", Company: "Rank Rocket", Role: "Partnerships", Email: "desk@rankrocket.example",
+			Message: "Boost your site to page one in 7 days! Guaranteed traffic, see our offer: https://bit.ly/rank-offer"},
+			ConfirmedAt: day(1, 3, 12), Signals: []string{"filled-fast", "automation", "shortened-link"}, LikelySpam: true,
+			Envelopes: []intake.Envelope{inbox(day(1, 3, 12)), email(day(1, 3, 12), intake.DeliveryDelivered,
+				a(day(1, 3, 12).Add(time.Second), intake.DeliveryAccepted, "SMTP 250 2.0.0 queued"),
+				a(day(1, 3, 13), intake.DeliveryDelivered, "provider event: delivered"))}},
+		{Fields: intake.Fields{Name: "Xqzv Brtlk", Company: "Qwrtp Lmnx", Role: "Manager", Email: "offer@mailinator.com",
+			Message: "Dear sir we offer cheap backlinks and guest posts for your website, reply for price list."},
+			ConfirmedAt: day(3, 4, 40), Signals: []string{"gibberish", "filled-fast", "disposable-email"}, LikelySpam: true, Spam: &yes,
+			Envelopes: []intake.Envelope{inbox(day(3, 4, 40)), email(day(3, 4, 40), intake.DeliveryDelivered,
+				a(day(3, 4, 40).Add(time.Second), intake.DeliveryAccepted, "SMTP 250 2.0.0 queued"),
+				a(day(3, 4, 41), intake.DeliveryDelivered, "provider event: delivered"))}},
 	}
+	// The solve times their pages reported, at the base cost.
+	for i, ms := range []int64{750, 1500, 500, 1000, 2000, 750, 3000, 1000, 500, 100, 200} {
+		samples[i].SolveMillis = ms
+	}
+	return samples
 }
 
 // SeedRealistic writes Realistic(now), refused attempts on each of the 30
 // days before now and a few sweep runs (the daily figures are the admin's
 // sweep task's to count). It returns the ids of the introductions, newest
-// first.
+// first, then the two the spam signals caught (the likely-spam one, then
+// the one the owner marked spam).
 func SeedRealistic(ctx context.Context, db *firestorestore.DB, client *firestore.Client, now time.Time) ([]string, error) {
 	var ids []string
 	for _, s := range Realistic(now) {

@@ -310,13 +310,14 @@ class ProofOfWork {
       const challenge = await res.json();
       entry.expiresAt = saltExpiry(challenge.salt);
       state("solving");
-      const { number } = await solve(challenge, {
+      const { number, took, workers } = await solve(challenge, {
         signal: entry.ctl.signal,
         onProgress: (p) => {
           entry.progress = p;
           if (this.listener && this.current === entry) this.listener(p);
         },
       });
+      entry.solved = { solveMs: solveBucket(took), workers };
       entry.ready = true;
       state("ready");
       return encodePayload(challenge, number);
@@ -346,6 +347,12 @@ class ProofOfWork {
     return !!(this.current && this.current.ready);
   }
 
+  // solved is the current solution's solve time (bucketed) and worker
+  // count, {solveMs: 0, workers: 0} before one is solved.
+  solved() {
+    return (this.current && this.current.solved) || { solveMs: 0, workers: 0 };
+  }
+
   // stop abandons the current challenge and starts none; the next one is
   // of the base cost again.
   stop() {
@@ -368,6 +375,25 @@ class ProofOfWork {
     this.current = null;
     this.start();
   }
+}
+
+// SOLVE_BUCKETS are the milliseconds a solve time is rounded down to before
+// it is sent (the service's intake.SolveBuckets, which a Go test holds
+// equal): a coarse figure, not a fingerprint.
+const SOLVE_BUCKETS = [0, 50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 7500, 10000, 15000, 20000, 30000, 60000];
+
+function solveBucket(ms) {
+  let b = 0;
+  for (const v of SOLVE_BUCKETS) if (ms >= v) b = v;
+  return b;
+}
+
+// automated reports what the browser says of itself: driven by automation
+// (navigator.webdriver) or headless. A robot can say otherwise; the report
+// only ever adds a signal.
+function automated() {
+  if (typeof navigator === "undefined") return false;
+  return navigator.webdriver === true || /\bHeadless/.test(navigator.userAgent || "");
 }
 
 // Storage keys in sessionStorage (this tab only), per form id.
@@ -424,6 +450,7 @@ export class IntroductionForm {
     this.transcript = null; // {text, kept, dropped}
     this.draft = null; // the kept, unconfirmed draft: {id, token, expiresAt, introduction, …}
     this.lastAttempt = null; // {json, key} of a draft post that failed in transit
+    this.renderedAt = null; // performance.now() of the form's first render on this page
     this.view = "";
     this.fields = new Map(); // name -> {input, error, count, note, def}
     this.reached = false; // the service has answered this page at least once
@@ -725,6 +752,7 @@ export class IntroductionForm {
     const def = this.def;
     this.view = "form";
     this.fields.clear();
+    if (this.renderedAt === null) this.renderedAt = performance.now();
     if (!this.draft) {
       // A kept draft is revised without a new proof of work.
       this.pow.start();
@@ -1208,8 +1236,8 @@ export class IntroductionForm {
       }
       this.pow.quiet();
       put(this.progress);
-      const full = { ...body, altcha };
-      const json = JSON.stringify(full);
+      const full = { ...body, altcha, page: this.pageReport() };
+      const json = JSON.stringify({ ...body, altcha });
       const key = this.lastAttempt && this.lastAttempt.json === json ? this.lastAttempt.key : idempotencyKey();
       let answer;
       try {
@@ -1245,6 +1273,16 @@ export class IntroductionForm {
     }
     // Refused twice for the proof of work: say so.
     this.showProblem({ code: "POW_INVALID" });
+  }
+
+  // pageReport is the draft's content-free "page" member: how long the
+  // form was on screen before Review (whole milliseconds), whether the
+  // browser says it is automated, and the solve's bucketed time and
+  // worker count. It holds nothing the visitor typed.
+  pageReport() {
+    const fillMs = this.renderedAt === null ? 0 : Math.max(0, Math.round(performance.now() - this.renderedAt));
+    const { solveMs, workers } = this.pow.solved();
+    return { fillMs, automation: automated(), solveMs, workers };
   }
 
   // ---- the review step ----

@@ -1,7 +1,7 @@
 // ALTCHA v1 proof-of-work solver in Web Workers.
 //
 //   import { solve, encodePayload } from "./solver.js";
-//   const { number, took } = await solve(challenge, { signal });
+//   const { number, took, workers } = await solve(challenge, { signal });
 //   const altcha = encodePayload(challenge, number);
 //
 // challenge is the ALTCHA v1 challenge JSON {algorithm, challenge, maxnumber
@@ -95,8 +95,8 @@ function abortError(signal) {
 /**
  * solve finds the number whose SHA-256(salt + number) is the challenge.
  *
- * Resolves to {number, took} (took in milliseconds, from the call to the
- * answer). Rejects with options.signal's reason when aborted, and with a
+ * Resolves to {number, took, workers} (took in milliseconds, from the call
+ * to the answer; workers the Web Workers that searched, 0 on this thread). Rejects with options.signal's reason when aborted, and with a
  * SolveError when the challenge is malformed (BAD_CHALLENGE) or has no
  * solution in 0..maxnumber (NO_SOLUTION). When the workers cannot start it
  * solves on the calling thread instead; options.workers: 0 asks for that.
@@ -104,7 +104,7 @@ function abortError(signal) {
  *
  * @param {{algorithm: string, challenge: string, maxnumber?: number, maxNumber?: number, salt: string, signature?: string}} challenge
  * @param {{signal?: AbortSignal, workers?: number, onProgress?: (fraction: number) => void, workerUrl?: string|URL}} [options]
- * @returns {Promise<{number: number, took: number}>}
+ * @returns {Promise<{number: number, took: number, workers: number}>}
  */
 export function solve(challenge, options = {}) {
   const started = performance.now();
@@ -163,7 +163,7 @@ async function solveInThread(challenge, options, started) {
   }
   for (;;) {
     const outcome = job.step(IN_THREAD_SLICE_MS);
-    if (outcome >= 0) return { number: outcome, took: performance.now() - started };
+    if (outcome >= 0) return { number: outcome, took: performance.now() - started, workers: 0 };
     if (outcome === -2) throw new SolveError("no number in 0..maxnumber solves the challenge", "NO_SOLUTION");
     if (onProgress) onProgress(Math.min(1, job.checked / (maxNumber + 1)));
     await yieldToEventLoop();
@@ -235,7 +235,7 @@ function solveNow(challenge, options, started) {
       const i = workers.indexOf(event.target);
       switch (m.type) {
         case "found":
-          finish(resolve, { number: m.number, took: performance.now() - started });
+          finish(resolve, { number: m.number, took: performance.now() - started, workers: workers.length });
           break;
         case "progress":
           if (i >= 0) counts[i] = m.checked;
