@@ -74,7 +74,7 @@ locals {
       cpu             = "1"
       concurrency     = 20
       max_instances   = 5
-      timeout_seconds = 60
+      timeout_seconds = 300 # an attachment's upload on a slow link (drafts.UploadTime)
     }
     confirmation = {
       entry_point     = "Confirmation"

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
@@ -109,6 +110,11 @@ func idempotencyKey(r *http.Request) (key string, malformed bool) {
 	return v, false
 }
 
+// UploadTime is how long an attachment's body may take to arrive: 5 MiB
+// at about 150 kbit/s, a poor mobile link. The Drafts function's request
+// timeout in infra/functions.tf is as long.
+const UploadTime = 300 * time.Second
+
 // Attach keeps the request's body as the draft's attachment, for the
 // holder of the draft's token (Authorization: Bearer), and answers 200
 // with jsonapi.AttachmentAnswer. The body is the file, its Content-Type
@@ -117,8 +123,13 @@ func idempotencyKey(r *http.Request) (key string, malformed bool) {
 // limit is refused ATTACHMENT_TOO_LARGE before anything is read.
 func (h *Handlers) Attach(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > h.opts.AttachmentMaxBytes {
-		return intake.Errorf(intake.CodeAttachmentTooLarge, "The file is larger than %s, the most an attachment may be.", attachment.HumanSize(h.opts.AttachmentMaxBytes))
+		return attachment.TooLarge(h.opts.AttachmentMaxBytes)
 	}
+	// A file takes longer to arrive than a form's words: a server whose
+	// read deadline suits those (the dev server's) gives this body
+	// UploadTime; one that sets none (Cloud Run's) answers ErrNotSupported
+	// or nothing, and its request timeout bounds the upload instead.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(UploadTime))
 	a, err := h.flow.Attach(r.Context(), intakeflow.AttachRequest{
 		TokenRequest: h.tokenRequest(r),
 		ContentType:  r.Header.Get("Content-Type"),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -166,5 +167,53 @@ func TestNewNamesEveryMissingDependency(t *testing.T) {
 	_, err := drafts.New(nil, drafts.Options{})
 	if err == nil || !strings.Contains(err.Error(), "Flow") || !strings.Contains(err.Error(), "Honeypot") {
 		t.Fatalf("New(nil, {}) error = %v", err)
+	}
+}
+
+// readingFlow reads an attachment's body to its end, as the service does.
+type readingFlow struct {
+	fakeFlow
+	read int
+}
+
+func (f *readingFlow) Attach(_ context.Context, req intakeflow.AttachRequest) (*intake.Attachment, error) {
+	n, err := io.Copy(io.Discard, req.Body)
+	f.read = int(n)
+	if err != nil {
+		return nil, intake.Errorf(intake.CodeUnreadableBody, "cut off: %v", err)
+	}
+	return &intake.Attachment{Type: "text/plain", Size: n, SHA256: strings.Repeat("0", 64)}, nil
+}
+
+// TestAnUploadOutlastsTheServersReadTimeout: a server whose read timeout
+// suits a form's words (the dev server's) still takes a file that arrives
+// slowly, as on a poor mobile link; the timeout here is short and the body
+// trickles in for several times as long.
+func TestAnUploadOutlastsTheServersReadTimeout(t *testing.T) {
+	flow := &readingFlow{}
+	srv := httptest.NewUnstartedServer(serve(t, flow))
+	srv.Config.ReadTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	pr, pw := io.Pipe()
+	go func() {
+		for range 5 {
+			time.Sleep(80 * time.Millisecond)
+			pw.Write([]byte("line of a text file\n"))
+		}
+		pw.Close()
+	}()
+	req, _ := http.NewRequest(http.MethodPut, srv.URL+path+"/d1/attachment", pr)
+	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Content-Type", "text/plain; charset=utf-8")
+	req.Header.Set("Origin", testsupport.SiteOrigin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the upload was cut off: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || flow.read != 100 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("upload: %d after %d bytes: %s", resp.StatusCode, flow.read, b)
 	}
 }

@@ -112,6 +112,22 @@ func TestAttachmentUploadReplaceDeleteConfirmWithdraw(t *testing.T) {
 	if left := h.objects(); len(left) != 0 {
 		t.Fatalf("a withdrawn introduction's attachment stays: %v", left)
 	}
+	h.tombstoneKeepsNoHash(id)
+}
+
+// tombstoneKeepsNoHash checks that the ledger entry of a withdrawn or
+// erased introduction keeps its attachment's type and size, never the
+// hash that would prove which file was sent, and still matches the schema.
+func (h *harness) tombstoneKeepsNoHash(id string) {
+	h.t.Helper()
+	e := h.ledger(id)
+	if e.Attachment == nil || e.Attachment.Type == "" || e.Attachment.Size == 0 || e.Attachment.SHA256 != "" {
+		h.t.Fatalf("the tombstone's attachment: %+v", e.Attachment)
+	}
+	if contains(h.docs("ledger"), `"sha256"`) {
+		h.t.Fatalf("a tombstone keeps a file's hash: %v", h.docs("ledger"))
+	}
+	h.ledgerMatchesSchema()
 }
 
 // TestAttachmentRefusals: each bad upload answers its documented code and
@@ -239,4 +255,5 @@ func TestErasureDeletesTheAttachment(t *testing.T) {
 	if left := h.objects(); len(left) != 0 {
 		t.Fatalf("an erased introduction's attachment stays: %v", left)
 	}
+	h.tombstoneKeepsNoHash(id)
 }

@@ -152,6 +152,7 @@ type timeouts struct {
 // and buffers request bodies, so these guard the dev server only. Write is
 // above the store's operation timeout (FIRESTORE_TIMEOUT, at most a minute)
 // twice over, so a slow store answers 503 rather than a cut connection.
+// An attachment's upload extends its own read deadline (drafts.UploadTime).
 var devTimeouts = timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 150 * time.Second, Idle: 60 * time.Second}
 
 // newServer returns the dev server's HTTP server for h with t.

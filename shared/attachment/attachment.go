@@ -88,7 +88,7 @@ func Receive(ctx context.Context, files Files, object, contentType string, body 
 		return Received{}, intake.Errorf(intake.CodeAttachmentEmpty, "The file is empty.")
 	}
 	if int64(n) > maxBytes {
-		return Received{}, tooLarge(maxBytes)
+		return Received{}, TooLarge(maxBytes)
 	}
 	in.write(head)
 	if err := in.headVerdict(); err != nil {
@@ -114,7 +114,7 @@ func Receive(ctx context.Context, files Files, object, contentType string, body 
 		if n > 0 {
 			in.write(buf[:n])
 			if in.size > maxBytes {
-				return Received{}, tooLarge(maxBytes)
+				return Received{}, TooLarge(maxBytes)
 			}
 			if _, err := w.Write(buf[:n]); err != nil {
 				return Received{}, stored(err)
@@ -137,7 +137,8 @@ func Receive(ctx context.Context, files Files, object, contentType string, body 
 	return Received{Type: typ, Size: in.size, SHA256: hex.EncodeToString(in.hash.Sum(nil))}, nil
 }
 
-func tooLarge(maxBytes int64) error {
+// TooLarge is ATTACHMENT_TOO_LARGE for a file over maxBytes.
+func TooLarge(maxBytes int64) error {
 	return intake.Errorf(intake.CodeAttachmentTooLarge, "The file is larger than %s, the most an attachment may be.", HumanSize(maxBytes))
 }
 
@@ -155,14 +156,17 @@ func stored(err error) error {
 	return intake.Unavailable(err, 5*time.Second)
 }
 
-// HumanSize states n bytes as the page and the notice do: "5 MiB",
-// "300 KiB", "12 bytes".
+// HumanSize states n bytes in English as the page and the notice do:
+// "5 MiB", "5.3 MiB" (to the nearest tenth, half up), "300 KiB",
+// "12 bytes".
 func HumanSize(n int64) string {
 	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+		tenths := (n*10 + 1<<19) >> 20
+		if tenths%10 == 0 {
+			return fmt.Sprintf("%d MiB", tenths/10)
+		}
+		return fmt.Sprintf("%d.%d MiB", tenths/10, tenths%10)
 	case n >= 1<<10:
 		return fmt.Sprintf("%d KiB", n>>10)
 	case n == 1:

@@ -170,6 +170,9 @@ func TestCleanName(t *testing.T) {
 		"\xff\xfebroken.txt":              "broken.txt",
 		long:                              strings.Repeat("é", 116) + ".pdf",
 		"رزومه.pdf":                       "رزومه.pdf",
+		"رزومه‌ام.pdf":                    "رزومه‌ام.pdf", // the non-joiner is spelling
+		"‌pdf‌.txt":                       "pdf.txt",      // not between two letters
+		"cv‍‮.pdf":                        "cv.pdf",
 	}
 	for in, want := range cases {
 		if got := attachment.CleanName(in); got != want {

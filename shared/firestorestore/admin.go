@@ -567,6 +567,7 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, actio
 				entry.Erasure = &e
 				entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: e.At, Actor: e.RequestedBy, Action: action})
 				entry.Reason = reason
+				entry.Attachment = entry.Attachment.Tombstone()
 				var due []intake.Envelope
 				for _, n := range notices {
 					if noticeDue(entry.Handoffs, n.Destination) {
@@ -591,6 +592,7 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, actio
 					{Path: "adminActions", Value: entry.AdminActions},
 					{Path: "reason", Value: entry.Reason},
 					{Path: "handoffs", Value: entry.Handoffs},
+					{Path: "attachment", Value: entry.Attachment},
 					{Path: "updatedAt", Value: e.At},
 				}))
 			}

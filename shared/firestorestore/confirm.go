@@ -163,6 +163,9 @@ func (s *IntakeStore) Withdraw(ctx context.Context, id string, tokenHash []byte,
 				{Path: "withdrawal", Value: record},
 				{Path: "updatedAt", Value: now},
 			}
+			if entry.Attachment != nil {
+				updates = append(updates, firestore.Update{Path: "attachment", Value: entry.Attachment.Tombstone()})
+			}
 			if len(envelopes) > 0 {
 				records := make([]any, 0, len(envelopes))
 				for _, e := range envelopes {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"unicode"
+
+	"github.com/ownersite/introductions/shared/attachment"
 )
 
 // persianV2 returns the embedded introduction version 2 in Persian as a
@@ -251,6 +253,18 @@ func TestSizesAreWordedAsThePageWordsThem(t *testing.T) {
 		}
 		if got := fa.size(tt.n); got != tt.fa {
 			t.Errorf("fa size(%d) = %q, want %q", tt.n, got, tt.fa)
+		}
+	}
+}
+
+// TestEnglishSizesAreTheServicesOwn: the notice and the page word a size
+// as the service's own sentences and the owner's mail do, roundings
+// included, so a limit reads the same everywhere.
+func TestEnglishSizesAreTheServicesOwn(t *testing.T) {
+	en, _ := LanguageOf("en")
+	for _, n := range []int64{1, 2, 1023, 1024, 300 << 10, 1 << 20, 1<<20 + 1, 5 << 20, 5505024, 6250000, 10<<20 - 1} {
+		if got, want := en.size(n), attachment.HumanSize(n); got != want {
+			t.Errorf("%d bytes: the language says %q, the service %q", n, got, want)
 		}
 	}
 }

@@ -156,11 +156,22 @@ func (a *Attachment) Evidence() *AttachmentEvidence {
 }
 
 // AttachmentEvidence is an attachment in the ledger: its type, size and
-// SHA-256.
+// SHA-256; once its introduction is withdrawn or erased, its type and size
+// alone (see Tombstone).
 type AttachmentEvidence struct {
 	Type   string `json:"type" firestore:"type"`
 	Size   int64  `json:"size" firestore:"size"`
-	SHA256 string `json:"sha256" firestore:"sha256"`
+	SHA256 string `json:"sha256,omitempty" firestore:"sha256,omitempty"`
+}
+
+// Tombstone is what a withdrawn or erased introduction's ledger entry
+// keeps of its attachment: type and size, without the hash that would let
+// whoever holds the file prove it was sent. Nil stays nil.
+func (e *AttachmentEvidence) Tombstone() *AttachmentEvidence {
+	if e == nil {
+		return nil
+	}
+	return &AttachmentEvidence{Type: e.Type, Size: e.Size}
 }
 
 // AttachmentPrefix is the start of the object name of every attachment
