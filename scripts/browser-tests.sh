@@ -39,12 +39,13 @@ for engine in ${engines//,/ }; do
   echo "== the page in $engine" >&2
   ENGINES=$engine "${display[@]}" node --test --test-concurrency=1 --test-timeout=120000 "${files[@]}" 2>&1 | tee "$out/$engine" || status=1
 done
-# node's closing lines: "# pass N" (TAP) or "ℹ pass N" (spec).
+# node's closing lines: "# pass N" (TAP) or "ℹ pass N" (spec); a test
+# cancelled (by a timeout) counts as failed.
 count() { grep -aE "^(#|ℹ) $2 [0-9]+$" "$out/$1" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
 passed=0 failed=0
 echo "browser tests by engine:"
 for engine in ${engines//,/ }; do
-  p=$(count "$engine" pass) f=$(count "$engine" fail)
+  p=$(count "$engine" pass) f=$(($(count "$engine" fail) + $(count "$engine" cancelled)))
   printf '  %-9s %3d passed, %d failed\n' "$engine" "$p" "$f"
   passed=$((passed + p)) failed=$((failed + f))
 done

@@ -183,12 +183,14 @@ async function firefoxEngine(options) {
 }
 
 // webkitDriver starts WebKitWebDriver on a free loopback port (TEST_PORTS)
-// and resolves once it answers /status.
+// and resolves once it answers /status. WEBKIT_STDERR=1 passes the driver's
+// and the browser's stderr through: with JSC_reportCompileTimes=true it says
+// which of JavaScriptCore's tiers compiled each function, workers' too.
 async function webkitDriver() {
   const port = await freePort();
-  const child = spawn(webkitDriverPath, [`--port=${port}`, '--host=127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(webkitDriverPath, [`--port=${port}`, '--host=127.0.0.1'], { stdio: ['ignore', 'ignore', process.env.WEBKIT_STDERR ? 'inherit' : 'pipe'] });
   let log = '';
-  child.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
+  if (child.stderr) child.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
   await poll(async () => {
     if (child.exitCode !== null) throw new Error(`WebKitWebDriver exited ${child.exitCode}: ${log}`);

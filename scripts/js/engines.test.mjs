@@ -4,7 +4,9 @@
 // flow (the form filled by its labels → Review → Edit → Review → Confirm →
 // the withdrawal link → withdrawn), the error states (the service's problems
 // at their fields, busy, a solver failure, the form that could not be
-// loaded), and axe-core on each state.
+// loaded), and axe-core on each state; and the solver against the native
+// Go solver (salts of every length, digit-count changes, in workers and on
+// the page's thread).
 //
 // What a driver cannot do is done another way, the same in all three:
 //   - No driver here intercepts requests but Chromium's, so the faults come
@@ -18,7 +20,7 @@
 //     shows (light); the dark scheme is checked in Chromium.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { devServer, faultProxy } from './harness.mjs';
+import { devServer, faultProxy, staticServer, powbench, benchPage, benchModule } from './harness.mjs';
 import { openEngine, selectedEngines, engineSkip } from './engines.mjs';
 import { checkState } from './a11y.mjs';
 
@@ -49,7 +51,9 @@ const busy = 'The service is busy right now. Please try again in a moment.';
 
 for (const name of selectedEngines()) {
   const skip = engineSkip(name);
-  describe(name, { skip }, () => {
+  // node's --test-timeout bounds a suite as a whole too: an engine's suite
+  // gets its own bound (WebKit starts a browser for each page).
+  describe(name, { skip, timeout: 600_000 }, () => {
     let proxy, server, engine;
 
     before(async () => {
@@ -181,6 +185,33 @@ for (const name of selectedEngines()) {
       await broken.waitFor(() => !!document.querySelector('form'));
       await broken.close();
       assert.deepEqual(proxy.cspReports, [], 'no CSP violation reported');
+    });
+
+    test(`${name}: the solver finds what the Go solver finds, in workers and on the page's thread`, async () => {
+      const bench = await staticServer({
+        '/bench/': ['text/html; charset=utf-8', benchPage],
+        '/bench/bench.js': ['text/javascript; charset=utf-8', benchModule + `
+import { solve as solveW } from "/js/solver.js";
+window.bench.solveWith = async (cs, workers, chunk) => {
+  const out = [];
+  for (const c of cs) out.push((await solveW(c, { workers, chunk })).number);
+  return out;
+};`],
+      });
+      const page = await engine.newPage();
+      try {
+        await page.goto(`${bench.origin}/bench/`);
+        await page.waitFor(() => !!(window.bench && window.bench.solveWith));
+        const everyLength = await powbench(['make', '-n', '200', '-max', '1000', '-seed', '11']);
+        const digits = await powbench(['make', '-n', '12', '-max', '123456', '-seed', '12']);
+        for (const [cases, workers, chunk] of [[everyLength, 2, 64], [digits, 3, 1000], [digits, 0, 4096]]) {
+          const got = await page.evaluate(([cs, w, ch]) => window.bench.solveWith(cs, w, ch), [cases.map((c) => c.challenge), workers, chunk]);
+          assert.deepEqual(got, cases.map((c) => c.number), `${workers} workers, chunk ${chunk}`);
+        }
+      } finally {
+        await page.close();
+        await bench.close();
+      }
     });
   });
 }
