@@ -31,7 +31,8 @@ for pair in "${CHROMIUM:-/usr/bin/chromium} chromium" \
   "${WEBKIT_DRIVER:-/usr/bin/WebKitWebDriver} webkit2gtk-driver" \
   "${MINIBROWSER:-/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser} webkit2gtk-driver" \
   "/usr/bin/xvfb-run xvfb" \
-  "/usr/bin/xauth xauth"; do
+  "/usr/bin/xauth xauth" \
+  "${JSC:-/usr/bin/jsc} libjavascriptcoregtk-4.0-bin"; do
   set -- $pair
   [ -x "$1" ] || need+=("$2")
 done
