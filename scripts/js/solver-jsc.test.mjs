@@ -3,12 +3,13 @@
 // worker's Job over the 21 bench challenges three times with compilation
 // on the running thread (--useConcurrentJIT=false, so which tier compiles
 // what depends on counts, not on the machine's speed) and reports every
-// compilation (--reportCompileTimes). runK12 must reach the FTL and be
-// compiled by the DFG only once: a sum that overflows int32 under an
-// addition the DFG compiled with an overflow check exits its code again and
-// again, which throws it away and recompiles it, and the loop never leaves
-// the lower tiers (see "The solver in every engine" in the README). No time
-// is measured.
+// compilation (--reportCompileTimes) and every exit from optimized code
+// (--printEachOSRExit). No optimized code of the worker may exit on an
+// overflow, and runK12 must reach the FTL and be compiled by the DFG only
+// once: a sum that overflows int32 under an addition the DFG compiled with
+// an overflow check exits its code again and again, which throws it away
+// and recompiles it, and the loop never leaves the lower tiers (see "The
+// solver in every engine" in the README). No time is measured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -43,7 +44,7 @@ for (let round = 0; round < 3; round++) {
 print("solved");
 `;
 
-test('JavaScriptCore compiles the hot loop (runK12) in the DFG once, then in the FTL', { skip }, async () => {
+test('JavaScriptCore: no overflow exits, and the hot loop (runK12) compiled by the DFG once, then by the FTL', { skip }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'introductions-jsc-'));
   try {
     const cases = (await powbench(['challenges'])).map((c) => ({ salt: c.challenge.salt, challenge: c.challenge.challenge, max: c.challenge.maxnumber, number: c.number }));
@@ -51,9 +52,11 @@ test('JavaScriptCore compiles the hot loop (runK12) in the DFG once, then in the
     writeFileSync(join(dir, 'shim.js'), shim);
     writeFileSync(join(dir, 'cases.js'), `export const cases = ${JSON.stringify(cases)};\n`);
     writeFileSync(join(dir, 'driver.js'), driver);
-    const { stdout, stderr } = await promisify(execFile)(jsc, ['--useConcurrentJIT=false', '--reportCompileTimes=true', '-m', 'driver.js'], { cwd: dir, maxBuffer: 1 << 24, timeout: 300_000 });
+    const { stdout, stderr } = await promisify(execFile)(jsc, ['--useConcurrentJIT=false', '--reportCompileTimes=true', '--printEachOSRExit=true', '-m', 'driver.js'], { cwd: dir, maxBuffer: 1 << 24, timeout: 300_000 });
     const out = stdout + stderr;
     assert.match(out, /^solved$/m);
+    const overflows = [...out.matchAll(/^Speculation failure in (\w+)#.*, Overflow\)/gm)].map((m) => m[1]);
+    assert.deepEqual([...new Set(overflows)], [], `optimized code exited on an overflow ${overflows.length} times`);
     const tiers = [...out.matchAll(/^Optimized runK12#\S+ .* using (\w+) with/gm)].map((m) => m[1]);
     const count = (tier) => tiers.filter((t) => t === tier).length;
     assert.equal(count('FTL'), 1, `runK12 reaches the FTL once (compiled by: ${tiers.join(', ')})`);
