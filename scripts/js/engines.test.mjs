@@ -20,7 +20,7 @@
 //     shows (light); the dark scheme is checked in Chromium.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { devServer, faultProxy, staticServer, powbench, benchPage, benchModule } from './harness.mjs';
+import { devServer, faultProxy, staticServer, powbench, benchPage, solveWithModule } from './harness.mjs';
 import { openEngine, selectedEngines, engineSkip } from './engines.mjs';
 import { checkState } from './a11y.mjs';
 
@@ -190,13 +190,7 @@ for (const name of selectedEngines()) {
     test(`${name}: the solver finds what the Go solver finds, in workers and on the page's thread`, async () => {
       const bench = await staticServer({
         '/bench/': ['text/html; charset=utf-8', benchPage],
-        '/bench/bench.js': ['text/javascript; charset=utf-8', benchModule + `
-import { solve as solveW } from "/js/solver.js";
-window.bench.solveWith = async (cs, workers, chunk) => {
-  const out = [];
-  for (const c of cs) out.push((await solveW(c, { workers, chunk })).number);
-  return out;
-};`],
+        '/bench/bench.js': ['text/javascript; charset=utf-8', solveWithModule],
       });
       const page = await engine.newPage();
       try {

@@ -379,3 +379,12 @@ window.bench = {
 };
 document.getElementById("status").textContent = "ready";
 `;
+
+/** solveWithModule is benchModule plus bench.solveWith(challenges, workers, chunk) → the numbers. */
+export const solveWithModule = benchModule + `
+import { solve as solveW } from "/js/solver.js";
+window.bench.solveWith = async (cs, workers, chunk) => {
+  const out = [];
+  for (const c of cs) out.push((await solveW(c, { workers, chunk })).number);
+  return out;
+};`;
