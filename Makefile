@@ -10,8 +10,10 @@ run:
 
 # Every test: Go (against the Firestore emulator and a mailpit, started if
 # needed, with a short fuzz run), the infra checks (the infra/ module), the
-# page in headless Chromium. It installs the node packages, mailpit and (as
-# root) Chromium when they are missing.
+# page in headless Chromium, and its flow and error states in Firefox and
+# WebKit too, with each engine's counts. It installs the node packages,
+# mailpit and (as root) Chromium, Firefox, WebKitGTK's driver and Xvfb when
+# they are missing.
 test:
 	scripts/test.sh
 

@@ -2,7 +2,8 @@
 # Installs what the tests need beyond Go, so that `make test` on a fresh clone
 # runs the same tests CI does. `scripts/test-deps.sh node` installs only the
 # node packages (the ALTCHA interop tests need them); with no argument it
-# also makes sure Chromium is there for the browser tests and `make bench-pow`.
+# also makes sure the three engines are there for the browser tests and
+# `make bench-pow`.
 #   - scripts/js/node_modules: `npm ci` when missing or older than
 #     package-lock.json (needs node and npm).
 #   - Chromium at ${CHROMIUM:-/usr/bin/chromium}: installed with apt-get when
@@ -22,14 +23,30 @@ if [ ! -f "$stamp" ] || [ scripts/js/package-lock.json -nt "$stamp" ]; then
 fi
 [ "$want" = node ] && exit 0
 
-chromium=${CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ]; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "test-deps: Chromium is missing at $chromium: run 'sudo apt-get install -y chromium' (or set CHROMIUM=/path/to/chromium), then make test again" >&2
-    exit 1
-  fi
-  echo "== installing Chromium (Debian package)" >&2
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  [ -x "$chromium" ] || { echo "test-deps: Chromium is still missing at $chromium after apt-get install chromium (set CHROMIUM to where it is)" >&2; exit 1; }
+# The browsers of the page's tests and make bench-pow (scripts/js/engines.mjs),
+# each a Debian package: path, then the package that provides it.
+need=()
+for pair in "${CHROMIUM:-/usr/bin/chromium} chromium" \
+  "${FIREFOX:-/usr/bin/firefox-esr} firefox-esr" \
+  "${WEBKIT_DRIVER:-/usr/bin/WebKitWebDriver} webkit2gtk-driver" \
+  "${MINIBROWSER:-/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser} webkit2gtk-driver" \
+  "/usr/bin/xvfb-run xvfb" \
+  "/usr/bin/xauth xauth" \
+  "${JSC:-/usr/bin/jsc} libjavascriptcoregtk-4.0-bin"; do
+  set -- $pair
+  [ -x "$1" ] || need+=("$2")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+if [ "$(id -u)" != 0 ]; then
+  echo "test-deps: missing ${need[*]}: run 'sudo apt-get install -y ${need[*]}' (or set CHROMIUM, FIREFOX, WEBKIT_DRIVER, MINIBROWSER to where they are), then make test again" >&2
+  exit 1
 fi
+echo "== installing ${need[*]} (Debian packages)" >&2
+apt-get update -qq >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+for pair in "${CHROMIUM:-/usr/bin/chromium} chromium" "${FIREFOX:-/usr/bin/firefox-esr} firefox-esr" \
+  "${WEBKIT_DRIVER:-/usr/bin/WebKitWebDriver} webkit2gtk-driver" "/usr/bin/xvfb-run xvfb"; do
+  set -- $pair
+  [ -x "$1" ] || { echo "test-deps: $1 is still missing after apt-get install $2" >&2; exit 1; }
+done

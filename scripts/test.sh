@@ -63,6 +63,6 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   fi
 fi
 if [ "$part" = all ] || [ "$part" = browser ]; then
-  echo "== the page in headless Chromium" >&2
+  echo "== the page in Chromium, Firefox and WebKit" >&2
   scripts/browser-tests.sh
 fi

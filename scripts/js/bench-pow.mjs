@@ -1,6 +1,10 @@
 // The proof-of-work bench (make bench-pow): over the 21 fixed challenges of
-// scripts/powbench (max number 100,000), the median solve time in headless
-// Chromium of our solver, of the ALTCHA reference solver (altcha-lib 2.8.0
+// scripts/powbench (max number 100,000), first the table of every engine
+// side by side: numbers searched per second by our solver in Chromium,
+// Firefox and WebKit (engines.mjs; in Web Workers and on the page's thread)
+// and by the native Go single-core solver, in interleaved rounds of one run,
+// with each rate's ratio to native Go and to Chromium. Then, in headless
+// Chromium, the median solve time of our solver, of the ALTCHA reference solver (altcha-lib 2.8.0
 // v1: solveChallengeWorkers and single-threaded solveChallenge), and of the
 // native Go single-core solver; then our solver with the CPU slowed six
 // times (DevTools CPU throttling). Chromium throttles the page's thread but
@@ -8,8 +12,15 @@
 // solver on the page's thread (workers: 0, fully slowed) and in workers
 // (only the page's side slowed); the report says which workers were slowed.
 //
-//   node scripts/js/bench-pow.mjs [--rounds 3] [--json] [--quick]
-// (--quick leaves out the reference solvers, which take minutes)
+//   node scripts/js/bench-pow.mjs [--rounds 3] [--json] [--quick] [--engines]
+// (--quick leaves out the reference solvers, which take minutes; --engines
+// prints only the engines' table; ENGINES=chromium,webkit picks engines)
+//
+// In the table a challenge's numbers searched are its answer + 1 (from 0 up
+// to the answer); an engine's rate is the sum of those over the challenges
+// divided by the sum of the challenges' best times over the rounds. "first"
+// is the rate of the untimed first round, in fresh workers: what a visitor's
+// first solve sees.
 //
 // The machine is shared, so ours and native run in alternating rounds (each
 // round solves all 21; ours after one untimed warm-up round), and a
@@ -18,11 +29,13 @@
 // solvers run one round (they are ~100× slower). Every answer is checked
 // against the known number.
 import { launch, staticServer, powbench, median, benchPage, benchModule, missing } from './harness.mjs';
+import { openEngine, selectedEngines, engineMissing } from './engines.mjs';
 
 const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf('--rounds') + 1]) || 5;
 const asJSON = args.includes('--json');
 const quick = args.includes('--quick'); // skip the (slow) reference solvers
+const enginesOnly = args.includes('--engines');
 
 const absent = missing();
 if (absent.length) {
@@ -90,6 +103,89 @@ async function throttle(context, page, rate) {
   return { cdp, attached, workers };
 }
 
+// enginesTable solves the challenges in every engine and natively, in
+// rounds: each round runs native Go, then, engine by engine, our solver in
+// workers and on the page's thread; a challenge keeps its best time per
+// engine and method.
+async function enginesTable(cases, server) {
+  const names = selectedEngines();
+  for (const name of names) {
+    const absent = engineMissing(name);
+    if (absent.length) throw new Error(`${name}: missing ${absent.join(', ')}`);
+  }
+  const challenges = cases.map((c) => c.challenge);
+  const searched = cases.reduce((sum, c) => sum + c.number + 1, 0);
+  const best = () => cases.map(() => Infinity);
+  const rate = (times) => searched / (times.reduce((a, b) => a + b, 0) / 1000);
+  const engines = [];
+  try {
+    for (const name of names) {
+      const engine = await openEngine(name);
+      engines.push(engine);
+      const page = await engine.newPage();
+      await page.goto(`${server.origin}/bench/`);
+      await page.waitFor(() => !!window.bench);
+      engine.page = page;
+      engine.cores = await page.evaluate(() => window.bench.cores);
+      engine.times = { ours: best(), oursInThread: best() };
+      engine.first = {};
+    }
+    const go = best();
+    const solveIn = async (engine, method) => {
+      const res = await engine.page.evaluate(([m, cs]) => window.bench[m](cs), [method, challenges]);
+      check(`${engine.name} ${method}`, cases, res);
+      return res.map((x) => x.ms);
+    };
+    for (const engine of engines) {
+      for (const method of ['ours', 'oursInThread']) engine.first[method] = rate(await solveIn(engine, method));
+    }
+    for (let r = 0; r < rounds; r++) {
+      const res = await powbench(['solve', '-rounds', '1']);
+      res.results.forEach((x, i) => {
+        if (x.number !== cases[i].number) throw new Error(`native: challenge ${i} solved to ${x.number}`);
+        go[i] = Math.min(go[i], x.tookMs);
+      });
+      for (const engine of engines) {
+        for (const method of ['ours', 'oursInThread']) {
+          (await solveIn(engine, method)).forEach((ms, i) => (engine.times[method][i] = Math.min(engine.times[method][i], ms)));
+        }
+      }
+    }
+    const native = rate(go);
+    const rows = engines.map((e) => ({
+      engine: e.name,
+      workers: e.cores,
+      perSecond: rate(e.times.ours),
+      perSecondOneThread: rate(e.times.oursInThread),
+      firstRoundPerSecond: e.first.ours,
+      firstRoundPerSecondOneThread: e.first.oursInThread,
+    }));
+    const chromium = rows.find((r) => r.engine === 'chromium');
+    for (const row of rows) {
+      row.toNative = row.perSecond / native;
+      row.oneThreadToNative = row.perSecondOneThread / native;
+      if (chromium) {
+        row.toChromium = row.perSecond / chromium.perSecond;
+        row.oneThreadToChromium = row.perSecondOneThread / chromium.perSecondOneThread;
+      }
+    }
+    return { challenges: cases.length, numbersSearched: searched, rounds, nativeGoPerSecond: native, engines: rows };
+  } finally {
+    for (const engine of engines) await engine.close();
+  }
+}
+
+function printTable(t) {
+  const m = (x) => (x / 1e6).toFixed(2).padStart(7);
+  const x = (v) => (v === undefined ? '      -' : v.toFixed(2).padStart(7));
+  console.log(`proof-of-work in every engine: ${t.challenges} challenges, ${t.numbersSearched} numbers searched in each round; per challenge the best of ${t.rounds} interleaved rounds; M = million numbers a second`);
+  console.log('  engine    workers |  M/s  to Go  to Chromium | one thread: M/s  to Go  to Chromium | first round: M/s  one thread');
+  for (const r of t.engines) {
+    console.log(`  ${r.engine.padEnd(9)} ${String(r.workers).padStart(7)} | ${m(r.perSecond)} ${x(r.toNative)} ${x(r.toChromium)}     |             ${m(r.perSecondOneThread)} ${x(r.oneThreadToNative)} ${x(r.oneThreadToChromium)}     |              ${m(r.firstRoundPerSecond)} ${m(r.firstRoundPerSecondOneThread)}`);
+  }
+  console.log(`  native Go       1 | ${m(t.nativeGoPerSecond)}    1.00`);
+}
+
 async function main() {
   const cases = await powbench(['challenges']);
   const nativeMethod = (await powbench(['solve', '-rounds', '1'])).method;
@@ -98,6 +194,13 @@ async function main() {
     '/bench/': ['text/html; charset=utf-8', benchPage],
     '/bench/bench.js': ['text/javascript; charset=utf-8', benchModule],
   });
+  const table = await enginesTable(cases, server);
+  if (!asJSON) printTable(table);
+  if (enginesOnly) {
+    if (asJSON) console.log(JSON.stringify({ engines: table }, null, 2));
+    await server.close();
+    return;
+  }
   const browser = await launch();
   try {
     const page = await browser.context.newPage();
@@ -156,6 +259,7 @@ async function main() {
         refusal: t.workers.reason,
       },
       nativeMethod,
+      engines: table,
     };
     const m = report.medianMs;
     report.ratios = {
@@ -182,7 +286,7 @@ async function main() {
     } else {
       const f = (x) => x.toFixed(2).padStart(9);
       const r = (x) => x.toFixed(2).padStart(7);
-      console.log(`proof-of-work bench: ${report.challenges} challenges, max number ${report.maxNumber}, ${cores} worker(s); per challenge the best of ${rounds} alternating rounds (ours, native), then the median over challenges`);
+      console.log(`in headless Chromium: ${report.challenges} challenges, max number ${report.maxNumber}, ${cores} worker(s); per challenge the best of ${rounds} alternating rounds (ours, native), then the median over challenges`);
       console.log(`  our solver (Web Workers)          ${f(m.ours)} ms   ratio to native ${r(report.ratios.oursToNative)}`);
       console.log(`  our solver, one thread (page)     ${f(m.oursOneThread)} ms   ratio to native ${r(report.ratios.oursOneThreadToNative)}`);
       if (!quick) console.log(`  ALTCHA reference, workers         ${f(m.referenceWorkers)} ms   ratio to native ${r(report.ratios.referenceWorkersToNative)}   (${report.ratios.referenceWorkersToOurs.toFixed(0)}× ours)`);

@@ -4,7 +4,7 @@
 // reference solver), the Go helpers built once, and the dev server.
 import { spawn, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, extname, normalize, sep } from 'node:path';
@@ -159,6 +159,76 @@ export async function freePort() {
   throw new Error(`no free port in TEST_PORTS=${process.env.TEST_PORTS}`);
 }
 
+/**
+ * faultProxy is a loopback reverse proxy in front of a dev server, for
+ * drivers that cannot intercept the page's requests (puppeteer's Firefox,
+ * WebKitWebDriver): it forwards every request to target (set once the
+ * server is up), records "METHOD /path" of each, adds report-uri to the
+ * page's CSP and keeps the reports the browser posts there (cspReports),
+ * and answers a request with the fault set for "METHOD /path": "reset" (the
+ * connection is dropped: the page sees a network failure), {status, type,
+ * body}, or {json: fn} (the server's JSON answer passed through fn).
+ */
+export async function faultProxy() {
+  const requests = [];
+  const cspReports = [];
+  const faults = new Map();
+  const proxy = { target: '', requests, cspReports, faults };
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const key = `${req.method} ${path}`;
+    if (key === 'POST /__csp-report') {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        cspReports.push(body);
+        res.statusCode = 204;
+        res.end();
+      });
+      return;
+    }
+    requests.push(key);
+    const fault = faults.get(key);
+    if (fault === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault && fault.status) {
+      res.writeHead(fault.status, { 'Content-Type': fault.type || 'text/plain' });
+      res.end(fault.body || '');
+      return;
+    }
+    const upstream = httpRequest(proxy.target + req.url, { method: req.method, headers: { ...req.headers, host: new URL(proxy.target).host } }, (up) => {
+      const headers = { ...up.headers };
+      if (headers['content-security-policy']) headers['content-security-policy'] += '; report-uri /__csp-report';
+      if (!(fault && fault.json)) {
+        res.writeHead(up.statusCode, headers);
+        up.pipe(res);
+        return;
+      }
+      let body = '';
+      up.setEncoding('utf8');
+      up.on('data', (d) => (body += d));
+      up.on('end', () => {
+        const out = JSON.stringify(fault.json(JSON.parse(body)));
+        delete headers['content-length'];
+        res.writeHead(up.statusCode, headers);
+        res.end(out);
+      });
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  const port = await freePort();
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  proxy.origin = `http://127.0.0.1:${port}`;
+  proxy.close = () => new Promise((r) => {
+    server.closeAllConnections();
+    server.close(r);
+  });
+  return proxy;
+}
+
 const built = new Map();
 
 /** buildGo builds a main package of the module once into a temp dir. */
@@ -309,3 +379,12 @@ window.bench = {
 };
 document.getElementById("status").textContent = "ready";
 `;
+
+/** solveWithModule is benchModule plus bench.solveWith(challenges, workers, chunk) → the numbers. */
+export const solveWithModule = benchModule + `
+import { solve as solveW } from "/js/solver.js";
+window.bench.solveWith = async (cs, workers, chunk) => {
+  const out = [];
+  for (const c of cs) out.push((await solveW(c, { workers, chunk })).number);
+  return out;
+};`;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import { launch, staticServer, powbench, benchPage, benchModule, skipReason, repo } from './harness.mjs';
+import { launch, staticServer, powbench, benchPage, solveWithModule, skipReason, repo } from './harness.mjs';
 
 const skip = skipReason();
 
@@ -17,13 +17,7 @@ before(async () => {
   if (skip) return;
   server = await staticServer({
     '/bench/': ['text/html; charset=utf-8', benchPage],
-    '/bench/bench.js': ['text/javascript; charset=utf-8', benchModule + `
-import { solve as solveW } from "/js/solver.js";
-window.bench.solveWith = async (cs, workers, chunk) => {
-  const out = [];
-  for (const c of cs) out.push((await solveW(c, { workers, chunk })).number);
-  return out;
-};`],
+    '/bench/bench.js': ['text/javascript; charset=utf-8', solveWithModule],
   });
   browser = await launch();
   page = await browser.context.newPage();

@@ -461,7 +461,12 @@ export class IntroductionForm {
     // else none: the browser's Accept-Language chooses.
     const typed = readStored(storeKey(this.formId));
     this.chosenLang = (typed && typeof typed.lang === "string" && typed.lang) || null;
-    this.lang = this.chosenLang || primaryLang((typeof navigator !== "undefined" && navigator.language) || "en");
+    // Until a definition says otherwise the page speaks a language it has
+    // boot sentences in: the browser's, else English (so a tag that is no
+    // language, like the "C" of a browser started without a locale, never
+    // reaches lang or Intl).
+    const browserLang = primaryLang((typeof navigator !== "undefined" && navigator.language) || "en");
+    this.lang = this.chosenLang || (BOOT[browserLang] ? browserLang : "en");
   }
 
   // ---- the visitor's language ----

@@ -124,22 +124,23 @@ function sigma1(x) {
 // schedule words 16..18 whole, and for 19..33 the sum of their fixed terms
 // (W[t] = σ1(W[t-2]) + W[t-7] + σ0(W[t-15]) + W[t-16]).
 function fixedSchedule(w, F) {
-  F[16] = (sigma1(w[14]) + w[9] + sigma0(w[1]) + w[0]) | 0;
-  F[17] = (sigma1(w[15]) + w[10] + sigma0(w[2]) + w[1]) | 0;
-  F[18] = (sigma1(F[16]) + w[11] + sigma0(w[3]) + w[2]) | 0;
-  F[19] = (sigma1(F[17]) + sigma0(w[4]) + w[3]) | 0; // + W12
-  F[20] = (sigma1(F[18]) + sigma0(w[5]) + w[4]) | 0; // + W13
-  F[21] = (w[14] + sigma0(w[6]) + w[5]) | 0; // + σ1(W19)
-  F[22] = (w[15] + sigma0(w[7]) + w[6]) | 0; // + σ1(W20)
-  F[23] = (F[16] + sigma0(w[8]) + w[7]) | 0; // + σ1(W21)
-  F[24] = (F[17] + sigma0(w[9]) + w[8]) | 0; // + σ1(W22)
-  F[25] = (F[18] + sigma0(w[10]) + w[9]) | 0; // + σ1(W23)
-  F[26] = (sigma0(w[11]) + w[10]) | 0; // + σ1(W24) + W19
+  // Plain terms first, bitwise ones last (see gen-solver-rounds.mjs).
+  F[16] = (w[9] + w[0] + sigma1(w[14]) + sigma0(w[1])) | 0;
+  F[17] = (w[10] + w[1] + sigma1(w[15]) + sigma0(w[2])) | 0;
+  F[18] = (w[11] + w[2] + sigma1(F[16]) + sigma0(w[3])) | 0;
+  F[19] = (w[3] + sigma1(F[17]) + sigma0(w[4])) | 0; // + W12
+  F[20] = (w[4] + sigma1(F[18]) + sigma0(w[5])) | 0; // + W13
+  F[21] = (w[14] + w[5] + sigma0(w[6])) | 0; // + σ1(W19)
+  F[22] = (w[15] + w[6] + sigma0(w[7])) | 0; // + σ1(W20)
+  F[23] = (F[16] + w[7] + sigma0(w[8])) | 0; // + σ1(W21)
+  F[24] = (F[17] + w[8] + sigma0(w[9])) | 0; // + σ1(W22)
+  F[25] = (F[18] + w[9] + sigma0(w[10])) | 0; // + σ1(W23)
+  F[26] = (w[10] + sigma0(w[11])) | 0; // + σ1(W24) + W19
   F[29] = sigma0(w[14]) | 0; // + σ1(W27) + W22 + W13
-  F[30] = (sigma0(w[15]) + w[14]) | 0; // + σ1(W28) + W23
-  F[31] = (sigma0(F[16]) + w[15]) | 0; // + σ1(W29) + W24
-  F[32] = (sigma0(F[17]) + F[16]) | 0; // + σ1(W30) + W25
-  F[33] = (sigma0(F[18]) + F[17]) | 0; // + σ1(W31) + W26
+  F[30] = (w[14] + sigma0(w[15])) | 0; // + σ1(W28) + W23
+  F[31] = (w[15] + sigma0(F[16])) | 0; // + σ1(W29) + W24
+  F[32] = (F[16] + sigma0(F[17])) | 0; // + σ1(W30) + W25
+  F[33] = (F[17] + sigma0(F[18])) | 0; // + σ1(W31) + W26
 }
 
 // loadWords reads 16 big-endian words from bytes[off..off+64) into w.

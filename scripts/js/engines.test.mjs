@@ -1,0 +1,211 @@
+// The page in every engine (Chromium, Firefox, WebKit; ENGINES picks some):
+// the same tests through the thin driver layer of engines.mjs, against the
+// real dev server behind a loopback proxy (harness.faultProxy). The whole
+// flow (the form filled by its labels → Review → Edit → Review → Confirm →
+// the withdrawal link → withdrawn), the error states (the service's problems
+// at their fields, busy, a solver failure, the form that could not be
+// loaded), and axe-core on each state; and the solver against the native
+// Go solver (salts of every length, digit-count changes, in workers and on
+// the page's thread).
+//
+// What a driver cannot do is done another way, the same in all three:
+//   - No driver here intercepts requests but Chromium's, so the faults come
+//     from the proxy (a dropped connection, a 503, a challenge rewritten).
+//   - WebKitWebDriver runs no script before the page's own, so page errors
+//     are recorded by listeners added once the form is up (an error before
+//     that leaves no form to find), and CSP violations reach the proxy as
+//     the browser's own reports (report-uri added to the page's CSP).
+//   - puppeteer's Firefox over BiDi and WebKitWebDriver cannot emulate
+//     prefers-color-scheme: axe-core runs there in the scheme the engine
+//     shows (light); the dark scheme is checked in Chromium.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { devServer, faultProxy, staticServer, powbench, benchPage, solveWithModule } from './harness.mjs';
+import { openEngine, selectedEngines, engineSkip } from './engines.mjs';
+import { checkState } from './a11y.mjs';
+
+// byLabel is the XPath of the control a label names (its text starts so).
+const byLabel = (label) => `//*[@id = //label[starts-with(normalize-space(.), ${JSON.stringify(label)})]/@for]`;
+const button = (name) => `//button[normalize-space(.)=${JSON.stringify(name)}]`;
+
+const ada = {
+  'Your name': 'Ada Lovelace',
+  Company: 'Analytical Engines',
+  Role: 'CTO',
+  Email: 'ada@example.com',
+  Message: 'Hello! I would like to talk about the engine.',
+};
+
+async function fillByLabels(page, values) {
+  for (const [label, value] of Object.entries(values)) await page.fill(byLabel(label), value);
+}
+
+const textOf = (page, sel) => page.evaluate((s) => {
+  const el = document.querySelector(s);
+  return el ? el.textContent : null;
+}, sel);
+
+const hasText = (page, text) => page.waitFor((t) => document.body.innerText.includes(t), text);
+
+const busy = 'The service is busy right now. Please try again in a moment.';
+
+for (const name of selectedEngines()) {
+  const skip = engineSkip(name);
+  // node's --test-timeout bounds a suite as a whole too: an engine's suite
+  // gets its own bound (WebKit starts a browser for each page).
+  describe(name, { skip, timeout: 600_000 }, () => {
+    let proxy, server, engine;
+
+    before(async () => {
+      proxy = await faultProxy();
+      [server, engine] = await Promise.all([devServer({ ALLOWED_ORIGINS: proxy.origin }), openEngine(name)]);
+      proxy.target = server.origin;
+    });
+
+    after(async () => {
+      if (engine) await engine.close();
+      if (server) await server.stop();
+      if (proxy) await proxy.close();
+    });
+
+    // open loads the page and, once the form is up, records page errors.
+    async function open() {
+      const page = await engine.newPage();
+      await page.goto(`${proxy.origin}/`);
+      await page.waitFor(() => !!document.querySelector('form'));
+      await page.evaluate(() => {
+        window.__errors = [];
+        addEventListener('error', (e) => window.__errors.push(String(e.message)));
+        addEventListener('unhandledrejection', (e) => window.__errors.push(String(e.reason)));
+      });
+      return page;
+    }
+
+    test(`${name}: the whole flow by the labels: Review, Edit, Review, Confirm, the withdrawal link`, async () => {
+      proxy.cspReports.length = 0;
+      proxy.requests.length = 0;
+      const page = await open();
+      await checkState(page, `${name}: empty`);
+
+      await fillByLabels(page, ada);
+      await page.click(button('Review'));
+      await hasText(page, 'Please check your introduction');
+      assert.equal(await textOf(page, 'dd[data-field="name"]'), ada['Your name']);
+      assert.equal(await textOf(page, 'dd[data-field="email"]'), ada.Email);
+      assert.equal(await textOf(page, 'dd[data-field="message"]'), ada.Message);
+      await checkState(page, `${name}: review`);
+
+      await page.click(button('Edit'));
+      await page.waitFor(() => !!document.querySelector('form'));
+      const kept = await page.evaluate(() => document.querySelector('#intro-name').value);
+      assert.equal(kept, ada['Your name'], 'Edit keeps what was typed');
+      const revised = 'Hello again! A second thought about the engine.';
+      await page.fill(byLabel('Message'), revised);
+      await page.click(button('Review'));
+      await page.waitFor((t) => {
+        const dd = document.querySelector('dd[data-field="message"]');
+        return dd && dd.textContent === t;
+      }, revised);
+      await checkState(page, `${name}: review after Edit`);
+
+      await page.click(button('Confirm and send'));
+      await page.waitFor(() => !!document.querySelector('#intro-withdraw-link'));
+      const href = await page.evaluate(() => document.querySelector('#intro-withdraw-link').href);
+      const link = new URL(href);
+      assert.equal(link.origin, proxy.origin);
+      assert.equal(link.search, '', 'id and token never in the query');
+      assert.match(link.hash, /^#withdraw\?id=[^&]+&token=[^&]+$/);
+      await checkState(page, `${name}: success`);
+
+      await page.click('#intro-withdraw-link');
+      await hasText(page, 'Withdraw your introduction');
+      await checkState(page, `${name}: withdraw`);
+      await page.click(button('Withdraw my introduction'));
+      await hasText(page, 'Your introduction has been withdrawn');
+      assert.equal(new URL(await page.url()).hash, '', 'the token leaves the address bar');
+      await checkState(page, `${name}: withdrawn`);
+
+      assert.deepEqual(await page.evaluate(() => window.__errors), [], 'no page error');
+      assert.deepEqual(proxy.cspReports, [], 'no CSP violation reported');
+      assert.ok(proxy.requests.includes('GET /js/solver-worker.js'), 'the solver ran in a worker');
+      assert.equal(proxy.requests.filter((r) => r === 'POST /api/introductions').length, 1, 'one draft kept');
+      assert.equal(proxy.requests.filter((r) => /^POST \/api\/introductions\/[^/]+\/revision$/.test(r)).length, 1, 'the second Review revised it');
+      await page.close();
+    });
+
+    test(`${name}: the service's problems at their fields, busy, a solver failure, the form not loaded`, async () => {
+      proxy.cspReports.length = 0;
+      const page = await open();
+      await fillByLabels(page, {
+        'Your name': '   ',
+        Email: 'not-an-address',
+        Message: 'See https://a.example https://b.example https://c.example https://d.example',
+      });
+      await page.click(button('Review'));
+      await page.waitFor(() => ['name', 'email', 'message'].every((f) => {
+        const el = document.querySelector(`#intro-${f}-error`);
+        return el && el.textContent.trim() !== '';
+      }));
+      const invalid = await page.evaluate(() => ['name', 'email', 'message'].map((f) => document.querySelector(`#intro-${f}`).getAttribute('aria-invalid')));
+      assert.deepEqual(invalid, ['true', 'true', 'true']);
+      await checkState(page, `${name}: field errors`);
+
+      // The service does not answer: with the form loaded before, busy.
+      proxy.faults.set('POST /api/introductions', 'reset');
+      await fillByLabels(page, { ...ada, Email: 'busy@example.com' });
+      await page.click(button('Review'));
+      await page.waitFor((t) => {
+        const li = document.querySelector('.intro-summary li');
+        return li && li.textContent === t;
+      }, busy);
+      await checkState(page, `${name}: busy`);
+      proxy.faults.clear();
+      assert.deepEqual(await page.evaluate(() => window.__errors), [], 'no page error');
+      await page.close();
+
+      // Every challenge is one no solver can read.
+      proxy.faults.set('GET /api/introductions/challenge', { json: (c) => ({ ...c, challenge: 'not hex' }) });
+      const unsolvable = await open();
+      await fillByLabels(unsolvable, { ...ada, Email: 'solver@example.com' });
+      await unsolvable.click(button('Review'));
+      await unsolvable.waitFor(() => !!document.querySelector('.intro-summary li'));
+      assert.equal(await textOf(unsolvable, '.intro-summary li'), 'Your browser could not complete the automatic robot check. Please reload the page and try again.');
+      await checkState(unsolvable, `${name}: solver failure`);
+      proxy.faults.clear();
+      await unsolvable.close();
+
+      proxy.faults.set('GET /api/forms/introduction', { status: 503, body: 'Service Unavailable' });
+      const broken = await engine.newPage();
+      await broken.goto(`${proxy.origin}/`);
+      await broken.waitFor(() => [...document.querySelectorAll('h1')].some((h) => h.textContent.includes('The form could not be loaded')));
+      assert.match(await textOf(broken, '.intro'), /The service is busy right now/);
+      await checkState(broken, `${name}: not loaded`);
+      proxy.faults.clear();
+      await broken.click(button('Try again'));
+      await broken.waitFor(() => !!document.querySelector('form'));
+      await broken.close();
+      assert.deepEqual(proxy.cspReports, [], 'no CSP violation reported');
+    });
+
+    test(`${name}: the solver finds what the Go solver finds, in workers and on the page's thread`, async () => {
+      const bench = await staticServer({
+        '/bench/': ['text/html; charset=utf-8', benchPage],
+        '/bench/bench.js': ['text/javascript; charset=utf-8', solveWithModule],
+      });
+      const page = await engine.newPage();
+      try {
+        await page.goto(`${bench.origin}/bench/`);
+        await page.waitFor(() => !!(window.bench && window.bench.solveWith));
+        const everyLength = await powbench(['make', '-n', '200', '-max', '1000', '-seed', '11']);
+        const digits = await powbench(['make', '-n', '12', '-max', '123456', '-seed', '12']);
+        for (const [cases, workers, chunk] of [[everyLength, 2, 64], [digits, 3, 1000], [digits, 0, 4096]]) {
+          const got = await page.evaluate(([cs, w, ch]) => window.bench.solveWith(cs, w, ch), [cases.map((c) => c.challenge), workers, chunk]);
+          assert.deepEqual(got, cases.map((c) => c.number), `${workers} workers, chunk ${chunk}`);
+        }
+      } finally {
+        await page.close();
+        await bench.close();
+      }
+    });
+  });
+}
