@@ -39,8 +39,8 @@ func (s *IntakeStore) SetAttachment(ctx context.Context, id string, tokenHash []
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
-	if a != nil && (a.Object == "" || a.Type == "" || a.Size <= 0 || len(a.SHA256) != 64 || len(a.Name) > 4*intake.MaxStoredShortField) {
-		return nil, intake.Internal(errors.New("SetAttachment: an attachment without its object, type, size or hash"))
+	if err := intake.CheckStorableAttachment(id, a); err != nil {
+		return nil, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
