@@ -68,7 +68,7 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 		return nil, err
 	}
 	a := &intake.Attachment{Name: attachment.CleanName(req.Name), Type: got.Type, Size: got.Size, SHA256: got.SHA256, Object: object}
-	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a)
+	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a, s.attachmentPurpose)
 	if err != nil {
 		// Refused for certain (confirmed or gone while the bytes streamed,
 		// or the store's own check): no draft names the new object, so it
@@ -107,7 +107,7 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 		}
 		return nil
 	}
-	previous, err := s.Attacher.SetAttachment(ctx, req.ID, intake.HashToken(req.Token), now, nil)
+	previous, err := s.Attacher.SetAttachment(ctx, req.ID, intake.HashToken(req.Token), now, nil, s.attachmentPurpose)
 	if err != nil {
 		return err
 	}
@@ -127,6 +127,15 @@ func refusedForCertain(err error) bool {
 		return true
 	}
 	return intake.IsNotStorable(err)
+}
+
+// attachmentPurpose is the purpose an attachment serves on a form
+// version ("" for a version that offers none).
+func (s *Service) attachmentPurpose(formID, version string) string {
+	if v, ok := s.Forms.Find(formID, version); ok && v.Attachment != nil {
+		return v.Attachment.Purpose
+	}
+	return ""
 }
 
 // offered refuses a form version that offers no attachment.

@@ -25,7 +25,7 @@ func (scriptedAttacher) AttachableDraft(_ context.Context, id string, tokenHash 
 	return &intake.Introduction{ID: id, State: intake.StateDraft, FormID: "introduction", FormVersion: "3", TokenHash: tokenHash, ExpireAt: now.Add(time.Hour)}, nil
 }
 
-func (s scriptedAttacher) SetAttachment(_ context.Context, _ string, _ []byte, _ time.Time, a *intake.Attachment) (*intake.Attachment, error) {
+func (s scriptedAttacher) SetAttachment(_ context.Context, _ string, _ []byte, _ time.Time, a *intake.Attachment, _ func(string, string) string) (*intake.Attachment, error) {
 	return s.set(a)
 }
 
