@@ -2,10 +2,12 @@ package wiring_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +258,58 @@ func TestErasureDeletesTheAttachment(t *testing.T) {
 		t.Fatalf("an erased introduction's attachment stays: %v", left)
 	}
 	h.tombstoneKeepsNoHash(id)
+}
+
+// TestTheLedgerSaysWhileAFileIsHeld: with a file attached, the draft's
+// ledger entry lists "attachment" among what is stored and grants the
+// attachment's purpose (legitimate interests, no consent); a revision
+// keeps both; a delete takes both back.
+func TestTheLedgerSaysWhileAFileIsHeld(t *testing.T) {
+	h := newHarness(t, nil)
+	id, token := h.v3Draft(nil)
+	type entry struct {
+		Redaction struct{ Stored []string }
+		Purposes  []struct {
+			ID      string
+			Granted bool
+		}
+	}
+	read := func() (stored, granted bool) {
+		t.Helper()
+		snap, err := h.db.Collection("ledger").Doc(id).Get(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e entry
+		b, _ := json.Marshal(snap.Data())
+		json.Unmarshal(b, &e)
+		stored = slices.Contains(e.Redaction.Stored, "attachment")
+		for _, p := range e.Purposes {
+			if p.ID == "attachment" {
+				granted = p.Granted
+			}
+		}
+		return stored, granted
+	}
+	if s, g := read(); s || g {
+		t.Fatalf("before any file: stored %v, granted %v", s, g)
+	}
+	if r := h.attach(id, token, "image/png", "scan.png", testsupport.SamplePNG()); r.status != http.StatusOK {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	if s, g := read(); !s || !g {
+		t.Fatalf("with a file: stored %v, granted %v", s, g)
+	}
+	if rev := h.postJSON("/api/introductions/"+id+"/revision", revision(token, nil)); rev.status != http.StatusOK {
+		t.Fatalf("revision: %d %s", rev.status, rev.body)
+	}
+	if s, g := read(); !s || !g {
+		t.Fatalf("after a revision: stored %v, granted %v", s, g)
+	}
+	if del := h.do(http.MethodDelete, "/api/introductions/"+id+"/attachment", "", nil, "Authorization", "Bearer "+token); del.status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", del.status, del.body)
+	}
+	if s, g := read(); s || g {
+		t.Fatalf("after the delete: stored %v, granted %v", s, g)
+	}
 }

@@ -6,10 +6,13 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ownersite/introductions/shared/intake"
 )
 
-// MaxNameLength is the most characters a display name keeps.
-const MaxNameLength = 120
+// MaxNameLength is the most characters a display name keeps
+// (intake.MaxAttachmentNameLength, which the store's check holds it to).
+const MaxNameLength = intake.MaxAttachmentNameLength
 
 // NameFrom returns the display name a Content-Disposition header gives
 // (its filename* in UTF-8, else its filename), cleaned by CleanName; ""

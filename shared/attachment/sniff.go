@@ -20,8 +20,10 @@ const (
 	TypeText = "text/plain"
 )
 
-// Types are the allowed media types, in the order the page names them.
-var Types = []string{TypePDF, TypePNG, TypeJPEG, TypeText}
+// Types are the allowed media types, in the order the page names them:
+// intake.AttachmentTypes, which the store's check holds every kept
+// attachment to.
+var Types = intake.AttachmentTypes
 
 // typeNames are the names the page and the notice give each type.
 var typeNames = map[string]string{TypePDF: "PDF", TypePNG: "PNG", TypeJPEG: "JPEG", TypeText: "plain text"}

@@ -35,34 +35,47 @@ func (s *IntakeStore) AttachableDraft(ctx context.Context, id string, tokenHash 
 
 // SetAttachment sets or removes the draft's attachment with its ledger
 // evidence in one transaction (see intake.Attacher).
-func (s *IntakeStore) SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *intake.Attachment) (*intake.Attachment, error) {
+func (s *IntakeStore) SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *intake.Attachment,
+	purposeOf func(formID, formVersion string) string) (*intake.Attachment, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
-	if a != nil && (a.Object == "" || a.Type == "" || a.Size <= 0 || len(a.SHA256) != 64 || len(a.Name) > 4*intake.MaxStoredShortField) {
-		return nil, intake.Internal(errors.New("SetAttachment: an attachment without its object, type, size or hash"))
+	if err := intake.CheckStorableAttachment(id, a); err != nil {
+		return nil, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	var previous *intake.Attachment
 	err := s.op(ctx, []string{lockKey(ref), lockKey(ledgerRef)}, func(ctx context.Context) error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snap, err := tx.Get(ref)
-			in, err := liveIntroduction(snap, err, id, now)
+			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
+			if err != nil {
+				return err
+			}
+			in, err := liveIntroduction(snaps[0], nil, id, now)
 			if err != nil {
 				return err
 			}
 			if err := in.AttachableBy(tokenHash, now); err != nil {
 				return err
 			}
+			if !snaps[1].Exists() {
+				return intake.Internal(errors.New("SetAttachment: the draft has no ledger entry"))
+			}
+			var e intake.LedgerEntry
+			if err := snaps[1].DataTo(&e); err != nil {
+				return err
+			}
+			e.RecordAttachment(purposeOf(in.FormID, in.FormVersion), a)
 			previous = in.Attachment
 			var kept, evidence any = firestore.Delete, firestore.Delete
 			if a != nil {
-				kept, evidence = a, a.Evidence()
+				kept, evidence = a, e.Attachment
 			}
 			return errors.Join(
 				tx.Update(ref, []firestore.Update{{Path: "attachment", Value: kept}}),
-				tx.Update(ledgerRef, []firestore.Update{{Path: "attachment", Value: evidence}, {Path: "updatedAt", Value: now}}),
+				tx.Update(ledgerRef, []firestore.Update{{Path: "attachment", Value: evidence},
+					{Path: "redaction.stored", Value: e.Redaction.Stored}, {Path: "purposes", Value: e.Purposes}, {Path: "updatedAt", Value: now}}),
 			)
 		})
 	})

@@ -174,6 +174,14 @@ func (e *AttachmentEvidence) Tombstone() *AttachmentEvidence {
 	return &AttachmentEvidence{Type: e.Type, Size: e.Size}
 }
 
+// AttachmentTypes are the media types an attachment may have, in the
+// order the page names them.
+var AttachmentTypes = []string{"application/pdf", "image/png", "image/jpeg", "text/plain"}
+
+// MaxAttachmentNameLength is the most characters an attachment's display
+// name keeps.
+const MaxAttachmentNameLength = 120
+
 // AttachmentPrefix is the start of the object name of every attachment
 // introduction id has ever had.
 func AttachmentPrefix(id string) string { return id + "/" }

@@ -237,6 +237,47 @@ type LedgerEntry struct {
 	ExpireAt    time.Time  `json:"expireAt" firestore:"expireAt"`
 }
 
+// StoredAttachment is the name RedactionRecord.Stored gives a held file.
+const StoredAttachment = "attachment"
+
+// RecordAttachment makes the entry say what it holds of attachment a (nil
+// for none): its evidence, "attachment" among the stored fields while a
+// file is held, and purpose (the form version's attachment purpose, ""
+// for none) granted exactly while a file is held or the purpose is
+// required.
+func (e *LedgerEntry) RecordAttachment(purpose string, a *Attachment) {
+	e.Attachment = a.Evidence()
+	e.Redaction.Stored = WithStored(e.Redaction.Stored, StoredAttachment, a != nil)
+	e.Purposes = GrantAttachment(e.Purposes, purpose, a != nil)
+}
+
+// WithStored returns stored with name in it exactly when held.
+func WithStored(stored []string, name string, held bool) []string {
+	out := make([]string, 0, len(stored)+1)
+	for _, s := range stored {
+		if s != name {
+			out = append(out, s)
+		}
+	}
+	if held {
+		out = append(out, name)
+	}
+	return out
+}
+
+// GrantAttachment returns purposes with the attachment's purpose granted
+// exactly when a file is attached (or the purpose is required).
+func GrantAttachment(purposes []PurposeRecord, purpose string, attached bool) []PurposeRecord {
+	out := make([]PurposeRecord, len(purposes))
+	for i, p := range purposes {
+		if purpose != "" && p.ID == purpose {
+			p.Granted = p.Required || attached
+		}
+		out[i] = p
+	}
+	return out
+}
+
 // The retention classes of a ledger entry.
 const (
 	// RetentionDraft is the entry of a kept draft: it outlives the draft by

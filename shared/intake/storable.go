@@ -3,6 +3,7 @@ package intake
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -47,8 +48,8 @@ func StorableID(id string) bool {
 // character rules of textrules, line breaks only in the message and the
 // fields a version adds, at most MaxStoredLinks links in the message; an
 // email with nothing invisible at all), a 32-byte token hash, set creation and
-// expiry times, a confirmation time exactly when confirmed, and storable
-// consent evidence.
+// expiry times, a confirmation time exactly when confirmed, storable
+// consent evidence, and a storable attachment (CheckStorableAttachment).
 func CheckStorableIntroduction(in Introduction) error {
 	var c checker
 	c.id("introduction.id", in.ID)
@@ -97,6 +98,7 @@ func CheckStorableIntroduction(in Introduction) error {
 		c.fail("introduction.expireAt", "not after createdAt")
 	}
 	c.consents("introduction.consents", in.Consents)
+	c.err(CheckStorableAttachment(in.ID, in.Attachment))
 	if in.Revisions < 0 || in.Revisions > MaxRevisions {
 		c.fail("introduction.revisions", fmt.Sprintf("not 0 to %d", MaxRevisions))
 	}
@@ -219,6 +221,64 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	c.key("ledger.provenance.requestId", e.Provenance.RequestID, false)
 	c.time("ledger.expireAt", e.ExpireAt)
 	return c.result()
+}
+
+// CheckStorableAttachment checks the attachment of introduction id as
+// stored: an object under AttachmentPrefix(id) with a name of its own
+// after it, a type of AttachmentTypes, a positive size, a SHA-256 of 64
+// lowercase hex digits, and a display name of valid UTF-8, at most
+// MaxAttachmentNameLength characters, with no path separator and no
+// control, format, private-use or surrogate character. A nil attachment
+// (none) is storable.
+func CheckStorableAttachment(id string, a *Attachment) error {
+	if a == nil {
+		return nil
+	}
+	var c checker
+	c.id("attachment.introductionId", id)
+	if rest, ok := strings.CutPrefix(a.Object, AttachmentPrefix(id)); !ok || rest == "" || len(a.Object) > MaxStoredKey {
+		c.fail("attachment.object", "not a name under the introduction's prefix")
+	}
+	c.attachmentEvidence(a)
+	return c.result()
+}
+
+// CheckStorableDecoyAttachment checks what a honeypot's decoy keeps of
+// the attachment it was sent (see DecoyRecord.Attachment): as
+// CheckStorableAttachment, with no object at all.
+func CheckStorableDecoyAttachment(a *Attachment) error {
+	if a == nil {
+		return nil
+	}
+	var c checker
+	if a.Object != "" {
+		c.fail("attachment.object", "set on a decoy's attachment")
+	}
+	c.attachmentEvidence(a)
+	return c.result()
+}
+
+// attachmentEvidence checks an attachment's type, size, hash and name.
+func (c *checker) attachmentEvidence(a *Attachment) {
+	if !slices.Contains(AttachmentTypes, a.Type) {
+		c.fail("attachment.type", "not an attachment type")
+	}
+	if a.Size <= 0 {
+		c.fail("attachment.size", "not positive")
+	}
+	if len(a.SHA256) != 64 || strings.Trim(a.SHA256, "0123456789abcdef") != "" {
+		c.fail("attachment.sha256", "not 64 lowercase hex digits")
+	}
+	switch {
+	case !utf8.ValidString(a.Name):
+		c.fail("attachment.name", "not valid UTF-8")
+	case utf8.RuneCountInString(a.Name) > MaxAttachmentNameLength:
+		c.fail("attachment.name", fmt.Sprintf("over %d characters", MaxAttachmentNameLength))
+	case strings.ContainsAny(a.Name, `/\`):
+		c.fail("attachment.name", "a path separator")
+	case strings.ContainsFunc(a.Name, func(r rune) bool { return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) }):
+		c.fail("attachment.name", "an invisible or control character")
+	}
 }
 
 // CheckStorableSpentChallenge checks a spent challenge: a non-empty key of
@@ -363,6 +423,13 @@ func (c *checker) result() error {
 		return nil
 	}
 	return Internal(notStorable(c.problems))
+}
+
+// IsNotStorable reports whether err is a CheckStorable* refusal: the
+// record was refused before anything was written.
+func IsNotStorable(err error) bool {
+	var ns notStorable
+	return errors.As(err, &ns)
 }
 
 // notStorable lists the violations of one check.

@@ -220,8 +220,12 @@ type Attacher interface {
 	// STATE_CONFLICT (see AttachableBy), UNAVAILABLE.
 	AttachableDraft(ctx context.Context, id string, tokenHash []byte, now time.Time) (*Introduction, error)
 	// SetAttachment sets the draft's attachment to a (nil removes it) and
-	// its ledger entry's evidence with it, in one transaction that checks
-	// AttachableBy again, and returns the attachment it replaced (nil for
-	// none). Errors: as AttachableDraft; nothing is written then.
-	SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *Attachment) (previous *Attachment, err error)
+	// its ledger entry's record of it with it (LedgerEntry.RecordAttachment,
+	// the purpose being purposeOf the draft's form version), in one
+	// transaction that checks AttachableBy again, and returns the
+	// attachment it replaced (nil for none). Errors: as AttachableDraft,
+	// INTERNAL when a fails CheckStorableAttachment; nothing is written
+	// then.
+	SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *Attachment,
+		purposeOf func(formID, formVersion string) string) (previous *Attachment, err error)
 }

@@ -68,10 +68,16 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 		return nil, err
 	}
 	a := &intake.Attachment{Name: attachment.CleanName(req.Name), Type: got.Type, Size: got.Size, SHA256: got.SHA256, Object: object}
-	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a)
+	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a, s.attachmentPurpose)
 	if err != nil {
-		// Confirmed or gone while the bytes streamed: they are not kept.
-		s.deleteObjects(ctx, id, object)
+		// Refused for certain (confirmed or gone while the bytes streamed,
+		// or the store's own check): no draft names the new object, so it
+		// goes now. Any other failure (UNAVAILABLE above all) may have
+		// committed: the object stays, and the attachment sweep deletes it
+		// after its grace period if no draft names it.
+		if refusedForCertain(err) {
+			s.deleteObjects(ctx, id, object)
+		}
 		return nil, err
 	}
 	if previous != nil {
@@ -101,7 +107,7 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 		}
 		return nil
 	}
-	previous, err := s.Attacher.SetAttachment(ctx, req.ID, intake.HashToken(req.Token), now, nil)
+	previous, err := s.Attacher.SetAttachment(ctx, req.ID, intake.HashToken(req.Token), now, nil, s.attachmentPurpose)
 	if err != nil {
 		return err
 	}
@@ -110,6 +116,26 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 	}
 	s.Logger.InfoContext(ctx, "attachment removed", slog.String("submissionId", req.ID), slog.Bool("had", previous != nil))
 	return nil
+}
+
+// refusedForCertain reports whether SetAttachment's err says it wrote
+// nothing: NOT_FOUND and STATE_CONFLICT are answered from its read, and a
+// record its check refuses is refused before any write.
+func refusedForCertain(err error) bool {
+	switch intake.CodeOf(err) {
+	case intake.CodeNotFound, intake.CodeStateConflict:
+		return true
+	}
+	return intake.IsNotStorable(err)
+}
+
+// attachmentPurpose is the purpose an attachment serves on a form
+// version ("" for a version that offers none).
+func (s *Service) attachmentPurpose(formID, version string) string {
+	if v, ok := s.Forms.Find(formID, version); ok && v.Attachment != nil {
+		return v.Attachment.Purpose
+	}
+	return ""
 }
 
 // offered refuses a form version that offers no attachment.

@@ -103,6 +103,10 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 			return intake.Revision{Refusal: refused}, nil
 		}
 		consents, purposes := contentrules.Evidence(version, kept, now, WithdrawalPath(current.ID))
+		if version.Attachment != nil {
+			// The attachment's purpose is granted by the file held, not by a consent.
+			purposes = intake.GrantAttachment(purposes, version.Attachment.Purpose, current.Attachment != nil)
+		}
 		if consents == nil {
 			consents = []intake.ConsentEvidence{}
 		}

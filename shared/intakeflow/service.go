@@ -472,6 +472,9 @@ func storedFields(in intake.Introduction) []string {
 	if in.HasConversation {
 		out = append(out, "conversation")
 	}
+	if in.Attachment != nil {
+		out = append(out, intake.StoredAttachment)
+	}
 	return append(out, "consents", "tokenHash")
 }
 
