@@ -143,8 +143,8 @@ type Config struct {
 	// introduction and draft the run deletes, in the same run.
 	Attachments Attachments
 	Clock       intake.Clock
-	Entropy io.Reader // run ids; crypto/rand.Reader in production
-	Logger  *slog.Logger
+	Entropy     io.Reader // run ids; crypto/rand.Reader in production
+	Logger      *slog.Logger
 	// RunRetention is how long each run's record is kept (RunRetention
 	// when zero).
 	RunRetention time.Duration
