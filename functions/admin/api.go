@@ -375,11 +375,7 @@ func (h *Handlers) afterErasure(r *http.Request, erased, sent []string) int {
 		// The bytes go with their introductions; what fails here, the sweep
 		// deletes (no introduction names it any longer).
 		for _, id := range erased {
-			n, derr := h.Files.DeleteUnder(r.Context(), intake.AttachmentPrefix(id))
-			files += n
-			if derr != nil {
-				h.logAction(r, "attachment-erasure", derr, slog.String("introductionId", id))
-			}
+			files += attachment.DeleteIntroduction(r.Context(), h.Files, h.Logger, id)
 		}
 	}
 	return files

@@ -276,7 +276,8 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		return nil, err
 	}
 	// Tasks run after each sweep's deletions, in this order.
-	var tasks []intake.SweepTask
+	var tasks, scheduled []intake.SweepTask
+	var files attachment.Files
 	if p.SendsHandoff() {
 		d, err := p.delivery()
 		if err != nil {
@@ -285,22 +286,25 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		tasks = append(tasks, d) // delivery-retries: the envelopes whose attempt is due
 	}
 	if p.Access().Attachments {
-		files, err := p.attachments()
-		if err != nil {
+		if files, err = p.attachments(); err != nil {
 			return nil, err
 		}
 		gone, err := attachment.NewSweepTask(files, db.Sweep(), p.logger)
 		if err != nil {
 			return nil, err
 		}
-		tasks = append(tasks, gone) // attachments: the bytes whose introduction is gone
+		// attachments: the bytes no live introduction names, on the
+		// Scheduler's run only (it lists the whole bucket); each run deletes
+		// the prefixes of the introductions it deleted.
+		scheduled = append(scheduled, gone)
 	}
 	tasks = append(tasks, figures) // the admin's chart: each finished day counted once
 	runner := p.o.SweepRunner
 	if runner == nil {
+		// Attachments stays nil (a nil interface) without attachments.
 		sweeper, err := retentionsweep.New(retentionsweep.Config{
-			Store: db.Sweep(), Registry: registry, Tasks: tasks, Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger,
-			RunRetention: p.cfg.SweepRunRetention,
+			Store: db.Sweep(), Registry: registry, Tasks: tasks, ScheduledTasks: scheduled, Attachments: files,
+			Clock: p.Clock(), Entropy: p.o.Entropy, Logger: p.logger, RunRetention: p.cfg.SweepRunRetention,
 		})
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -194,4 +195,28 @@ func atTheLimit() []byte {
 		pdf = testsupport.SamplePDF(limit - len(testsupport.SamplePDF(0)) - (len(pdf) - limit))
 	}
 	return pdf
+}
+
+// TestDeleteIntroductionOutlivesItsRequest deletes an introduction's
+// objects on a context already cancelled, as a client that went away
+// leaves it: the deletion still happens, and only that prefix goes.
+func TestDeleteIntroductionOutlivesItsRequest(t *testing.T) {
+	files, bucket := storagetest.Bucket(t)
+	for _, o := range []string{"a/1", "a/2", "ab/1"} {
+		if _, err := attachment.Receive(context.Background(), files, o, "text/plain", strings.NewReader("words"), limit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if n := attachment.DeleteIntroduction(ctx, files, slog.New(slog.DiscardHandler), "a"); n != 2 {
+		t.Fatalf("deleted %d, want 2", n)
+	}
+	var left []string
+	for _, o := range storagetest.Objects(t, bucket) {
+		left = append(left, o.Name)
+	}
+	if strings.Join(left, ",") != "ab/1" {
+		t.Fatalf("left %v", left)
+	}
 }

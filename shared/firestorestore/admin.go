@@ -479,15 +479,15 @@ func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([
 // EraseSubject erases every introduction stored under one of q's keys
 // whose address q owns, expired or not: the introduction, its transcript
 // and its envelopes are deleted, and its ledger entry keeps a content-free
-// tombstone (e, an admin action, the reason) in the same transaction. It
-// returns how many introductions it erased. In the same transaction it
+// tombstone (e, an admin action, the reason) in the same transaction. In
+// the same transaction it
 // also writes, as a withdrawal does, the introduction.withdrawn notices
 // that notices (nil: none) returns for each introduction's id, each only
-// where the confirmation had an envelope, mirrored in the ledger, and
-// returns their ids for the caller to dispatch. A failure part-way leaves
-// each introduction either erased or untouched; erasing again finishes the
-// job. It returns the ids it erased (for the caller to delete their
-// attachments). Errors: UNAVAILABLE.
+// where the confirmation had an envelope, mirrored in the ledger. It
+// returns the ids of the introductions it erased (for the caller to delete
+// their attachments) and the notices' ids (for the caller to dispatch). A
+// failure part-way leaves each introduction either erased or untouched;
+// erasing again finishes the job. Errors: UNAVAILABLE.
 func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string

@@ -122,6 +122,7 @@ func (s *SweepStore) DeleteExpired(ctx context.Context, collection string, cutof
 		}
 		out.Documents += d.Documents
 		out.Drafts += d.Drafts
+		out.IDs = append(out.IDs, d.IDs...)
 		switch {
 		case err != nil:
 			return out, err
@@ -152,6 +153,9 @@ func (s *DB) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.
 		}
 		out.Documents += len(batch)
 		for _, g := range batch {
+			if g.snap.Ref.Parent.ID == Introductions {
+				out.IDs = append(out.IDs, g.snap.Ref.ID)
+			}
 			if g.draft {
 				out.Drafts++
 			}
@@ -179,6 +183,9 @@ func (s *DB) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.
 		}
 		if ok {
 			out.Documents++
+			if g.snap.Ref.Parent.ID == Introductions {
+				out.IDs = append(out.IDs, g.snap.Ref.ID)
+			}
 			if g.draft {
 				out.Drafts++
 			}

@@ -162,11 +162,12 @@ func (s *Service) attachToDecoy(ctx context.Context, req AttachRequest) (*intake
 }
 
 // DeleteAttachments deletes every object introduction id ever had; the
-// withdrawal and the erasure call it after their commit. A failure is
-// logged, not returned: the sweep deletes what a gone introduction left.
+// withdrawal calls it after its commit (the admin's erasure calls the same
+// attachment.DeleteIntroduction). A failure is logged, not returned: the
+// sweep deletes what a gone introduction left.
 func (s *Service) DeleteAttachments(ctx context.Context, id string) {
 	if s.Files != nil {
-		s.deleteObjects(ctx, id, intake.AttachmentPrefix(id))
+		attachment.DeleteIntroduction(ctx, s.Files, s.Logger, id)
 	}
 }
 

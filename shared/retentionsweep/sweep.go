@@ -44,6 +44,10 @@ const (
 	ClassRateCounters    = "rateCounters"
 	ClassIdempotencyKeys = "idempotencyKeys"
 	ClassLedger          = "ledger"
+	// ClassAttachments counts the objects of the introductions a run
+	// deleted (when Config.Attachments is set) and those its scheduled
+	// bucket-wide pass deleted.
+	ClassAttachments = "attachments"
 )
 
 // Classes are reported in every run, zero or not.
@@ -69,6 +73,17 @@ type Deleted struct {
 	// Drafts is how many of them were unconfirmed drafts, whose ledger
 	// entries now say EXPIRED (the introductions collection only).
 	Drafts int
+	// IDs are the ids of the documents this run deleted (the
+	// introductions collection only): their attachments go with them.
+	IDs []string
+}
+
+// Attachments deletes the attachments of the introductions a run deleted
+// (attachment.Files is one). Errors: UNAVAILABLE.
+type Attachments interface {
+	// DeleteUnder deletes every object whose name begins with prefix and
+	// returns how many it deleted; none is no error.
+	DeleteUnder(ctx context.Context, prefix string) (int, error)
 }
 
 // ConsentRecord is a kept introduction's consent evidence, without the
@@ -119,10 +134,17 @@ type Config struct {
 	Registry *formregistry.Registry
 	// Tasks run after the deletions, in order (one line each in the
 	// wiring).
-	Tasks   []intake.SweepTask
-	Clock   intake.Clock
-	Entropy io.Reader // run ids; crypto/rand.Reader in production
-	Logger  *slog.Logger
+	Tasks []intake.SweepTask
+	// ScheduledTasks run after Tasks on the Scheduler's trigger only: the
+	// safety nets whose cost grows with what is kept (the bucket-wide
+	// attachment pass), which a cold start or a draft must not pay.
+	ScheduledTasks []intake.SweepTask
+	// Attachments, when set, deletes the attachment prefix of every
+	// introduction and draft the run deletes, in the same run.
+	Attachments Attachments
+	Clock       intake.Clock
+	Entropy     io.Reader // run ids; crypto/rand.Reader in production
+	Logger      *slog.Logger
 	// RunRetention is how long each run's record is kept (RunRetention
 	// when zero).
 	RunRetention time.Duration
@@ -146,7 +168,7 @@ func New(c Config) (*Sweeper, error) {
 			missing = append(missing, errors.New("retentionsweep: missing or invalid "+name))
 		}
 	}
-	for i, t := range c.Tasks {
+	for i, t := range append(slices.Clone(c.Tasks), c.ScheduledTasks...) {
 		if t == nil {
 			missing = append(missing, fmt.Errorf("retentionsweep: task %d is nil", i))
 		}
@@ -209,6 +231,13 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 		if coll == IntroductionsCollection {
 			run.Deleted[ClassDrafts] += d.Drafts
 			run.Deleted[ClassIntroductions] += d.Documents - d.Drafts
+			if s.cfg.Attachments != nil {
+				n, aerr := s.deleteAttachments(ctx, d.IDs)
+				run.Deleted[ClassAttachments] += n
+				if aerr != nil {
+					failures.add("deleting expired attachments", aerr)
+				}
+			}
 		} else {
 			run.Deleted[coll] += d.Documents
 		}
@@ -230,7 +259,11 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 		log.InfoContext(ctx, "sweep re-checked consent evidence", slog.String("sweepRunId", run.ID), slog.Int("repairNeeded", n))
 	}
 
-	for _, t := range s.cfg.Tasks {
+	tasks := s.cfg.Tasks
+	if trigger == intake.SweepByScheduler {
+		tasks = append(slices.Clone(tasks), s.cfg.ScheduledTasks...)
+	}
+	for _, t := range tasks {
 		res, err := t.Run(ctx, s.cfg.Clock.Now())
 		run.DeliveriesAttempted += res.DeliveriesAttempted
 		run.RepairNeeded += res.RepairNeeded
@@ -242,6 +275,21 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 		}
 	}
 	return s.finish(ctx, run, failures, true)
+}
+
+// deleteAttachments deletes the attachment prefix of each of ids and
+// returns how many objects it deleted; it stops at the first error (what
+// is left, the scheduled bucket-wide pass deletes).
+func (s *Sweeper) deleteAttachments(ctx context.Context, ids []string) (int, error) {
+	n := 0
+	for _, id := range ids {
+		k, err := s.cfg.Attachments.DeleteUnder(ctx, intake.AttachmentPrefix(id))
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // finish records run's outcome (when its start was recorded), logs it and

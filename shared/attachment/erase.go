@@ -1,0 +1,29 @@
+package attachment
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/ownersite/introductions/shared/intake"
+)
+
+// deleteBound is how long DeleteIntroduction waits for the bucket.
+const deleteBound = 10 * time.Second
+
+// DeleteIntroduction deletes every object introduction id ever had (its
+// AttachmentPrefix) and returns how many it deleted. It runs on a context
+// detached from ctx's cancellation and bounded to 10 s, so a client that
+// goes away does not cut it short. A failure is logged (the id and the
+// error's code only), not returned: the sweep deletes what a gone
+// introduction left.
+func DeleteIntroduction(ctx context.Context, files Files, logger *slog.Logger, id string) int {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deleteBound)
+	defer cancel()
+	n, err := files.DeleteUnder(ctx, intake.AttachmentPrefix(id))
+	if err != nil {
+		logger.WarnContext(ctx, "attachment not deleted; the sweep deletes it", slog.String("submissionId", id),
+			slog.String("code", string(intake.CodeOf(err))))
+	}
+	return n
+}
