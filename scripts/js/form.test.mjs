@@ -15,9 +15,12 @@ function language(lang) {
 }
 
 // formIn is a form whose definition has fields and the texts of lang.
+// formIn is a form in lang with fields, offering a 5 MiB attachment as
+// form version 3 does (its sentences name the limit).
 function formIn(lang, fields) {
   const form = new IntroductionForm({ dataset: {} });
-  form.def = { ...language(lang), fields };
+  const attachment = { label: 'Attachment', maxBytes: 5 << 20, types: ['application/pdf', 'text/plain'], typeNames: { 'application/pdf': 'PDF', 'text/plain': 'plain text' } };
+  form.def = { ...language(lang), fields, attachment };
   form.lang = lang;
   return form;
 }
