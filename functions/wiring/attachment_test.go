@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/storagetest"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
@@ -311,5 +312,39 @@ func TestTheLedgerSaysWhileAFileIsHeld(t *testing.T) {
 	}
 	if s, g := read(); s || g {
 		t.Fatalf("after the delete: stored %v, granted %v", s, g)
+	}
+}
+
+// TestASweepDeletesTheFilesOfWhatItDeletesAndOnlyTheSchedulersListsTheBucket:
+// any run (here an instance's cold start) deletes the attachment of each
+// draft it deletes; an object no introduction names any more (its
+// introduction gone by another way) is left to the Scheduler's run, the one
+// run that lists the whole bucket, so a run that finds nothing stays cheap.
+func TestASweepDeletesTheFilesOfWhatItDeletesAndOnlyTheSchedulersListsTheBucket(t *testing.T) {
+	h := newHarness(t, nil)
+	expiring, expiringToken := h.v3Draft(nil)
+	if r := h.attach(expiring, expiringToken, "image/png", "scan.png", testsupport.SamplePNG()); r.status != http.StatusOK {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	orphaned, orphanedToken := h.v3Draft(map[string]any{"email": "orphan@example.com"})
+	if r := h.attach(orphaned, orphanedToken, "text/plain", "", []byte("notes")); r.status != http.StatusOK {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	h.svc.Sweeps.Wait()
+	if _, err := h.db.Collection("introductions").Doc(orphaned).Delete(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(31 * time.Minute)
+
+	run, err := h.svc.Sweeps.Run(context.Background(), intake.SweepByColdStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := h.objects()
+	if run.Deleted["attachments"] != 1 || len(left) != 1 || !strings.HasPrefix(left[0], orphaned+"/") {
+		t.Fatalf("a cold start's sweep deleted %v, leaving %v", run.Deleted, left)
+	}
+	if d := h.sweep(); d["attachments"] != 1 || len(h.objects()) != 0 {
+		t.Fatalf("the Scheduler's sweep deleted %v, leaving %v", d, h.objects())
 	}
 }

@@ -36,7 +36,9 @@ type Kept interface {
 // introduction past its retention, one withdrawn or erased whose bytes a
 // failure left), and every object older than Grace that its introduction
 // no longer names (replaced). It reads the bucket's list and the
-// introductions the objects belong to, a batch at a time.
+// introductions the objects belong to, a batch at a time, so it runs on
+// the Scheduler's sweep only; every sweep deletes the files of what it
+// deletes itself (retentionsweep.Config.Attachments).
 type SweepTask struct {
 	files  Files
 	kept   Kept
