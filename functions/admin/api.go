@@ -242,9 +242,7 @@ func (h *Handlers) apiSpamErasure(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
-		Erased int `json:"erased"`
-	}{n})
+	writeErased(w, n)
 	return nil
 }
 
@@ -435,9 +433,7 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
-		Erased int `json:"erased"`
-	}{n})
+	writeErased(w, n)
 	return nil
 }
 
@@ -508,4 +504,12 @@ func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
 	}
 	jsonapi.WriteJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// writeErased answers an erasure: 200 {"erased": n}, the introductions it
+// deleted.
+func writeErased(w http.ResponseWriter, n int) {
+	jsonapi.WriteJSON(w, http.StatusOK, struct {
+		Erased int `json:"erased"`
+	}{n})
 }

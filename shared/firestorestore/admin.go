@@ -137,14 +137,10 @@ func (s *OwnerStore) MarkSpam(ctx context.Context, id, actor string, spam bool, 
 			if err != nil {
 				return err
 			}
-			if !live(snaps[0], now) {
-				return intake.ErrNotFound
-			}
-			var d introductionDoc
-			if err := snaps[0].DataTo(&d); err != nil {
+			in, err := liveIntroduction(snaps[0], nil, id, now)
+			if err != nil {
 				return err
 			}
-			in := d.introduction(id)
 			switch in.State {
 			case intake.StateDraft:
 				return intake.ErrNotFound
@@ -260,14 +256,11 @@ func (s *DB) record(ctx context.Context, id string, now time.Time, withDrafts bo
 	if err != nil {
 		return intake.Record{}, err
 	}
-	if !live(snaps[0], now) {
-		return intake.Record{}, intake.ErrNotFound
-	}
-	var d introductionDoc
-	if err := snaps[0].DataTo(&d); err != nil {
+	in, err := liveIntroduction(snaps[0], nil, id, now)
+	if err != nil {
 		return intake.Record{}, err
 	}
-	rec := intake.Record{Introduction: d.introduction(id)}
+	rec := intake.Record{Introduction: in}
 	if rec.Introduction.State == intake.StateDraft && !withDrafts {
 		return intake.Record{}, intake.ErrNotFound
 	}
@@ -335,14 +328,10 @@ func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time
 			if err != nil {
 				return err
 			}
-			if !live(snaps[0], now) {
-				return intake.ErrNotFound
-			}
-			var d introductionDoc
-			if err := snaps[0].DataTo(&d); err != nil {
+			in, err := liveIntroduction(snaps[0], nil, id, now)
+			if err != nil {
 				return err
 			}
-			in := d.introduction(id)
 			if in.State == intake.StateDraft {
 				return intake.ErrNotFound
 			}

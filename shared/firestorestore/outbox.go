@@ -254,14 +254,9 @@ func (s *OutboxStore) DeliveryContent(ctx context.Context, submissionID string, 
 		if err != nil {
 			return err
 		}
-		if !live(snaps[0], now) {
-			return intake.ErrNotFound
-		}
-		var d introductionDoc
-		if err := snaps[0].DataTo(&d); err != nil {
+		if in, err = liveIntroduction(snaps[0], nil, submissionID, now); err != nil {
 			return err
 		}
-		in = d.introduction(submissionID)
 		if in.State != intake.StateConfirmed && in.State != intake.StateHandled {
 			return intake.ErrNotFound
 		}
