@@ -21,6 +21,7 @@ locals {
     "dailyFigures",
     "providerEvents",
     "recentMessages",
+    "decoyAttachments",
   ]
 
   # Composite indexes, one per query of firestorestore.Queries that filters

@@ -42,7 +42,7 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, mailpit at $MAILPIT_SMTP_ADDR, fake-gcs-server at $STORAGE_EMULATOR_HOST)" >&2
   go test -count=1 -timeout 12m ./...
   echo "== infra/ checks (their own module: go vet, go test)" >&2
-  (cd infra && go vet ./... && go test -count=1 -timeout 5m ./...)
+  (cd infra && go vet ./... && go test -count=1 -timeout 10m ./...)
   echo "== infra/ grants: function × grant as applied, against wiring.Accesses" >&2
   (cd infra && go test -count=1 -run '^TestGrantMatrix$' -v .)
   # A count, not a duration: with -fuzztime 5s Go 1.26's coordinator can

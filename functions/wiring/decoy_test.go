@@ -2,12 +2,15 @@ package wiring_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // pair is one real draft and one honeypot decoy, made the same way.
@@ -44,6 +47,41 @@ func without(m map[string]any, keys ...string) map[string]any {
 		}
 	}
 	return out
+}
+
+// sameAnswers sends one request for each of the pair (through send) and
+// holds the answers equal: status, body without the ignored members, and
+// the Firestore calls the instances made for it.
+func sameAnswers(t *testing.T, instances []*harness, what string, p pair, send func(d map[string]any) response, ignore ...string) (response, response) {
+	t.Helper()
+	count := func(send func() response) (response, int64) {
+		for _, i := range instances {
+			i.rpcs.Reset()
+		}
+		r := send()
+		var n int64
+		for _, i := range instances {
+			n += i.rpcs.Count()
+		}
+		return r, n
+	}
+	r, realRPCs := count(func() response { return send(p.real) })
+	d, decoyRPCs := count(func() response { return send(p.decoy) })
+	if r.status != d.status {
+		t.Fatalf("%s: real %d %s, decoy %d %s", what, r.status, r.body, d.status, d.body)
+	}
+	if realRPCs != decoyRPCs {
+		t.Fatalf("%s: a real draft took %d Firestore calls and the decoy %d", what, realRPCs, decoyRPCs)
+	}
+	if len(r.body) > 0 || len(d.body) > 0 {
+		var rj, dj map[string]any
+		json.Unmarshal(r.body, &rj)
+		json.Unmarshal(d.body, &dj)
+		if !reflect.DeepEqual(shape(rj), shape(dj)) || !reflect.DeepEqual(without(rj, ignore...), without(dj, ignore...)) {
+			t.Fatalf("%s answers differ:\nreal  %s\ndecoy %s", what, r.body, d.body)
+		}
+	}
+	return r, d
 }
 
 // TestTheDecoyAnswersAsARealDraft makes a real draft and a honeypot decoy
@@ -89,33 +127,9 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 	withdraw := func(on *harness, d map[string]any, token string) response {
 		return on.postJSON("/api/introductions/"+d["id"].(string)+"/withdrawal", map[string]string{"token": token})
 	}
-	// same sends one request for each of the pair and holds the answers
-	// (status, body without ignored members, Firestore calls) equal.
 	same := func(t *testing.T, what string, p pair, send func(d map[string]any) response, ignore ...string) (response, response) {
 		t.Helper()
-		h.rpcs.Reset()
-		other.rpcs.Reset()
-		r := send(p.real)
-		realRPCs := h.rpcs.Count() + other.rpcs.Count()
-		h.rpcs.Reset()
-		other.rpcs.Reset()
-		d := send(p.decoy)
-		decoyRPCs := h.rpcs.Count() + other.rpcs.Count()
-		if r.status != d.status {
-			t.Fatalf("%s: real %d %s, decoy %d %s", what, r.status, r.body, d.status, d.body)
-		}
-		if realRPCs != decoyRPCs {
-			t.Fatalf("%s: a real draft took %d Firestore calls and the decoy %d", what, realRPCs, decoyRPCs)
-		}
-		if len(r.body) > 0 || len(d.body) > 0 {
-			var rj, dj map[string]any
-			json.Unmarshal(r.body, &rj)
-			json.Unmarshal(d.body, &dj)
-			if !reflect.DeepEqual(shape(rj), shape(dj)) || !reflect.DeepEqual(without(rj, ignore...), without(dj, ignore...)) {
-				t.Fatalf("%s answers differ:\nreal  %s\ndecoy %s", what, r.body, d.body)
-			}
-		}
-		return r, d
+		return sameAnswers(t, []*harness{h, other}, what, p, send, ignore...)
 	}
 
 	p := makePair(t)
@@ -241,4 +255,138 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 	if r := h.postJSON("/api/introductions", reused, append(fromAddress("192.0.2.91"), key("decoy-key-12345678")...)...); r.status != 422 || r.code(t) != "IDEMPOTENCY_KEY_REUSED" {
 		t.Fatalf("a decoy's key with another body: %d %s", r.status, r.body)
 	}
+}
+
+// TestTheDecoyAnswersTheAttachmentRoutesAsARealDraft holds a decoy's
+// answers on the attachment routes to a real draft's — upload, replace,
+// a wrong token, a refused file, the revision and the idempotent retry
+// showing the file, removal, confirmation (409 after it), withdrawal and
+// expiry (404), a form version that offers no file (409) — each with the
+// same Firestore calls; and the decoy keeps the file's name only while
+// its draft could be read: never in its ledger entry, gone after the
+// sweep.
+func TestTheDecoyAnswersTheAttachmentRoutesAsARealDraft(t *testing.T) {
+	h := newHarness(t, nil)
+	other := h.sibling()
+	h.quietDay(other)
+	// Each draft's body and Idempotency-Key, by id, for its retry.
+	bodies, keys := map[string]map[string]any{}, map[string]string{}
+	n := 0
+	makePair := func(version string) pair {
+		t.Helper()
+		var answers []map[string]any
+		for _, honeypot := range []string{"", "https://spam.example/"} {
+			n++
+			key := fmt.Sprintf("attachment-key-%08d", n)
+			body := h.draftBody(map[string]any{"formVersion": version, "email": fmt.Sprintf("ada+%d@example.com", n), "website": honeypot})
+			r := h.postJSON("/api/introductions", body, append(fromAddress(addr(n)), "Idempotency-Key", key)...)
+			if r.status != http.StatusCreated {
+				t.Fatalf("draft: %d %s", r.status, r.body)
+			}
+			d := r.json(t)
+			bodies[d["id"].(string)], keys[d["id"].(string)] = body, key
+			answers = append(answers, d)
+		}
+		return pair{answers[0], answers[1]}
+	}
+	same := func(what string, p pair, send func(d map[string]any) response, ignore ...string) response {
+		t.Helper()
+		r, _ := sameAnswers(t, []*harness{h, other}, what, p, send, ignore...)
+		return r
+	}
+	token := func(d map[string]any) string { return d["token"].(string) }
+	put := func(on *harness, contentType, name string, body []byte) func(d map[string]any) response {
+		return func(d map[string]any) response { return on.attach(d["id"].(string), token(d), contentType, name, body) }
+	}
+	remove := func(d map[string]any) response {
+		return h.do(http.MethodDelete, "/api/introductions/"+d["id"].(string)+"/attachment", "", nil, "Authorization", "Bearer "+token(d))
+	}
+	revise := func(d map[string]any) response {
+		return other.postJSON("/api/introductions/"+d["id"].(string)+"/revision", revision(token(d), map[string]any{"message": "Revised, about a role."}))
+	}
+	retry := func(d map[string]any) response {
+		return other.postJSON("/api/introductions", bodies[d["id"].(string)], "Idempotency-Key", keys[d["id"].(string)])
+	}
+	confirm := func(d map[string]any) response {
+		return h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": token(d)})
+	}
+	// The draft's own members (its id, token, echo and consents) differ by
+	// design; its state, expiry and attachment must not.
+	own := []string{"id", "token", "introduction", "consents"}
+
+	p := makePair("3")
+	pdf := testsupport.SamplePDF(2000)
+	if r := same("an upload", p, put(h, "application/pdf", "job%20description.pdf", pdf)); r.status != http.StatusOK {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	if r := same("an upload with a wrong token", p, func(d map[string]any) response {
+		return h.attach(d["id"].(string), strings.Repeat("A", 43), "image/png", "", testsupport.SamplePNG())
+	}); r.status != http.StatusNotFound {
+		t.Fatalf("a wrong token: %d %s", r.status, r.body)
+	}
+	if r := same("HTML sent as plain text", p, put(h, "text/plain", "cv.txt", []byte("<!DOCTYPE html><html><script>alert(1)</script>"))); r.status != http.StatusUnsupportedMediaType {
+		t.Fatalf("a refused file: %d %s", r.status, r.body)
+	}
+	if r := same("a replacement on another instance", p, put(other, "image/png", "", testsupport.SamplePNG())); r.status != http.StatusOK {
+		t.Fatalf("replace: %d %s", r.status, r.body)
+	}
+	if r := same("a revision", p, revise, own...); r.json(t)["attachment"] == nil {
+		t.Fatalf("the revision's answer shows the file: %s", r.body)
+	}
+	if r := same("a removal", p, remove); r.status != http.StatusNoContent {
+		t.Fatalf("remove: %d %s", r.status, r.body)
+	}
+	if r := same("a revision after the removal", p, revise, own...); r.json(t)["attachment"] != nil {
+		t.Fatalf("the revision's answer after a removal: %s", r.body)
+	}
+	same("an upload again", p, put(h, "application/pdf", "cv%E2%80%AE.pdf", pdf))
+	if r := same("confirming", p, confirm, "id", "withdrawal"); r.status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", r.status, r.body)
+	}
+	if r := same("an idempotent retry after confirming", p, retry, own...); r.json(t)["attachment"].(map[string]any)["name"] != "cv.pdf" {
+		t.Fatalf("the retry's answer shows the file: %s", r.body)
+	}
+	if r := same("an upload after confirming", p, put(h, "image/png", "", testsupport.SamplePNG())); r.status != http.StatusConflict {
+		t.Fatalf("an upload after confirmation: %d %s", r.status, r.body)
+	}
+	if r := same("a removal after confirming", p, remove); r.status != http.StatusConflict {
+		t.Fatalf("a removal after confirmation: %d %s", r.status, r.body)
+	}
+	if entry := h.stored("ledger", p.decoy["id"].(string)); strings.Contains(fmt.Sprint(entry), "cv.pdf") || entry["attachment"] == nil {
+		t.Fatalf("the decoy's ledger entry keeps the file's type and size, never its name: %v", entry)
+	}
+	if r := same("withdrawing", p, func(d map[string]any) response {
+		return h.postJSON("/api/introductions/"+d["id"].(string)+"/withdrawal", map[string]string{"token": token(d)})
+	}); r.status != http.StatusNoContent {
+		t.Fatalf("withdraw: %d %s", r.status, r.body)
+	}
+	if r := same("an upload after withdrawing", p, put(h, "image/png", "", testsupport.SamplePNG())); r.status != http.StatusNotFound {
+		t.Fatalf("an upload after withdrawal: %d %s", r.status, r.body)
+	}
+
+	old := makePair("2")
+	if r := same("an upload on a version that offers none", old, put(h, "image/png", "", testsupport.SamplePNG())); r.status != http.StatusConflict || r.code(t) != "ATTACHMENT_NOT_OFFERED" {
+		t.Fatalf("version 2: %d %s", r.status, r.body)
+	}
+
+	late := makePair("3")
+	same("an upload to a draft left unconfirmed", late, put(h, "text/plain", "notes.txt", []byte("Role: staff engineer\n")))
+	// Past the draft lifetime in steps shorter than the quiet spell, as
+	// TestTheDecoyAnswersAsARealDraft does, so no background sweep is
+	// counted with the answers.
+	for _, step := range []time.Duration{14 * time.Minute, 14 * time.Minute, 2*time.Minute + time.Second} {
+		h.clock.Advance(step)
+		for _, i := range []*harness{h, other} {
+			i.postJSON("/api/introductions/AAAAAAAAAAAAAAAAAAAAAA/confirmation", map[string]string{"token": strings.Repeat("A", 43)})
+			i.svc.Sweeps.Wait()
+		}
+	}
+	if r := same("an upload after the draft lifetime", late, put(h, "image/png", "", testsupport.SamplePNG())); r.status != http.StatusNotFound {
+		t.Fatalf("an upload to an expired draft: %d %s", r.status, r.body)
+	}
+	h.sweep()
+	if left := h.docs("decoyAttachments"); len(left) != 0 {
+		t.Fatalf("a decoy's file outlives its draft: %v", left)
+	}
+	h.ledgerMatchesSchema()
 }

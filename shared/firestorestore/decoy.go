@@ -2,6 +2,7 @@ package firestorestore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -35,6 +36,36 @@ func decoyState(e intake.LedgerEntry, now time.Time) (intake.DecoyRecord, bool) 
 		return d, false
 	}
 	return d, true
+}
+
+// decoyView is decoy id as a draft's answers show it: no content; its
+// form version, state, expiry and revision count from its entry e; the
+// file it was sent (nil for none); and tokenHash as its own when
+// tokenMatches, so that the introduction's checks (RevisableBy,
+// AttachableBy) refuse a wrong token as a draft's do.
+func decoyView(id string, e intake.LedgerEntry, d intake.DecoyRecord, a *intake.Attachment, tokenHash []byte, tokenMatches bool) intake.Introduction {
+	in := intake.Introduction{ID: id, State: intake.StateDraft, FormID: e.FormID, FormVersion: e.FormVersion,
+		CreatedAt: e.Provenance.Time, ExpireAt: d.DraftExpireAt, Revisions: e.Revisions, Attachment: a}
+	if !d.ConfirmedAt.IsZero() {
+		in.State, in.ConfirmedAt, in.ExpireAt = intake.StateConfirmed, d.ConfirmedAt, e.ExpireAt
+	}
+	if tokenMatches {
+		in.TokenHash = tokenHash
+	}
+	return in
+}
+
+// decoyAttachment decodes the read of a decoy's attachment: nil when there
+// is none or it has expired.
+func decoyAttachment(snap *firestore.DocumentSnapshot, now time.Time) (*intake.Attachment, error) {
+	if !live(snap, now) {
+		return nil, nil
+	}
+	var d decoyAttachmentDoc
+	if err := snap.DataTo(&d); err != nil {
+		return nil, err
+	}
+	return &intake.Attachment{Name: d.Name, Type: d.Type, Size: d.Size, SHA256: d.SHA256}, nil
 }
 
 // readDecoy reads ledger/{id} and returns the entry and its snapshot, or
@@ -138,7 +169,7 @@ func (s *DB) updateDecoy(ctx context.Context, id string, tokenMatches bool, now 
 // returns nil (and no error) when the decoy is gone, as replay does for a
 // draft that is gone.
 func (s *DB) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash string, now time.Time) (*intake.Replay, error) {
-	snaps, err := tx.GetAll([]*firestore.DocumentRef{s.ledgerRef(d.IntroductionID)})
+	snaps, err := tx.GetAll([]*firestore.DocumentRef{s.ledgerRef(d.IntroductionID), s.decoyAttachmentRef(d.IntroductionID)})
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +184,11 @@ func (s *DB) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash st
 	if !there {
 		return nil, nil
 	}
-	in := intake.Introduction{ID: d.IntroductionID, State: intake.StateDraft, FormID: e.FormID, FormVersion: e.FormVersion,
-		CreatedAt: e.Provenance.Time, ExpireAt: dec.DraftExpireAt}
-	if !dec.ConfirmedAt.IsZero() {
-		in.State, in.ConfirmedAt, in.ExpireAt = intake.StateConfirmed, dec.ConfirmedAt, e.ExpireAt
+	a, err := decoyAttachment(snaps[1], now)
+	if err != nil {
+		return nil, err
 	}
-	return &intake.Replay{Record: d.record(keyHash), Introduction: in}, nil
+	return &intake.Replay{Record: d.record(keyHash), Introduction: decoyView(d.IntroductionID, e, dec, a, nil, false)}, nil
 }
 
 // ReviseDecoy revises the honeypot decoy whose ledger entry is id as
@@ -182,29 +212,11 @@ func (s *IntakeStore) ReviseDecoy(ctx context.Context, id string, tokenHash []by
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		refusal = nil // the transaction may run again
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snap, err := tx.Get(ref)
-			if status.Code(err) == codes.NotFound {
-				return intake.ErrNotFound
-			}
+			e, d, a, err := s.readDecoyIn(tx, id, now)
 			if err != nil {
 				return err
 			}
-			var e intake.LedgerEntry
-			if err := snap.DataTo(&e); err != nil {
-				return err
-			}
-			d, there := decoyState(e, now)
-			if !there {
-				return intake.ErrNotFound
-			}
-			in := intake.Introduction{ID: id, State: intake.StateDraft, FormID: e.FormID, FormVersion: e.FormVersion,
-				CreatedAt: e.Provenance.Time, ExpireAt: d.DraftExpireAt, Revisions: e.Revisions}
-			if !d.ConfirmedAt.IsZero() {
-				in.State, in.ConfirmedAt, in.ExpireAt = intake.StateConfirmed, d.ConfirmedAt, e.ExpireAt
-			}
-			if tokenMatches {
-				in.TokenHash = tokenHash
-			}
+			in := decoyView(id, e, d, a, tokenHash, tokenMatches)
 			if err := in.RevisableBy(tokenHash, now); err != nil {
 				return err
 			}
@@ -231,4 +243,99 @@ func (s *IntakeStore) ReviseDecoy(ctx context.Context, id string, tokenHash []by
 		return nil, err
 	}
 	return result, nil
+}
+
+// readDecoyIn reads, inside tx, the live decoy id and the file its answers
+// show (nil for none), as a draft's moves read the draft. Errors:
+// NOT_FOUND for a decoy that is gone or never was.
+func (s *DB) readDecoyIn(tx *firestore.Transaction, id string, now time.Time) (intake.LedgerEntry, intake.DecoyRecord, *intake.Attachment, error) {
+	snaps, err := tx.GetAll([]*firestore.DocumentRef{s.ledgerRef(id), s.decoyAttachmentRef(id)})
+	if err != nil {
+		return intake.LedgerEntry{}, intake.DecoyRecord{}, nil, err
+	}
+	if !snaps[0].Exists() {
+		return intake.LedgerEntry{}, intake.DecoyRecord{}, nil, intake.ErrNotFound
+	}
+	var e intake.LedgerEntry
+	if err := snaps[0].DataTo(&e); err != nil {
+		return intake.LedgerEntry{}, intake.DecoyRecord{}, nil, err
+	}
+	d, there := decoyState(e, now)
+	if !there {
+		return intake.LedgerEntry{}, intake.DecoyRecord{}, nil, intake.ErrNotFound
+	}
+	a, err := decoyAttachment(snaps[1], now)
+	return e, d, a, err
+}
+
+// AttachableDecoy implements intake.Attacher: one read, as AttachableDraft.
+func (s *IntakeStore) AttachableDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time) (*intake.Introduction, error) {
+	if !intake.StorableID(id) {
+		return nil, intake.ErrNotFound
+	}
+	var in intake.Introduction
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		snap, err := s.ledgerRef(id).Get(ctx)
+		if status.Code(err) == codes.NotFound {
+			return intake.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		var e intake.LedgerEntry
+		if err := snap.DataTo(&e); err != nil {
+			return err
+		}
+		d, there := decoyState(e, now)
+		if !there {
+			return intake.ErrNotFound
+		}
+		in = decoyView(id, e, d, nil, tokenHash, tokenMatches)
+		return in.AttachableBy(tokenHash, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
+// SetDecoyAttachment implements intake.Attacher: one transaction that
+// reads the decoy and its file and writes the file (until the decoy's
+// draft would have expired) and its type and size into the decoy's ledger
+// entry, as SetAttachment writes a draft and its entry.
+func (s *IntakeStore) SetDecoyAttachment(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time, a *intake.Attachment) (*intake.Attachment, error) {
+	if !intake.StorableID(id) {
+		return nil, intake.ErrNotFound
+	}
+	if err := intake.CheckStorableDecoyAttachment(a); err != nil {
+		return nil, err
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ledgerRef, fileRef := s.ledgerRef(id), s.decoyAttachmentRef(id)
+	var previous *intake.Attachment
+	err := s.op(ctx, []string{lockKey(ledgerRef), lockKey(fileRef)}, func(ctx context.Context) error {
+		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
+			e, d, had, err := s.readDecoyIn(tx, id, now)
+			if err != nil {
+				return err
+			}
+			in := decoyView(id, e, d, had, tokenHash, tokenMatches)
+			if err := in.AttachableBy(tokenHash, now); err != nil {
+				return err
+			}
+			previous = had
+			if a == nil {
+				return errors.Join(tx.Delete(fileRef),
+					tx.Update(ledgerRef, []firestore.Update{{Path: "attachment", Value: firestore.Delete}, {Path: "updatedAt", Value: now}}))
+			}
+			return errors.Join(
+				tx.Set(fileRef, decoyAttachmentDoc{Name: a.Name, Type: a.Type, Size: a.Size, SHA256: a.SHA256, ExpireAt: d.DraftExpireAt}),
+				tx.Update(ledgerRef, []firestore.Update{{Path: "attachment", Value: a.Evidence().Tombstone()}, {Path: "updatedAt", Value: now}}),
+			)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return previous, nil
 }

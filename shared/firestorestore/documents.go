@@ -53,6 +53,17 @@ type recentMessageDoc struct {
 	ExpireAt time.Time `firestore:"expireAt"`
 }
 
+// decoyAttachmentDoc is decoyAttachments/{decoy id}: the file a
+// honeypot's decoy was last sent, as its answers show it (no object: its
+// bytes were never kept), until its draft would have expired.
+type decoyAttachmentDoc struct {
+	Name     string    `firestore:"name"`
+	Type     string    `firestore:"type"`
+	Size     int64     `firestore:"size"`
+	SHA256   string    `firestore:"sha256"`
+	ExpireAt time.Time `firestore:"expireAt"`
+}
+
 func toIntroductionDoc(in intake.Introduction) introductionDoc {
 	return introductionDoc{
 		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
@@ -141,6 +152,10 @@ func (s *DB) transcriptRef(id string) *firestore.DocumentRef {
 
 func (s *DB) ledgerRef(id string) *firestore.DocumentRef {
 	return s.client.Collection(Ledger).Doc(id)
+}
+
+func (s *DB) decoyAttachmentRef(id string) *firestore.DocumentRef {
+	return s.client.Collection(DecoyAttachments).Doc(id)
 }
 
 func (s *DB) challengeRef(key string) *firestore.DocumentRef {

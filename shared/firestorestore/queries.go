@@ -29,6 +29,7 @@ var Queries = []IndexedQuery{
 	{Name: "DeleteExpired (rateCounters)", Collection: RateCounters, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (idempotencyKeys)", Collection: IdempotencyKeys, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (recentMessages)", Collection: RecentMessages, Fields: []QueryField{{Path: ExpireAtField}}},
+	{Name: "DeleteExpired (decoyAttachments)", Collection: DecoyAttachments, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (envelopes)", Collection: Envelopes, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (providerEvents)", Collection: ProviderEvents, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (dailyFigures)", Collection: DailyFigures, Fields: []QueryField{{Path: ExpireAtField}}},

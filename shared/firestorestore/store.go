@@ -58,6 +58,10 @@ const (
 	// RecentMessages holds recentMessages/{escaped message hash}: who last
 	// sent a message, by keyed hashes, for the repeated-message signal.
 	RecentMessages = "recentMessages"
+	// DecoyAttachments holds decoyAttachments/{decoy id}: the file a
+	// honeypot's decoy was sent, as its answers show it, until its draft
+	// would have expired.
+	DecoyAttachments = "decoyAttachments"
 )
 
 // Collections lists every collection the service writes: each of its
@@ -65,7 +69,7 @@ const (
 // field for each.
 var Collections = []string{
 	Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys,
-	Ledger, Envelopes, SweepRuns, DailyFigures, ProviderEvents, RecentMessages,
+	Ledger, Envelopes, SweepRuns, DailyFigures, ProviderEvents, RecentMessages, DecoyAttachments,
 }
 
 // ExpireAtField is the expiry field every document carries; infra/ declares

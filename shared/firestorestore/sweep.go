@@ -26,7 +26,7 @@ const ReasonExpired = "draft never confirmed: it expired and was deleted, nothin
 // ledger entry), the ledger after them, the sweep's own runs last.
 var SweptCollections = []string{
 	Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys,
-	RecentMessages, Envelopes, ProviderEvents, DailyFigures, Ledger, SweepRuns,
+	RecentMessages, DecoyAttachments, Envelopes, ProviderEvents, DailyFigures, Ledger, SweepRuns,
 }
 
 // sweepPage is how many expired documents one query of the sweep reads

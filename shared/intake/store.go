@@ -228,4 +228,14 @@ type Attacher interface {
 	// then.
 	SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *Attachment,
 		purposeOf func(formID, formVersion string) string) (previous *Attachment, err error)
+
+	// AttachableDecoy and SetDecoyAttachment do for the honeypot decoy
+	// whose ledger entry is id what AttachableDraft and SetAttachment do
+	// for a draft, with the same reads and writes and the same errors, so
+	// that a decoy answers as a draft would: the token counts as the
+	// holder's only when tokenMatches. A decoy keeps a (with no object,
+	// CheckStorableDecoyAttachment) only while its draft could be read,
+	// for its answers, and its ledger entry a's type and size.
+	AttachableDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time) (*Introduction, error)
+	SetDecoyAttachment(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time, a *Attachment) (previous *Attachment, err error)
 }

@@ -47,27 +47,45 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return nil, intake.ErrNotFound
 	}
-	if s.isDecoy(id) {
-		return s.attachToDecoy(ctx, req)
-	}
+	// A honeypot's decoy takes the same steps, with the same reads and
+	// writes, on its own records; its bytes are read to their end and
+	// checked as a draft's are, then dropped.
+	decoy := s.isDecoy(id)
+	decoyHolder := decoy && s.decoyTokenMatches(id, token)
 	tokenHash := intake.HashToken(token)
-	draft, err := s.Attacher.AttachableDraft(ctx, id, tokenHash, now)
+	var draft *intake.Introduction
+	var err error
+	if decoy {
+		draft, err = s.Attacher.AttachableDecoy(ctx, id, tokenHash, decoyHolder, now)
+	} else {
+		draft, err = s.Attacher.AttachableDraft(ctx, id, tokenHash, now)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if err := s.offered(draft.FormID, draft.FormVersion); err != nil {
 		return nil, err
 	}
-	object, err := s.newObjectName(id)
-	if err != nil {
-		return nil, intake.Internal(err)
+	files, object := attachment.Files(discard{}), ""
+	if !decoy {
+		files = s.Files
+		if object, err = s.newObjectName(id); err != nil {
+			return nil, intake.Internal(err)
+		}
 	}
-	got, err := attachment.Receive(ctx, s.Files, object, req.ContentType, req.Body, s.AttachmentMaxBytes)
+	got, err := attachment.Receive(ctx, files, object, req.ContentType, req.Body, s.AttachmentMaxBytes)
 	if err != nil {
 		s.Logger.InfoContext(ctx, "attachment refused", slog.String("submissionId", id), slog.String("code", string(intake.CodeOf(err))))
 		return nil, err
 	}
 	a := &intake.Attachment{Name: attachment.CleanName(req.Name), Type: got.Type, Size: got.Size, SHA256: got.SHA256, Object: object}
+	if decoy {
+		if _, err := s.Attacher.SetDecoyAttachment(ctx, id, tokenHash, decoyHolder, s.Clock.Now(), a); err != nil {
+			return nil, err
+		}
+		s.Logger.InfoContext(ctx, "decoy attachment answered; nothing kept", slog.String("ledgerId", id))
+		return a, nil
+	}
 	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a, s.attachmentPurpose)
 	if err != nil {
 		// Refused for certain (confirmed or gone while the bytes streamed,
@@ -101,13 +119,12 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 	if !idPattern.MatchString(req.ID) || !tokenPattern.MatchString(req.Token) {
 		return intake.ErrNotFound
 	}
+	tokenHash := intake.HashToken(req.Token)
 	if s.isDecoy(req.ID) {
-		if !s.decoyTokenMatches(req.ID, req.Token) {
-			return intake.ErrNotFound
-		}
-		return nil
+		_, err := s.Attacher.SetDecoyAttachment(ctx, req.ID, tokenHash, s.decoyTokenMatches(req.ID, req.Token), now, nil)
+		return err
 	}
-	previous, err := s.Attacher.SetAttachment(ctx, req.ID, intake.HashToken(req.Token), now, nil, s.attachmentPurpose)
+	previous, err := s.Attacher.SetAttachment(ctx, req.ID, tokenHash, now, nil, s.attachmentPurpose)
 	if err != nil {
 		return err
 	}
@@ -145,20 +162,6 @@ func (s *Service) offered(formID, version string) error {
 		return intake.Errorf(intake.CodeAttachmentNotOffered, "This form takes no attachment; the version this draft was written in offers none.")
 	}
 	return nil
-}
-
-// attachToDecoy answers a honeypot's decoy as a draft would be answered:
-// the same checks on the same bytes, read to their end, and nothing kept.
-func (s *Service) attachToDecoy(ctx context.Context, req AttachRequest) (*intake.Attachment, error) {
-	if !s.decoyTokenMatches(req.ID, req.Token) {
-		return nil, intake.ErrNotFound
-	}
-	got, err := attachment.Receive(ctx, discard{}, "decoy", req.ContentType, req.Body, s.AttachmentMaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	s.Logger.InfoContext(ctx, "decoy attachment answered; nothing kept", slog.String("ledgerId", req.ID))
-	return &intake.Attachment{Name: attachment.CleanName(req.Name), Type: got.Type, Size: got.Size, SHA256: got.SHA256}, nil
 }
 
 // DeleteAttachments deletes every object introduction id ever had; the

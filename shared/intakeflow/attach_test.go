@@ -16,8 +16,9 @@ import (
 )
 
 // scriptedAttacher is an intake.Attacher whose draft is a live draft of
-// form version 3 and whose SetAttachment answers set.
+// form version 3 and whose SetAttachment answers set; it has no decoys.
 type scriptedAttacher struct {
+	intake.Attacher
 	set func(a *intake.Attachment) (*intake.Attachment, error)
 }
 
