@@ -224,8 +224,9 @@ type LedgerEntry struct {
 	Revisions          int               `json:"revisions" firestore:"revisions"`
 	Refusals           *RefusalCount     `json:"refusals,omitempty" firestore:"refusals,omitempty"`
 	Decoy              *DecoyRecord      `json:"decoy,omitempty" firestore:"decoy,omitempty"`
-	// Attachment is the attached file's type, size and SHA-256; nil when
-	// none is attached.
+	// Attachment is the attached file's type, size and SHA-256 (a
+	// decoy's, or a withdrawn or erased introduction's: type and size);
+	// nil when none is attached.
 	Attachment *AttachmentEvidence `json:"attachment,omitempty" firestore:"attachment,omitempty"`
 	// ConfirmedAt is when the visitor confirmed; zero for an attempt never
 	// confirmed.
