@@ -368,3 +368,160 @@ func (s *DB) lastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
 	})
 	return out, err
 }
+
+// foldersFiledID is the id, in sweepRuns, of the folder backfill's record
+// (foldersFiledDoc). No run's id looks like it, and LastRuns, which orders
+// by startedAt, never returns it.
+const foldersFiledID = "folders-filed"
+
+// foldersFiledDoc is sweepRuns/folders-filed: when a folder backfill last
+// left every live introduction with a folder.
+type foldersFiledDoc struct {
+	FiledAt  time.Time `firestore:"filedAt"`
+	ExpireAt time.Time `firestore:"expireAt"`
+}
+
+// folderPage is how many introductions one read of the folder backfill
+// returns (ids, update times and the four fields it looks at): a page's
+// writes fit one commit.
+const folderPage = maxBatchWrites
+
+// FoldersFiled reports whether a folder backfill's record
+// (RecordFoldersFiled) is live at now, with one document read. Errors:
+// UNAVAILABLE, INTERNAL.
+func (s *SweepStore) FoldersFiled(ctx context.Context, now time.Time) (bool, error) {
+	var filed bool
+	err := s.op(ctx, nil, func(ctx context.Context) error {
+		snap, err := s.client.Collection(SweepRuns).Doc(foldersFiledID).Get(ctx)
+		if status.Code(err) == codes.NotFound {
+			return nil
+		}
+		filed = err == nil && live(snap, now)
+		return err
+	})
+	return filed, err
+}
+
+// RecordFoldersFiled records that a folder backfill at now left every live
+// introduction with a folder; FoldersFiled reports it until expireAt.
+// Errors: UNAVAILABLE, INTERNAL.
+func (s *SweepStore) RecordFoldersFiled(ctx context.Context, now, expireAt time.Time) error {
+	return s.op(ctx, nil, func(ctx context.Context) error {
+		_, err := s.client.Collection(SweepRuns).Doc(foldersFiledID).Set(ctx,
+			foldersFiledDoc{FiledAt: now.UTC().Truncate(time.Microsecond), ExpireAt: expireAt.UTC().Truncate(time.Microsecond)})
+		return err
+	})
+}
+
+// folderWrite is one introduction the folder backfill files, as read.
+type folderWrite struct {
+	snap   *firestore.DocumentSnapshot
+	folder string
+}
+
+// FileFolders gives every introduction live at now that has no folder
+// field (one kept before the field existed) the folder its spam and
+// likelySpam fields make (intake.Introduction.Folder), and reports how many
+// it found without one and how many of those it filed. It reads the whole
+// collection by id, folderPage at a time, and writes each page's folders in
+// one commit, each update conditional on the update time it read: an
+// introduction that changed since (the owner marked it meanwhile) keeps
+// what it has, is not counted as filed, and waits for the next backfill.
+// Errors: UNAVAILABLE, INTERNAL; the counts cover the pages before the
+// error.
+func (s *SweepStore) FileFolders(ctx context.Context, now time.Time) (found, filed int, err error) {
+	q := s.client.Collection(Introductions).Select("folder", "spam", "likelySpam", ExpireAtField).
+		OrderBy(firestore.DocumentID, firestore.Asc).Limit(folderPage)
+	after := ""
+	for {
+		page := q
+		if after != "" {
+			page = q.StartAfter(after)
+		}
+		var read int
+		var writes []folderWrite
+		err := s.op(ctx, nil, func(ctx context.Context) error {
+			snaps, err := page.Documents(ctx).GetAll()
+			if err != nil {
+				return err
+			}
+			read, writes = len(snaps), nil
+			for _, snap := range snaps {
+				after = snap.Ref.ID
+				if _, err := snap.DataAt("folder"); err == nil || !live(snap, now) {
+					continue
+				}
+				var d introductionDoc
+				if err := snap.DataTo(&d); err != nil {
+					return err
+				}
+				in := d.introduction(snap.Ref.ID)
+				writes = append(writes, folderWrite{snap: snap, folder: in.Folder()})
+			}
+			return nil
+		})
+		if err != nil {
+			return found, filed, err
+		}
+		found += len(writes)
+		n, err := s.commitFolders(ctx, writes)
+		filed += n
+		if err != nil || read < folderPage {
+			return found, filed, err
+		}
+	}
+}
+
+// commitFolders writes each introduction's folder in one commit or, when
+// that commit loses a race (one of them changed or went since it was
+// read), in a commit each, so that only those that changed are left out.
+// It returns how many folders it wrote.
+func (s *DB) commitFolders(ctx context.Context, writes []folderWrite) (int, error) {
+	if len(writes) == 0 {
+		return 0, nil
+	}
+	ok, err := s.commitFolderBatch(ctx, writes)
+	switch {
+	case err != nil:
+		return 0, err
+	case ok:
+		return len(writes), nil
+	}
+	filed := 0
+	for i := range writes {
+		ok, err := s.commitFolderBatch(ctx, writes[i:i+1])
+		if err != nil {
+			return filed, err
+		}
+		if ok {
+			filed++
+		}
+	}
+	return filed, nil
+}
+
+// commitFolderBatch commits writes, each conditional on its update time as
+// read; ok is false, with no error, when the commit lost a race and so
+// wrote nothing.
+func (s *DB) commitFolderBatch(ctx context.Context, writes []folderWrite) (ok bool, err error) {
+	raced := false
+	err = s.op(ctx, nil, func(ctx context.Context) error {
+		raced = false
+		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
+		b := s.client.Batch() //nolint:staticcheck // see above
+		for _, w := range writes {
+			b.Update(w.snap.Ref, []firestore.Update{{Path: "folder", Value: w.folder}}, firestore.LastUpdateTime(w.snap.UpdateTime))
+		}
+		if s.beforeCommit != nil {
+			s.beforeCommit("folders")
+		}
+		_, err := b.Commit(ctx)
+		switch status.Code(err) {
+		case codes.FailedPrecondition, codes.NotFound:
+			raced = true
+			return nil
+		}
+		return err
+	})
+	return err == nil && !raced, err
+}
