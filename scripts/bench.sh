@@ -37,6 +37,11 @@ decoy=$(go test -run '^$' -bench 'BenchmarkDecoyConfirmation' -benchtime 100x -c
 echo "$decoy"
 echo "$decoy" | awk '/DecoyConfirmation\/real/ {r += $3; nr++} /DecoyConfirmation\/decoy/ {d += $3; nd++}
        END { if (nr && nd) printf "decoy/real confirmation time: %.2f (real %.2f ms, decoy %.2f ms, mean of %d runs)\n", (d/nd)/(r/nr), r/nr/1e6, d/nd/1e6, nr }'
+echo "== a file sent to a honeypot decoy against one sent to a real draft (20 KB PDF; the same Firestore calls, but a decoy's bytes go to no bucket)"
+decoy=$(go test -run '^$' -bench 'BenchmarkDecoyAttachment' -benchtime 50x -count 3 ./functions/wiring/)
+echo "$decoy" | grep -E '^Benchmark'
+echo "$decoy" | awk '/DecoyAttachment\/real/ {r += $3; nr++} /DecoyAttachment\/decoy/ {d += $3; nd++}
+       END { if (nr && nd) printf "decoy/real upload time: %.2f (real %.2f ms, decoy %.2f ms, mean of %d runs)\n", (d/nd)/(r/nr), r/nr/1e6, d/nd/1e6, nr }'
 echo "== flood layer: admitting fresh keys into a full limiter, and heap per key"
 go test -run '^$' -bench 'BenchmarkAdmitPastCapacity' -benchtime 200000x ./shared/floodlimit/ | grep -E '^Benchmark' || true
 echo "== the owner's admin: Firestore round trips per page view (60 introductions, a month of figures), list page time against the JSON list"

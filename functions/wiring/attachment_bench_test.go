@@ -163,3 +163,32 @@ func medianDuration(ds []time.Duration) time.Duration {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func mib(n uint64) float64 { return float64(n) / (1 << 20) }
+
+// BenchmarkDecoyAttachment times, through the wired handlers on the
+// emulator and fake-gcs-server, the upload of a 20 KB PDF to a real draft
+// of form version 3 and to a honeypot's decoy, so `make bench` can print
+// their ratio: the decoy makes the same Firestore calls, but its bytes go
+// nowhere, where a real draft's go to the bucket.
+func BenchmarkDecoyAttachment(b *testing.B) {
+	h := benchHarness(b, map[string]string{"ATTACHMENT_BUCKET": storagetest.BucketName(b)}, wiring.Overrides{SweepRunner: idleSweep{}})
+	pdf := testsupport.SamplePDF(20000)
+	for _, kind := range []struct{ name, honeypot string }{{"real", ""}, {"decoy", "https://spam.example/"}} {
+		b.Run(kind.name, func(b *testing.B) {
+			drafts := make([]map[string]any, b.N)
+			for i := range drafts {
+				body := h.draftBody(map[string]any{"formVersion": "3", "email": fmt.Sprintf("%s%d@example.com", kind.name, i), "website": kind.honeypot})
+				r := h.postJSON("/api/introductions", body, fromAddress(addr(i))...)
+				if r.status != http.StatusCreated {
+					b.Fatalf("draft: %d %s", r.status, r.body)
+				}
+				drafts[i] = r.json(h.t)
+			}
+			b.ResetTimer()
+			for _, d := range drafts {
+				if r := h.attach(d["id"].(string), d["token"].(string), "application/pdf", "cv.pdf", pdf); r.status != http.StatusOK {
+					b.Fatalf("upload: %d %s", r.status, r.body)
+				}
+			}
+		})
+	}
+}
