@@ -275,15 +275,8 @@ func (s *IntakeStore) AttachableDecoy(ctx context.Context, id string, tokenHash 
 	}
 	var in intake.Introduction
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		snap, err := s.ledgerRef(id).Get(ctx)
-		if status.Code(err) == codes.NotFound {
-			return intake.ErrNotFound
-		}
+		e, _, err := s.readDecoy(ctx, s.ledgerRef(id))
 		if err != nil {
-			return err
-		}
-		var e intake.LedgerEntry
-		if err := snap.DataTo(&e); err != nil {
 			return err
 		}
 		d, there := decoyState(e, now)

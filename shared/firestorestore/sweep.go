@@ -205,11 +205,7 @@ func groupWrites(g sweepGroup) int {
 // the commit lost a race (a precondition failed or a document is gone) and
 // so wrote nothing. markDrafts adds each draft's ledger update.
 func (s *DB) commitSweep(ctx context.Context, groups []sweepGroup, cutoff time.Time, markDrafts bool) (ok bool, err error) {
-	raced := false
-	err = s.op(ctx, nil, func(ctx context.Context) error {
-		raced = false
-		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
-		b := s.client.Batch() //nolint:staticcheck // see above
+	return s.commitUnlessRaced(ctx, "sweep", func(b *firestore.WriteBatch) {
 		for _, g := range groups {
 			if g.draft && markDrafts {
 				b.Update(s.ledgerRef(g.snap.Ref.ID), []firestore.Update{
@@ -220,8 +216,22 @@ func (s *DB) commitSweep(ctx context.Context, groups []sweepGroup, cutoff time.T
 			}
 			b.Delete(g.snap.Ref, firestore.LastUpdateTime(g.snap.UpdateTime))
 		}
+	})
+}
+
+// commitUnlessRaced commits, in one batch, the writes that add puts into
+// it (each conditional on what its caller read); ok is false, with no
+// error, when the commit lost a race (a precondition failed or a document
+// is gone) and so wrote nothing. what names the commit for the test hook.
+func (s *DB) commitUnlessRaced(ctx context.Context, what string, add func(*firestore.WriteBatch)) (ok bool, err error) {
+	raced := false
+	err = s.op(ctx, nil, func(ctx context.Context) error {
+		raced = false
+		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
+		b := s.client.Batch() //nolint:staticcheck // see above
+		add(b)
 		if s.beforeCommit != nil {
-			s.beforeCommit("sweep")
+			s.beforeCommit(what)
 		}
 		_, err := b.Commit(ctx)
 		switch status.Code(err) {
@@ -504,24 +514,9 @@ func (s *DB) commitFolders(ctx context.Context, writes []folderWrite) (int, erro
 // read; ok is false, with no error, when the commit lost a race and so
 // wrote nothing.
 func (s *DB) commitFolderBatch(ctx context.Context, writes []folderWrite) (ok bool, err error) {
-	raced := false
-	err = s.op(ctx, nil, func(ctx context.Context) error {
-		raced = false
-		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
-		b := s.client.Batch() //nolint:staticcheck // see above
+	return s.commitUnlessRaced(ctx, "folders", func(b *firestore.WriteBatch) {
 		for _, w := range writes {
 			b.Update(w.snap.Ref, []firestore.Update{{Path: "folder", Value: w.folder}}, firestore.LastUpdateTime(w.snap.UpdateTime))
 		}
-		if s.beforeCommit != nil {
-			s.beforeCommit("folders")
-		}
-		_, err := b.Commit(ctx)
-		switch status.Code(err) {
-		case codes.FailedPrecondition, codes.NotFound:
-			raced = true
-			return nil
-		}
-		return err
 	})
-	return err == nil && !raced, err
 }
