@@ -263,8 +263,8 @@ func TestTheDecoyAnswersAsARealDraft(t *testing.T) {
 // showing the file, removal, confirmation (409 after it), withdrawal and
 // expiry (404), a form version that offers no file (409) — each with the
 // same Firestore calls; and the decoy keeps the file's name only while
-// its draft could be read: never in its ledger entry, gone after the
-// sweep.
+// its draft could be read: never in its ledger entry, gone at its
+// withdrawal or, unconfirmed, with the sweep after its draft's lifetime.
 func TestTheDecoyAnswersTheAttachmentRoutesAsARealDraft(t *testing.T) {
 	h := newHarness(t, nil)
 	other := h.sibling()
@@ -360,6 +360,9 @@ func TestTheDecoyAnswersTheAttachmentRoutesAsARealDraft(t *testing.T) {
 	}); r.status != http.StatusNoContent {
 		t.Fatalf("withdraw: %d %s", r.status, r.body)
 	}
+	if left := h.docs("decoyAttachments"); len(left) != 0 {
+		t.Fatalf("a withdrawn decoy's file outlives the withdrawal: %v", left)
+	}
 	if r := same("an upload after withdrawing", p, put(h, "image/png", "", testsupport.SamplePNG())); r.status != http.StatusNotFound {
 		t.Fatalf("an upload after withdrawal: %d %s", r.status, r.body)
 	}
@@ -371,6 +374,9 @@ func TestTheDecoyAnswersTheAttachmentRoutesAsARealDraft(t *testing.T) {
 
 	late := makePair("3")
 	same("an upload to a draft left unconfirmed", late, put(h, "text/plain", "notes.txt", []byte("Role: staff engineer\n")))
+	if left := h.docs("decoyAttachments"); len(left) != 1 {
+		t.Fatalf("the decoy's file while its draft lives: %v", left)
+	}
 	// Past the draft lifetime in steps shorter than the quiet spell, as
 	// TestTheDecoyAnswersAsARealDraft does, so no background sweep is
 	// counted with the answers.

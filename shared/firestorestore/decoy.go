@@ -96,7 +96,7 @@ func (s *IntakeStore) ConfirmDecoy(ctx context.Context, id string, tokenMatches 
 	now = now.UTC().Truncate(time.Microsecond)
 	var result intake.DecoyRecord
 	wrote := false
-	err := s.updateDecoy(ctx, id, tokenMatches, now, "confirm decoy", func(d intake.DecoyRecord) ([]firestore.Update, error) {
+	err := s.updateDecoy(ctx, id, tokenMatches, now, "confirm decoy", false, func(d intake.DecoyRecord) ([]firestore.Update, error) {
 		result, wrote = d, false
 		if !d.ConfirmedAt.IsZero() {
 			return nil, nil // a repeat answers the first confirmation
@@ -119,7 +119,7 @@ func (s *IntakeStore) ConfirmDecoy(ctx context.Context, id string, tokenMatches 
 // WithdrawDecoy implements intake.Store.
 func (s *IntakeStore) WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error {
 	now = now.UTC().Truncate(time.Microsecond)
-	return s.updateDecoy(ctx, id, tokenMatches, now, "withdraw decoy", func(d intake.DecoyRecord) ([]firestore.Update, error) {
+	return s.updateDecoy(ctx, id, tokenMatches, now, "withdraw decoy", true, func(d intake.DecoyRecord) ([]firestore.Update, error) {
 		if d.ConfirmedAt.IsZero() {
 			_, err := intake.StateDraft.Next(intake.MoveWithdraw) // the very refusal a real draft gets
 			return nil, err
@@ -132,11 +132,14 @@ func (s *IntakeStore) WithdrawDecoy(ctx context.Context, id string, tokenMatches
 }
 
 // updateDecoy reads the live decoy ledger entry id and writes what move
-// returns for it (nothing when move returns no update), unless another
-// write changed the entry since the read: then it reads again, at most
-// maxRaces times. A decoy that is gone, or a token that does not match,
-// is intake.ErrNotFound, as for a real draft.
-func (s *DB) updateDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, what string, move func(intake.DecoyRecord) ([]firestore.Update, error)) error {
+// returns for it (nothing when move returns no update) — with eraseFile,
+// deleting in the same commit the file the decoy was sent, as a
+// withdrawal erases a draft's —, unless another write changed the entry
+// since the read: then it reads again, at most maxRaces times. A decoy
+// that is gone, or a token that does not match, is intake.ErrNotFound, as
+// for a real draft.
+func (s *DB) updateDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, what string, eraseFile bool,
+	move func(intake.DecoyRecord) ([]firestore.Update, error)) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
 	}
@@ -155,7 +158,13 @@ func (s *DB) updateDecoy(ctx context.Context, id string, tokenMatches bool, now 
 			if err != nil || len(updates) == 0 {
 				return err
 			}
-			_, err = ref.Update(ctx, updates, firestore.LastUpdateTime(snap.UpdateTime))
+			//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
+			b := s.client.Batch() //nolint:staticcheck // see above
+			b.Update(ref, updates, firestore.LastUpdateTime(snap.UpdateTime))
+			if eraseFile {
+				b.Delete(s.decoyAttachmentRef(id))
+			}
+			_, err = b.Commit(ctx)
 			if status.Code(err) == codes.FailedPrecondition {
 				continue // another write won: read its outcome
 			}

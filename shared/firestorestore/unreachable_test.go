@@ -53,6 +53,18 @@ func TestUnreachable(t *testing.T) {
 		{"Confirm", func() error { _, err := s.Confirm(ctx, "down", right, t0, keepFor, nil); return err }},
 		{"Withdraw", func() error { return s.Withdraw(ctx, "down", right, t0, nil) }},
 		{"RecordAttempt", func() error { return s.RecordAttempt(ctx, e) }},
+		{"ConfirmDecoy", func() error { _, err := s.ConfirmDecoy(ctx, "down", true, t0, keepFor); return err }},
+		{"WithdrawDecoy", func() error { return s.WithdrawDecoy(ctx, "down", true, t0) }},
+		{"AttachableDraft", func() error { _, err := s.AttachableDraft(ctx, "down", right, t0); return err }},
+		{"SetAttachment", func() error {
+			_, err := s.SetAttachment(ctx, "down", right, t0, nil, func(string, string) string { return "" })
+			return err
+		}},
+		{"AttachableDecoy", func() error { _, err := s.AttachableDecoy(ctx, "down", right, true, t0); return err }},
+		{"SetDecoyAttachment", func() error { _, err := s.SetDecoyAttachment(ctx, "down", right, true, t0, nil); return err }},
+		{"FoldersFiled", func() error { _, err := db.Sweep().FoldersFiled(ctx, t0); return err }},
+		{"FileFolders", func() error { _, _, err := db.Sweep().FileFolders(ctx, t0); return err }},
+		{"RecordFoldersFiled", func() error { return db.Sweep().RecordFoldersFiled(ctx, t0, t0.Add(time.Hour)) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -234,8 +234,9 @@ type Attacher interface {
 	// for a draft, with the same reads and writes and the same errors, so
 	// that a decoy answers as a draft would: the token counts as the
 	// holder's only when tokenMatches. A decoy keeps a (with no object,
-	// CheckStorableDecoyAttachment) only while its draft could be read,
-	// for its answers, and its ledger entry a's type and size.
+	// CheckStorableDecoyAttachment) for its answers only until its draft
+	// would have expired or it is withdrawn, and its ledger entry a's type
+	// and size.
 	AttachableDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time) (*Introduction, error)
 	SetDecoyAttachment(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time, a *Attachment) (previous *Attachment, err error)
 }
