@@ -74,6 +74,8 @@ func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, 
 				{Path: "confirmedAt", Value: in.ConfirmedAt},
 				{Path: "consents", Value: in.Consents},
 				{Path: ExpireAtField, Value: in.ExpireAt},
+				// As kept; a draft an earlier version kept gets its folder here.
+				{Path: "folder", Value: in.Folder()},
 			}, firestore.LastUpdateTime(snap.UpdateTime))
 			if in.HasConversation {
 				b.Update(s.transcriptRef(id), []firestore.Update{{Path: ExpireAtField, Value: in.ExpireAt}})

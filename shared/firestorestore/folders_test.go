@@ -217,3 +217,28 @@ func TestFileFoldersReadsEveryPage(t *testing.T) {
 		t.Errorf("CountWaiting = %d, %v; want %d", got, err, n)
 	}
 }
+
+// TestConfirmFilesADraftAnEarlierVersionKept: a draft kept without a
+// folder (by an instance of an earlier version during a deployment) gets
+// its folder when it is confirmed, so it shows in its filter at once,
+// not only after the next backfill.
+func TestConfirmFilesADraftAnEarlierVersionKept(t *testing.T) {
+	ts := newTestStore(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		id         string
+		likelySpam *bool
+		want       string
+	}{{"plain", nil, intake.FolderInbox}, {"signalled", yes(), intake.FolderLikelySpam}} {
+		if _, err := ts.KeepDraft(ctx, draft(c.id, t0)); err != nil {
+			t.Fatal(err)
+		}
+		ts.asKeptBefore(t, c.id, c.likelySpam, nil)
+		if _, err := ts.Confirm(ctx, c.id, intake.HashToken(token(c.id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := ts.folderOf(t, c.id); got != c.want {
+			t.Errorf("%s: folder %q after its confirmation, want %q", c.id, got, c.want)
+		}
+	}
+}
