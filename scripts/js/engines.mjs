@@ -13,6 +13,9 @@
 // awaited; a script's source is run for its effects), waitFor, fill, check, click (a CSS selector, or an XPath that
 // starts with "//"), url and close; emulateMedia only where the driver can
 // emulate prefers-color-scheme (page.can says what the driver can do).
+// Where it cannot, the engine is opened in a scheme (options.colorScheme:
+// Firefox by its content-override preference, WebKitGTK by the GTK theme's
+// dark variant) and every page shows that one.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,6 +132,8 @@ async function firefoxEngine(options) {
     defaultViewport: { width, height },
     extraPrefsFirefox: {
       'intl.accept_languages': options.locale || 'en-US',
+      // prefers-color-scheme for every page: 0 dark, 1 light.
+      'layout.css.prefers-color-scheme.content-override': options.colorScheme === 'dark' ? 0 : 1,
       'datareporting.policy.dataSubmissionEnabled': false,
       'browser.shell.checkDefaultBrowser': false,
     },
@@ -186,9 +191,12 @@ async function firefoxEngine(options) {
 // and resolves once it answers /status. WEBKIT_STDERR=1 passes the driver's
 // and the browser's stderr through: with JSC_reportCompileTimes=true it says
 // which of JavaScriptCore's tiers compiled each function, workers' too.
-async function webkitDriver() {
+// The browsers it starts inherit its environment, GTK_THEME among it: the
+// theme's dark variant (":dark") makes WebKitGTK's pages prefer dark.
+async function webkitDriver(colorScheme) {
   const port = await freePort();
-  const child = spawn(webkitDriverPath, [`--port=${port}`, '--host=127.0.0.1'], { stdio: ['ignore', 'ignore', process.env.WEBKIT_STDERR ? 'inherit' : 'pipe'] });
+  const env = { ...process.env, GTK_THEME: colorScheme === 'dark' ? 'Adwaita:dark' : 'Adwaita' };
+  const child = spawn(webkitDriverPath, [`--port=${port}`, '--host=127.0.0.1'], { env, stdio: ['ignore', 'ignore', process.env.WEBKIT_STDERR ? 'inherit' : 'pipe'] });
   let log = '';
   if (child.stderr) child.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
@@ -208,7 +216,7 @@ async function webkitDriver() {
 
 async function webkitEngine(options) {
   const { Builder, By, Capabilities } = await import('selenium-webdriver');
-  const server = await webkitDriver();
+  const server = await webkitDriver(options.colorScheme);
   const { width, height } = options.viewport || { width: 1000, height: 900 };
   const open = new Set();
   const find = (d, sel) => d.findElement(isXPath(sel) ? By.xpath(sel) : By.css(sel));
@@ -230,7 +238,8 @@ async function webkitEngine(options) {
       };
       return withWait({
         // WebKitWebDriver cannot run a script before the page's own, nor
-        // emulate prefers-color-scheme.
+        // emulate prefers-color-scheme (the engine's scheme is set when it
+        // is opened).
         can: { colorScheme: false, initScript: false },
         raw: d,
         goto: (url) => d.get(url),
@@ -261,7 +270,9 @@ async function webkitEngine(options) {
 
 /**
  * openEngine starts the named engine (options: viewport {width, height},
- * locale); close() ends what it started. It fails when the engine is
+ * locale, colorScheme 'light' (the default) or 'dark' for the Firefox and
+ * WebKit drivers, which cannot emulate it per page); close() ends what it
+ * started. It fails when the engine is
  * missing (engineMissing says what).
  */
 export async function openEngine(name, options = {}) {

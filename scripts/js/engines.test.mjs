@@ -16,8 +16,10 @@
 //     that leaves no form to find), and CSP violations reach the proxy as
 //     the browser's own reports (report-uri added to the page's CSP).
 //   - puppeteer's Firefox over BiDi and WebKitWebDriver cannot emulate
-//     prefers-color-scheme: axe-core runs there in the scheme the engine
-//     shows (light); the dark scheme is checked in Chromium.
+//     prefers-color-scheme per page: there the flow and the error states
+//     run twice, in an engine opened in the light scheme and in one opened
+//     in the dark scheme (engines.mjs, options.colorScheme), with axe-core
+//     on each state in the scheme the engine shows.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { devServer, faultProxy, staticServer, powbench, benchPage, solveWithModule } from './harness.mjs';
@@ -49,8 +51,14 @@ const hasText = (page, text) => page.waitFor((t) => document.body.innerText.incl
 
 const busy = 'The service is busy right now. Please try again in a moment.';
 
-for (const name of selectedEngines()) {
-  const skip = engineSkip(name);
+// suites are the engines, each in the light scheme, and then those whose
+// driver cannot emulate the scheme per page again in the dark one.
+const suites = selectedEngines().map((name) => ({ name, scheme: 'light' }));
+for (const name of selectedEngines()) if (name !== 'chromium') suites.push({ name, scheme: 'dark' });
+
+for (const { name: engineName, scheme } of suites) {
+  const skip = engineSkip(engineName);
+  const name = scheme === 'dark' ? `${engineName} (dark)` : engineName;
   // node's --test-timeout bounds a suite as a whole too: an engine's suite
   // gets its own bound (WebKit starts a browser for each page).
   describe(name, { skip, timeout: 600_000 }, () => {
@@ -58,7 +66,7 @@ for (const name of selectedEngines()) {
 
     before(async () => {
       proxy = await faultProxy();
-      [server, engine] = await Promise.all([devServer({ ALLOWED_ORIGINS: proxy.origin }), openEngine(name)]);
+      [server, engine] = await Promise.all([devServer({ ALLOWED_ORIGINS: proxy.origin }), openEngine(engineName, { colorScheme: scheme })]);
       proxy.target = server.origin;
     });
 
@@ -73,6 +81,10 @@ for (const name of selectedEngines()) {
       const page = await engine.newPage();
       await page.goto(`${proxy.origin}/`);
       await page.waitFor(() => !!document.querySelector('form'));
+      if (!page.emulateMedia) {
+        const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+        assert.equal(dark ? 'dark' : 'light', scheme, `${name} shows the ${scheme} scheme`);
+      }
       await page.evaluate(() => {
         window.__errors = [];
         addEventListener('error', (e) => window.__errors.push(String(e.message)));
@@ -187,7 +199,8 @@ for (const name of selectedEngines()) {
       assert.deepEqual(proxy.cspReports, [], 'no CSP violation reported');
     });
 
-    test(`${name}: the solver finds what the Go solver finds, in workers and on the page's thread`, async () => {
+    // The solver is checked once per engine: the scheme does not touch it.
+    if (scheme === 'light') test(`${name}: the solver finds what the Go solver finds, in workers and on the page's thread`, async () => {
       const bench = await staticServer({
         '/bench/': ['text/html; charset=utf-8', benchPage],
         '/bench/bench.js': ['text/javascript; charset=utf-8', solveWithModule],
