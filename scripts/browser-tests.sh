@@ -6,8 +6,7 @@
 # through webkit2gtk-driver and selenium-webdriver, under xvfb-run: it has no
 # headless mode) scripts/js/engines.test.mjs, the flow and the error states
 # through one driver layer (scripts/js/engines.mjs), in the light scheme and
-# the dark one. Then each engine's
-# counts, and the total as the last line. The page tests build and start
+# the dark one. Then each engine's counts, and the total as the last line. The page tests build and start
 # scripts/devserver against the Firestore emulator at FIRESTORE_EMULATOR_HOST
 # (default 127.0.0.1:8681; scripts/emulator.sh start) and fake-gcs-server at
 # STORAGE_EMULATOR_HOST (scripts/storage-emulator.sh start). It installs what is
