@@ -178,22 +178,10 @@ func (s *DB) updateDecoy(ctx context.Context, id string, tokenMatches bool, now 
 // returns nil (and no error) when the decoy is gone, as replay does for a
 // draft that is gone.
 func (s *DB) replayDecoy(tx *firestore.Transaction, d idempotencyDoc, keyHash string, now time.Time) (*intake.Replay, error) {
-	snaps, err := tx.GetAll([]*firestore.DocumentRef{s.ledgerRef(d.IntroductionID), s.decoyAttachmentRef(d.IntroductionID)})
-	if err != nil {
-		return nil, err
-	}
-	if !snaps[0].Exists() {
+	e, dec, a, err := s.readDecoyIn(tx, d.IntroductionID, now)
+	if intake.CodeOf(err) == intake.CodeNotFound {
 		return nil, nil
 	}
-	var e intake.LedgerEntry
-	if err := snaps[0].DataTo(&e); err != nil {
-		return nil, err
-	}
-	dec, there := decoyState(e, now)
-	if !there {
-		return nil, nil
-	}
-	a, err := decoyAttachment(snaps[1], now)
 	if err != nil {
 		return nil, err
 	}
