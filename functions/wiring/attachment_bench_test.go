@@ -172,17 +172,9 @@ func mib(n uint64) float64 { return float64(n) / (1 << 20) }
 func BenchmarkDecoyAttachment(b *testing.B) {
 	h := benchHarness(b, map[string]string{"ATTACHMENT_BUCKET": storagetest.BucketName(b)}, wiring.Overrides{SweepRunner: idleSweep{}})
 	pdf := testsupport.SamplePDF(20000)
-	for _, kind := range []struct{ name, honeypot string }{{"real", ""}, {"decoy", "https://spam.example/"}} {
+	for _, kind := range realAndDecoy {
 		b.Run(kind.name, func(b *testing.B) {
-			drafts := make([]map[string]any, b.N)
-			for i := range drafts {
-				body := h.draftBody(map[string]any{"formVersion": "3", "email": fmt.Sprintf("%s%d@example.com", kind.name, i), "website": kind.honeypot})
-				r := h.postJSON("/api/introductions", body, fromAddress(addr(i))...)
-				if r.status != http.StatusCreated {
-					b.Fatalf("draft: %d %s", r.status, r.body)
-				}
-				drafts[i] = r.json(h.t)
-			}
+			drafts := h.benchDrafts(b, kind, b.N, map[string]any{"formVersion": "3"})
 			b.ResetTimer()
 			for _, d := range drafts {
 				if r := h.attach(d["id"].(string), d["token"].(string), "application/pdf", "cv.pdf", pdf); r.status != http.StatusOK {

@@ -117,17 +117,9 @@ func (idleSweep) Run(context.Context, intake.SweepTrigger) (intake.SweepRun, err
 // answer within the noise of a real confirmation's store round trips.
 func BenchmarkDecoyConfirmation(b *testing.B) {
 	h := benchHarness(b, nil, wiring.Overrides{})
-	for _, kind := range []struct{ name, honeypot string }{{"real", ""}, {"decoy", "https://spam.example/"}} {
+	for _, kind := range realAndDecoy {
 		b.Run(kind.name, func(b *testing.B) {
-			drafts := make([]map[string]any, b.N)
-			for i := range drafts {
-				body := h.draftBody(map[string]any{"email": fmt.Sprintf("%s%d@example.com", kind.name, i), "website": kind.honeypot})
-				r := h.postJSON("/api/introductions", body, fromAddress(addr(i))...)
-				if r.status != http.StatusCreated {
-					b.Fatalf("draft: %d %s", r.status, r.body)
-				}
-				drafts[i] = r.json(h.t)
-			}
+			drafts := h.benchDrafts(b, kind, b.N, nil)
 			b.ResetTimer()
 			for _, d := range drafts {
 				for range 2 { // the first confirmation and a repeat
@@ -139,6 +131,28 @@ func BenchmarkDecoyConfirmation(b *testing.B) {
 			}
 		})
 	}
+}
+
+// draftKind is a real draft or a honeypot's decoy: the honeypot's value.
+type draftKind struct{ name, honeypot string }
+
+// realAndDecoy are the two kinds a decoy benchmark compares.
+var realAndDecoy = []draftKind{{"real", ""}, {"decoy", "https://spam.example/"}}
+
+// benchDrafts keeps n drafts of kind, each from its own address, with
+// overrides on draftBody, and returns their answers.
+func (h *harness) benchDrafts(b *testing.B, kind draftKind, n int, overrides map[string]any) []map[string]any {
+	b.Helper()
+	drafts := make([]map[string]any, n)
+	for i := range drafts {
+		body := h.draftBody(withOverrides(map[string]any{"email": fmt.Sprintf("%s%d@example.com", kind.name, i), "website": kind.honeypot}, overrides))
+		r := h.postJSON("/api/introductions", body, fromAddress(addr(i))...)
+		if r.status != http.StatusCreated {
+			b.Fatalf("draft: %d %s", r.status, r.body)
+		}
+		drafts[i] = r.json(h.t)
+	}
+	return drafts
 }
 
 // benchHarness serves the wired service on a reset emulator, with limits

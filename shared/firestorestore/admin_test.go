@@ -342,17 +342,7 @@ func TestTheOwnersWordFilesAndErases(t *testing.T) {
 	if _, err := ts.MarkSpam(ctx, "gone", "owner", true, t0); codeOf(t, err) != intake.CodeNotFound {
 		t.Errorf("MarkSpam(withdrawn: its content is gone) = %v, want NOT_FOUND", err)
 	}
-	ids := func(folder string) []string {
-		recs, _, err := ts.ListIntroductions(ctx, folder, nil, 10, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range recs {
-			out = append(out, r.Introduction.ID)
-		}
-		return out
-	}
+	ids := func(folder string) []string { return ts.listed(t, folder) }
 	if got := ids(intake.FolderSpam); !slices.Equal(got, []string{"junk"}) {
 		t.Errorf("spam folder %v", got)
 	}

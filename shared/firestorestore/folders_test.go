@@ -102,17 +102,7 @@ func TestFileFoldersFilesWhatAnEarlierVersionKept(t *testing.T) {
 		t.Errorf("the introduction that had a folder was written again (%v, was %v)", at, filedAt)
 	}
 
-	list := func(folder string) []string {
-		recs, _, err := ts.ListIntroductions(ctx, folder, nil, 10, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, r := range recs {
-			out = append(out, r.Introduction.ID)
-		}
-		return out
-	}
+	list := func(folder string) []string { return ts.listed(t, folder) }
 	for folder, w := range map[string][]string{
 		intake.FolderInbox:      {"plain", "cleared", "handled", "filed"},
 		intake.FolderLikelySpam: {"signalled"},

@@ -249,3 +249,18 @@ func fullOutbox(id string, now time.Time) []intake.Envelope {
 	}
 	return out
 }
+
+// listed returns the ids ListIntroductions gives for folder ("" for all)
+// at t0, on its first page of 10.
+func (ts *testStore) listed(t testing.TB, folder string) []string {
+	t.Helper()
+	recs, _, err := ts.ListIntroductions(context.Background(), folder, nil, 10, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Introduction.ID)
+	}
+	return out
+}
