@@ -55,7 +55,8 @@ type recentMessageDoc struct {
 
 // decoyAttachmentDoc is decoyAttachments/{decoy id}: the file a
 // honeypot's decoy was last sent, as its answers show it (no object: its
-// bytes were never kept), until its draft would have expired.
+// bytes were never kept), until its draft would have expired or it is
+// withdrawn.
 type decoyAttachmentDoc struct {
 	Name     string    `firestore:"name"`
 	Type     string    `firestore:"type"`

@@ -61,7 +61,7 @@ const (
 	RecentMessages = "recentMessages"
 	// DecoyAttachments holds decoyAttachments/{decoy id}: the file a
 	// honeypot's decoy was sent, as its answers show it, until its draft
-	// would have expired.
+	// would have expired or it is withdrawn.
 	DecoyAttachments = "decoyAttachments"
 )
 

@@ -83,7 +83,7 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 		if _, err := s.Attacher.SetDecoyAttachment(ctx, id, tokenHash, decoyHolder, s.Clock.Now(), a); err != nil {
 			return nil, err
 		}
-		s.Logger.InfoContext(ctx, "decoy attachment answered; nothing kept", slog.String("ledgerId", id))
+		s.Logger.InfoContext(ctx, "decoy attachment answered; its bytes dropped", slog.String("ledgerId", id))
 		return a, nil
 	}
 	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a, s.attachmentPurpose)
