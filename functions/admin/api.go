@@ -402,7 +402,7 @@ func (h *Handlers) download(w http.ResponseWriter, r *http.Request) error {
 	defer body.Close()
 	hd := w.Header()
 	hd.Set("Content-Type", a.Type)
-	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": downloadName(rec.Introduction.ID, a)}))
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": attachment.SaveName(rec.Introduction.ID, a.Name, a.Type)}))
 	hd.Set("Content-Security-Policy", "sandbox")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Length", strconv.FormatInt(a.Size, 10))
@@ -410,16 +410,6 @@ func (h *Handlers) download(w http.ResponseWriter, r *http.Request) error {
 	n, err := io.Copy(w, body)
 	h.logAction(r, "attachment-downloaded", err, slog.String("introductionId", rec.Introduction.ID), slog.Int64("bytes", n))
 	return nil // the answer has begun: a broken copy ends it short
-}
-
-// downloadName is the file name a download saves as: the display name,
-// or one made of the id and the type's extension when there is none.
-func downloadName(id string, a *intake.Attachment) string {
-	if a.Name != "" {
-		return a.Name
-	}
-	ext := map[string]string{attachment.TypePDF: ".pdf", attachment.TypePNG: ".png", attachment.TypeJPEG: ".jpg", attachment.TypeText: ".txt"}[a.Type]
-	return "attachment-" + id + ext
 }
 
 func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {

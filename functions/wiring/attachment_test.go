@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -131,6 +133,38 @@ func (h *harness) tombstoneKeepsNoHash(id string) {
 		h.t.Fatalf("a tombstone keeps a file's hash: %v", h.docs("ledger"))
 	}
 	h.ledgerMatchesSchema()
+}
+
+// TestAPersianFileNameUploadsAndDownloadsUnderASafeName: a name spelt
+// with a zero-width non-joiner is kept byte for byte, and every download
+// saves under the extension of the type its bytes were verified as.
+func TestAPersianFileNameUploadsAndDownloadsUnderASafeName(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, c := range []struct{ name, typ, saved string }{
+		{"رزومه‌ام.pdf", "application/pdf", "رزومه‌ام.pdf"},
+		{"cv.html", "application/pdf", "cv.pdf"},
+		{"page.htm", "text/plain; charset=utf-8", "page.txt"},
+		{"notes.svg", "text/plain; charset=utf-8", "notes.txt"},
+	} {
+		h.clock.Advance(2 * time.Hour) // past the rate limit and the escalation's window
+		id, token := h.v3Draft(nil)
+		body := testsupport.SamplePDF(100)
+		if strings.HasPrefix(c.typ, "text/") {
+			body = []byte("Role: staff engineer\n")
+		}
+		r := h.attach(id, token, c.typ, url.PathEscape(c.name), body)
+		if r.status != http.StatusOK || r.json(t)["attachment"].(map[string]any)["name"] != c.name {
+			t.Fatalf("%s: upload: %d %s", c.name, r.status, r.body)
+		}
+		if r := h.postJSON("/api/introductions/"+id+"/confirmation", map[string]string{"token": token}); r.status != http.StatusOK {
+			t.Fatalf("%s: confirm: %d %s", c.name, r.status, r.body)
+		}
+		dl := h.do(http.MethodGet, "/admin/introductions/"+id+"/attachment", "", nil)
+		_, params, err := mime.ParseMediaType(dl.header.Get("Content-Disposition"))
+		if dl.status != http.StatusOK || err != nil || params["filename"] != c.saved || !bytes.Equal(dl.body, body) {
+			t.Fatalf("%s: download: %d %q, want it saved as %q", c.name, dl.status, dl.header.Get("Content-Disposition"), c.saved)
+		}
+	}
 }
 
 // TestAttachmentRefusals: each bad upload answers its documented code and

@@ -174,10 +174,20 @@ func TestCleanName(t *testing.T) {
 		"رزومه‌ام.pdf":                    "رزومه‌ام.pdf", // the non-joiner is spelling
 		"‌pdf‌.txt":                       "pdf.txt",      // not between two letters
 		"cv‍‮.pdf":                        "cv.pdf",
+		"ㅤ\u115f\uffa0cv.pdf":             "cv.pdf", // Hangul fillers
+		"c\u034fv.pdf":                    "cv.pdf", // the combining grapheme joiner
+		"cv\ufe01\ufe02\ufe03.pdf":        "cv.pdf", // selectors that follow no base spell bytes
+		"\U0001F600\ufe0f.png":            "\U0001F600\ufe0f.png",
+		"\u200c\u200cرزومه.pdf":           "رزومه.pdf",
 	}
 	for in, want := range cases {
 		if got := attachment.CleanName(in); got != want {
 			t.Errorf("CleanName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in := range cases {
+		if got := attachment.CleanName(in); intake.CheckStorableAttachment("i", &intake.Attachment{Object: "i/x", Type: "application/pdf", Size: 1, SHA256: strings.Repeat("a", 64), Name: got}) != nil {
+			t.Errorf("CleanName(%q) = %q, which the store refuses", in, got)
 		}
 	}
 	if got := attachment.NameFrom(`attachment; filename*=UTF-8''%E2%80%AEcv%2F..%2Fx.pdf`); got != "x.pdf" {
@@ -185,6 +195,27 @@ func TestCleanName(t *testing.T) {
 	}
 	if got := attachment.NameFrom(`attachment; filename="plain.txt"`); got != "plain.txt" {
 		t.Errorf("NameFrom: %q", got)
+	}
+}
+
+func TestSaveName(t *testing.T) {
+	cases := []struct{ name, typ, want string }{
+		{"cv.pdf", "application/pdf", "cv.pdf"},
+		{"cv.PDF", "application/pdf", "cv.PDF"},
+		{"cv.html", "application/pdf", "cv.pdf"},
+		{"page.htm", "text/plain", "page.txt"},
+		{"notes.svg", "text/plain", "notes.txt"},
+		{"notes", "text/plain", "notes.txt"},
+		{"photo.jpeg", "image/jpeg", "photo.jpeg"},
+		{"photo.png.html", "image/png", "photo.png.png"},
+		{"رزومه‌ام.pdf", "application/pdf", "رزومه‌ام.pdf"},
+		{"", "image/jpeg", "attachment-abc.jpg"},
+		{".html", "application/pdf", "attachment-abc.pdf"},
+	}
+	for _, c := range cases {
+		if got := attachment.SaveName("abc", c.name, c.typ); got != c.want {
+			t.Errorf("SaveName(%q, %s) = %q, want %q", c.name, c.typ, got, c.want)
+		}
 	}
 }
 

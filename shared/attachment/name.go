@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/textrules"
 )
 
 // MaxNameLength is the most characters a display name keeps
@@ -29,33 +30,27 @@ func NameFrom(contentDisposition string) string {
 }
 
 // CleanName makes a visitor's file name a display name: only what
-// follows the last path separator (/ or \), without control, format
-// (bidirectional overrides, zero-width characters) or other invisible
-// characters — except a zero-width (non-)joiner between two letters, which
-// Persian and other scripts spell with —, without leading dots or surrounding spaces, valid UTF-8, at
-// most MaxNameLength characters (the extension kept where it fits). It
-// is never a path, and "" when nothing is left.
+// follows the last path separator (/ or \), valid UTF-8, without the
+// characters the text rules refuse (textrules.WithoutRefused: a
+// zero-width non-joiner between letters, as Persian spells, stays),
+// without leading dots or surrounding spaces, at most MaxNameLength
+// characters (the extension kept where it fits). It is never a path, and
+// "" when nothing is left.
 func CleanName(name string) string {
 	name = strings.ToValidUTF8(name, "")
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
-	runes := []rune(name)
-	var b strings.Builder
-	for i, r := range runes {
+	name = strings.Map(func(r rune) rune {
 		switch {
 		case unicode.IsSpace(r):
-			b.WriteRune(' ')
-		case joinerBetweenLetters(runes, i):
-			b.WriteRune(r)
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Co, r), unicode.Is(unicode.Cs, r),
-			r == utf8.RuneError:
-		default:
-			b.WriteRune(r)
+			return ' '
+		case r == utf8.RuneError:
+			return -1
 		}
-	}
-	name = b.String()
-	name = strings.Join(strings.Fields(name), " ")
+		return r
+	}, name)
+	name = strings.Join(strings.Fields(textrules.WithoutRefused(name)), " ")
 	name = strings.TrimLeft(name, ". ")
 	if utf8.RuneCountInString(name) > MaxNameLength {
 		ext := path.Ext(name)
@@ -63,17 +58,27 @@ func CleanName(name string) string {
 			ext = ""
 		}
 		base := []rune(strings.TrimSuffix(name, ext))
-		name = strings.TrimSpace(string(base[:MaxNameLength-utf8.RuneCountInString(ext)])) + ext
+		name = textrules.WithoutRefused(strings.TrimSpace(string(base[:MaxNameLength-utf8.RuneCountInString(ext)])) + ext)
 	}
 	return name
 }
 
-// joinerBetweenLetters reports whether runes[i] is a zero-width non-joiner
-// (U+200C) or joiner (U+200D) with a letter on each side: part of a word's
-// spelling (رزومه‌ام), not a way to hide a character.
-func joinerBetweenLetters(runes []rune, i int) bool {
-	if r := runes[i]; r != '\u200c' && r != '\u200d' {
-		return false
+// extensions is the extension a saved file of each type takes.
+var extensions = map[string]string{TypePDF: ".pdf", TypePNG: ".png", TypeJPEG: ".jpg", TypeText: ".txt"}
+
+// SaveName is the name the owner's download saves a file of type typ as:
+// the display name with the extension of the type its bytes were verified
+// as, whatever extension the visitor gave (a PDF named cv.html saves as
+// cv.pdf, so the saved file never opens as a page), or "attachment-<id>"
+// with that extension when there is no display name.
+func SaveName(id, displayName, typ string) string {
+	ext := extensions[typ]
+	base := strings.TrimSuffix(displayName, path.Ext(displayName))
+	if strings.EqualFold(path.Ext(displayName), ext) || typ == TypeJPEG && strings.EqualFold(path.Ext(displayName), ".jpeg") {
+		base, ext = displayName, ""
 	}
-	return i > 0 && i+1 < len(runes) && unicode.IsLetter(runes[i-1]) && unicode.IsLetter(runes[i+1])
+	if strings.Trim(base, ". ") == "" {
+		base = "attachment-" + id
+	}
+	return base + ext
 }

@@ -228,7 +228,7 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 // after it, a type of AttachmentTypes, a positive size, a SHA-256 of 64
 // lowercase hex digits, and a display name of valid UTF-8, at most
 // MaxAttachmentNameLength characters, with no path separator and no
-// control, format, private-use or surrogate character. A nil attachment
+// character textrules.BadCharacter refuses on one line. A nil attachment
 // (none) is storable.
 func CheckStorableAttachment(id string, a *Attachment) error {
 	if a == nil {
@@ -276,8 +276,8 @@ func (c *checker) attachmentEvidence(a *Attachment) {
 		c.fail("attachment.name", fmt.Sprintf("over %d characters", MaxAttachmentNameLength))
 	case strings.ContainsAny(a.Name, `/\`):
 		c.fail("attachment.name", "a path separator")
-	case strings.ContainsFunc(a.Name, func(r rune) bool { return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) }):
-		c.fail("attachment.name", "an invisible or control character")
+	case textrules.BadCharacter(a.Name, false) != "":
+		c.fail("attachment.name", "a character the text rules refuse")
 	}
 }
 

@@ -106,47 +106,67 @@ func takesSelector(base, vs rune) bool {
 // override and isolate controls, private-use characters and
 // noncharacters are refused.
 func BadCharacter(s string, multiline bool) string {
+	_, detail := firstBad([]rune(s), multiline)
+	return detail
+}
+
+// WithoutRefused returns s without the characters BadCharacter refuses on
+// one line, so that what is left passes it: a joiner stays only where it
+// joins what is left on each side.
+func WithoutRefused(s string) string {
 	rs := []rune(s)
+	for {
+		i, detail := firstBad(rs, false)
+		if detail == "" {
+			return string(rs)
+		}
+		rs = append(rs[:i], rs[i+1:]...)
+	}
+}
+
+// firstBad returns the index of the first refused rune of rs and its
+// detail, or -1 and "".
+func firstBad(rs []rune, multiline bool) (int, string) {
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		switch {
 		case IsBidiControl(r):
-			return fmt.Sprintf("This holds an invisible character that changes the direction of text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
+			return i, fmt.Sprintf("This holds an invisible character that changes the direction of text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case r == '\n' && !multiline:
-			return "This must fit on one line. Please remove the line breaks."
+			return i, "This must fit on one line. Please remove the line breaks."
 		case r == '\n':
 		case unicode.IsControl(r):
-			return fmt.Sprintf("This holds an invisible control character (U+%04X). Please remove it, or type it again rather than pasting it.", r)
+			return i, fmt.Sprintf("This holds an invisible control character (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case unicode.Is(unicode.Co, r):
-			return fmt.Sprintf("This holds a private-use character (U+%04X), which shows differently on every device. Please remove it.", r)
+			return i, fmt.Sprintf("This holds a private-use character (U+%04X), which shows differently on every device. Please remove it.", r)
 		case IsNoncharacter(r):
-			return fmt.Sprintf("This holds a character that is not meant for text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
+			return i, fmt.Sprintf("This holds a character that is not meant for text (U+%04X). Please remove it, or type it again rather than pasting it.", r)
 		case r == 0x1F3F4 && i+1 < len(rs) && IsTag(rs[i+1]):
 			n, ok := tagSequence(rs[i+1:])
 			if !ok {
-				return fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", rs[i+1])
+				return i + 1, fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", rs[i+1])
 			}
 			i += n
 		case IsTag(r):
-			return fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", r)
+			return i, fmt.Sprintf("This holds hidden tag characters (U+%04X) that can carry invisible text. Please remove them, or type it again rather than pasting it.", r)
 		case isBidiMark(r):
 		case r == '\u200C':
 			if i == 0 || i+1 == len(rs) || !unicode.In(rs[i-1], unicode.L, unicode.M) || !unicode.In(rs[i+1], unicode.L, unicode.M) {
-				return invisibleDetail(r)
+				return i, invisibleDetail(r)
 			}
 		case r == '\u200D':
 			if i == 0 || i+1 == len(rs) || !attachesTo(rs[:i]) || !isJoinable(rs[i+1]) {
-				return invisibleDetail(r)
+				return i, invisibleDetail(r)
 			}
 		case unicode.Is(unicode.Variation_Selector, r):
 			if i == 0 || !takesSelector(rs[i-1], r) {
-				return invisibleDetail(r)
+				return i, invisibleDetail(r)
 			}
 		case IsInvisible(r):
-			return invisibleDetail(r)
+			return i, invisibleDetail(r)
 		}
 	}
-	return ""
+	return -1, ""
 }
 
 // attachesTo reports whether a joiner may follow before: its last rune is
