@@ -30,7 +30,7 @@ type code struct {
 	entryPoints map[string]string
 	// configVariables are the environment variables shared/config reads.
 	configVariables []string
-	// readme is the repository's README.md, where a variable infra/ does not
+	// readme is shared/config/README.md, where a variable infra/ does not
 	// set must be documented.
 	readme string
 	// collections are the collections the store writes, expireAt the field
@@ -48,7 +48,7 @@ type code struct {
 
 func realCode(t *testing.T) code {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../shared/config/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -775,7 +775,7 @@ func (c *config) functionEnv(fns map[string]fnDecl) (map[string][]string, map[st
 // functions the admin's URL (the database's and the secrets' variables
 // follow wiring.Accesses: checkGrants). Every variable set
 // is one the config reads, and every variable the config reads is set on a
-// function or documented in README.md. Values come from the resources
+// function or documented in shared/config/README.md. Values come from the resources
 // (database, secrets, job) rather than restating names.
 func checkEnvironment(c *config, k code) []string {
 	fnRes, err := c.functionResource()
@@ -823,7 +823,7 @@ func checkEnvironment(c *config, k code) []string {
 	}
 	for _, v := range k.configVariables {
 		if !set[v] && !strings.Contains(k.readme, "`"+v+"`") {
-			problems = append(problems, fmt.Sprintf("shared/config reads %s: set it on the functions that need it or document it in README.md", v))
+			problems = append(problems, fmt.Sprintf("shared/config reads %s: set it on the functions that need it or document it in shared/config/README.md", v))
 		}
 	}
 	refRule := func(v, prefix, why string) {

@@ -3,7 +3,7 @@
 # when an email or webhook delivery is FAILED, when a sweep run fails, when
 # no sweep run has finished for 26 hours (the schedule runs one every 15
 # minutes), and when a function answers 5xx. Each alert's documentation says
-# what to do (README.md, "When a delivery fails").
+# what to do (shared/delivery/README.md, "When a delivery fails").
 
 locals {
   # Where the alerts go: alert_email, else the owner's account.
@@ -52,7 +52,7 @@ locals {
 
   # What the owner reads in each alert's mail.
   alert_docs = {
-    delivery = "An introduction's email or webhook delivery is FAILED. Open the admin (terraform -chdir=infra output -raw admin_proxy_command), find the introduction marked FAILED, read its last error, fix the cause (README.md, \"When a delivery fails\") and press Retry now."
+    delivery = "An introduction's email or webhook delivery is FAILED. Open the admin (terraform -chdir=infra output -raw admin_proxy_command), find the introduction marked FAILED, read its last error, fix the cause (shared/delivery/README.md, \"When a delivery fails\") and press Retry now."
     sweep    = "The sweep deletes what has expired and retries deliveries. Open the admin's Retention page: it shows the last runs, their errors and the Cloud Scheduler job's last attempt. Run it now with: gcloud scheduler jobs run ${local.scheduler_job}"
     errors   = "A function answered 5xx: the service could not do what was asked (Firestore unreachable, a crash, a timeout). Read the function's logs: gcloud logging read 'resource.type=\"cloud_run_revision\" AND resource.labels.service_name=~\"^introductions-\" AND severity>=ERROR' --project=${var.project_id} --freshness=1h"
   }

@@ -199,12 +199,13 @@ func TestTheExampleTfvarsSetsWhatIsRequired(t *testing.T) {
 	}
 }
 
-// TestTheLockFileIsMadeOneWay: the README, infra/README.md and the
-// pre-flight's sentence give the same command for the lock file.
+// TestTheLockFileIsMadeOneWay: infra/README.md (its deploying steps and
+// its lock file section) and the pre-flight's sentence give the same
+// command for the lock file.
 func TestTheLockFileIsMadeOneWay(t *testing.T) {
 	lock := regexp.MustCompile(`terraform -chdir=infra providers lock[^\n\x60\\]*`)
 	var want string
-	for _, f := range []string{"../scripts/deploy.sh", "../README.md", "README.md"} {
+	for _, f := range []string{"../scripts/deploy.sh", "README.md"} {
 		got := lock.FindAllString(string(must(os.ReadFile(f))), -1)
 		if len(got) == 0 {
 			t.Errorf("%s does not say how the lock file is made", f)

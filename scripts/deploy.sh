@@ -116,7 +116,7 @@ tfvar() {
 # preflight checks that a deploy can start, changing nothing.
 preflight() {
   local tfvars=infra/terraform.tfvars
-  [[ -f $tfvars ]] || die "infra/terraform.tfvars is missing: copy the example with \`cp infra/terraform.tfvars.example infra/terraform.tfvars\` and fill it in (README.md, Deploying, step 2)."
+  [[ -f $tfvars ]] || die "infra/terraform.tfvars is missing: copy the example with \`cp infra/terraform.tfvars.example infra/terraform.tfvars\` and fill it in (infra/README.md, Deploying, step 2)."
   # Every input without a default (but the archives, which this script
   # passes), and smtp: without it the owner gets no mail at all.
   local required missing=() v
@@ -147,7 +147,7 @@ preflight() {
   for s in "${secrets[@]}"; do
     found=$(gcloud secrets versions list "$s" --project="$project" --filter=state:ENABLED --limit=1 --format='value(name)' 2>/dev/null) ||
       die "the secret $s could not be read in project $project: create the secrets with $create."
-    [[ -n $found ]] || die "the secret $s of project $project has no enabled version: add one with \`gcloud secrets versions add $s --project=$project --data-file=FILE\` (README.md, Deploying, step 3)."
+    [[ -n $found ]] || die "the secret $s of project $project has no enabled version: add one with \`gcloud secrets versions add $s --project=$project --data-file=FILE\` (infra/README.md, Deploying, step 3)."
   done
   echo "deploy.sh: pre-flight passed: terraform.tfvars, terraform init, the lock file, credentials and $((${#secrets[@]} + 1)) secrets with a version." >&2
 }

@@ -1,7 +1,7 @@
 // Command devserver runs every route of every function of the service (the
 // route table of functions/wiring) on one origin, with the site's reference
 // page at every other path. It is what `make run` starts; configuration
-// comes from the environment (see README.md). It needs
+// comes from the environment (shared/config/README.md). It needs
 // FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
 // credentials.
 //

@@ -9,7 +9,7 @@
 // constants last, so that every addition but the first has an operand that
 // is a bitwise result or a constant: then JavaScriptCore's optimizing tiers
 // add in 32 bits without overflow checks (see "The solver in every engine"
-// in the README's design notes).
+// in shared/sitepage/README.md).
 //   node scripts/js/gen-solver-rounds.mjs          rewrite the file
 //   node scripts/js/gen-solver-rounds.mjs --check  exit 1 if it is stale
 import { readFileSync, writeFileSync } from 'node:fs';

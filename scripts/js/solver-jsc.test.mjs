@@ -9,7 +9,7 @@
 // once: a sum that overflows int32 under an addition the DFG compiled with
 // an overflow check exits its code again and again, which throws it away
 // and recompiles it, and the loop never leaves the lower tiers (see "The
-// solver in every engine" in the README). No time is measured.
+// solver in every engine" in shared/sitepage/README.md). No time is measured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,10 +1,8 @@
-// Package attachment receives the one file a visitor may attach to an
-// introduction: it checks the declared type, reads the body through a
-// reader limited to the size allowed (never the whole file into memory),
-// sniffs the bytes as they pass and streams them to Files, which keeps
-// the object only when every check passed. It cleans the file name into a
-// display name. It imports no cloud SDK: the bucket's adapter implements
-// Files.
+// Package attachment receives the one file a visitor may attach: it checks
+// the declared type and sniffs the bytes as they stream, through a reader
+// limited to the size allowed, to Files, which keeps the object only when
+// every check passed; it cleans the name into a display name. It imports
+// no cloud SDK. README.md has the rules.
 package attachment
 
 import (

@@ -1,15 +1,8 @@
-// Package checks is the intake's chain of responsibility: rate limit,
-// honeypot, content rules, proof of work (README, "How it works", says why
-// in that order) — each check a small value with one method, tested alone,
-// the order one list at wiring time. A check either lets the attempt on
-// (nil) or stops it with an *intake.Error. The honeypot does not stop an
-// attempt: it marks it (Attempt.Honeypot), and the rest of the chain runs
-// on, so a robot is refused by the content rules and the proof of work
-// exactly as a person would be, and only an attempt that passes everything
-// is answered with a decoy instead of being kept. Checks record what they
-// saw on the Attempt, so the ledger entry can say which signals led to the
-// decision. No check touches the
-// database: the proof of work is verified before anything is stored.
+// Package checks is the intake's check chain: rate limit, honeypot, content
+// rules, proof of work, each a value with one method, the order one list at
+// wiring time. A check lets an attempt on (nil) or stops it with an
+// *intake.Error; the honeypot only marks it, and no check touches the
+// database. README.md says why this order.
 package checks
 
 import (

@@ -1,6 +1,7 @@
 // Package config is the service's one typed configuration, read once from
 // the environment through a getenv function (tests pass a map). Load reports
-// every problem at once; nothing else in the service reads the environment.
+// every problem at once; nothing else reads the environment. README.md lists
+// every variable.
 package config
 
 import (

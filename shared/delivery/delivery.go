@@ -1,39 +1,9 @@
-// Package delivery hands confirmed introductions on to their destinations
-// from the outbox the confirmation wrote (one envelope per destination, in
-// the confirmation's own transaction).
-//
-// Right after the commit the service sends every envelope in the
-// background, so the confirmation's answer never waits on a provider and an
-// introduction normally arrives within a second; the sweep (this service is
-// one of its tasks) retries whatever is still due. Each attempt leases its
-// envelope first, so two instances never send one envelope at once; an
-// instance that dies after a provider accepted but before the status was
-// written leaves the lease to lapse, and the envelope is sent again under
-// the same id (the receiver's webhook-id, the mail's Message-ID), never a
-// new one. A failure is retried with exponential backoff and jitter
-// (Config.RetryBase, doubling, at least what a receiver's Retry-After asks)
-// until Config.MaxAttempts, then FAILED with its last error.
-//
-// Status moves as intake.DeliveryStatus says: a provider's acceptance is
-// ACCEPTED, never DELIVERED; DELIVERED needs a receipt (a webhook's 2xx, a
-// provider's signed delivery event); a later bounce moves the envelope back
-// to RETRY_PENDING or FAILED.
-//
-// Each envelope binds its payload: before the first send, the SHA-256 of
-// the exact bytes its sender renders (the webhook's body; the mail's
-// plain-text body, a NUL byte and its HTML body) is written to the
-// envelope and its ledger mirror; every retry renders again and sends only
-// when the bytes hash the same, so a receiver never gets two different
-// messages under one envelope id. A retry that would send other bytes (the
-// stored introduction or the rendering changed) sends nothing and is
-// FAILED with both hashes. Every status write also updates the ledger
-// entry's mirror of the envelope and its decision (Decide), in the same
-// transaction. An envelope whose introduction was withdrawn or erased
-// before it was sent is never sent with content: it is FAILED with that
-// reason.
-//
-// The package speaks domain types only; the store and the senders are
-// behind interfaces.
+// Package delivery hands confirmed introductions on from the outbox the
+// confirmation wrote: it sends each envelope after the commit under a
+// lease, retries with backoff, binds every retry to the first send's bytes,
+// and mirrors each status into the ledger entry. A provider's acceptance is
+// ACCEPTED, never DELIVERED. It speaks domain types only; README.md has the
+// handoff's rules and what to do when a delivery fails.
 package delivery
 
 import (

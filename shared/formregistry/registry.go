@@ -1,18 +1,8 @@
 // Package formregistry is the registry of forms and their immutable
-// versions: each version fixes its fields and limits, its purposes with
-// their declared legal basis, and the exact consent and notice texts shown.
-//
-// The data is embedded in the binary under forms/<formId>/: one
-// <version>.json per version, which never changes once published, an
-// optional <version>.<lang>.json per further language the version is shown
-// in (its texts: title, description, labels, hints, purposes, consent and
-// notice texts; immutable once published too), and an index.json that says
-// which versions are published and which are retired (retiring a version
-// edits the index, never the version's file). What every version shares in
-// a language (the page's sentences, a sentence per problem code, the words
-// that join the generated notice) is in languages/<lang>.json. It is
-// loaded and validated once; data that fails validation is a load error,
-// never a silently valid form.
+// versions, embedded under forms/<formId>/ and languages/: each version
+// fixes its fields and limits, its purposes with their legal basis, and the
+// exact consent and notice texts shown, in each of its languages. Data that
+// fails validation is a load error. README.md says how to change the form.
 package formregistry
 
 import (

@@ -10,7 +10,7 @@ import (
 // changes meaning once published.
 type Code string
 
-// The documented problem codes (the README's table). Field codes appear in
+// The documented problem codes (functions/README.md). Field codes appear in
 // Error.Fields; the rest describe the whole request.
 const (
 	CodeUnreadableBody       Code = "UNREADABLE_BODY"

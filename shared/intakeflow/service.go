@@ -1,8 +1,8 @@
 // Package intakeflow is the intake's application service: it takes a
 // decoded draft through the check chain, keeps it with its evidence in one
 // store call, answers honeypots with decoys, replays idempotent retries, and
-// confirms and withdraws introductions — leaving a ledger entry for every
-// decision. It speaks domain types only; HTTP lives in functions/.
+// revises, confirms and withdraws, leaving a ledger entry for every
+// decision. It speaks domain types only. README.md has the rules.
 package intakeflow
 
 import (

@@ -9,11 +9,11 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// TestEveryCodeIsInTheReadmeTable reads the README's table of refusals and
+// TestEveryCodeIsInTheReadmeTable reads the table of refusals of functions/README.md and
 // checks that every problem code this package answers with stands in the
 // row of its HTTP status, and that it lists no other.
 func TestEveryCodeIsInTheReadmeTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../functions/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,16 +27,16 @@ func TestEveryCodeIsInTheReadmeTable(t *testing.T) {
 		}
 	}
 	if len(documented) == 0 {
-		t.Fatal("no table of refusals found in the README")
+		t.Fatal("no table of refusals found in functions/README.md")
 	}
 	for c, status := range statusOf {
 		if got, ok := documented[string(c)]; !ok || got != status {
-			t.Errorf("code %s (status %d): README table row %d (listed %v)", c, status, got, ok)
+			t.Errorf("code %s (status %d): functions/README.md table row %d (listed %v)", c, status, got, ok)
 		}
 	}
 	for c := range documented {
 		if _, ok := statusOf[intake.Code(c)]; !ok {
-			t.Errorf("the README documents %s, which no refusal answers", c)
+			t.Errorf("functions/README.md documents %s, which no refusal answers", c)
 		}
 	}
 }

@@ -1,14 +1,7 @@
 // Package keyring holds the service's HMAC master keys by version and
-// implements intake.Keyring.
-//
-// A Ring never holds an empty or short key: every constructor refuses one,
-// so nothing downstream can sign with it. Keys come from Secret Manager in
-// production (package secretkeys loads them) or are made at random for one
-// process in local runs (Local). Per-purpose keys are derived from a master
-// key with Derive. The package imports no cloud SDK, so the domain and the
-// proof of work can depend on it.
-//
-// Errors and the Ring's printed forms never contain key material.
+// implements intake.Keyring. A Ring never holds an empty or short key, and
+// its errors and printed forms never contain key material; per-purpose keys
+// come from Derive. It imports no cloud SDK. README.md has the key rules.
 package keyring
 
 import (

@@ -1,19 +1,8 @@
-// Package retentionsweep is the retention sweep. One run deletes every
-// document whose expiry is at or before the run's start, collection by
-// collection, through a Store (an unconfirmed draft leaves its ledger entry
-// EXPIRED); re-checks stored consent evidence against the form registry
-// (evidence whose text no longer matches marks its ledger entry
-// REPAIR_NEEDED); runs every registered intake.SweepTask (delivery retries,
-// daily figures, …) and sums what they report; and records the run. Runs
-// also start in the background (Background): at a cold start and with the
-// first draft of each UTC day, one at a time per instance.
-//
-// The consent re-check is cheap when nothing changed: each run records the
-// registry's consent digest it covered, and a run reads every kept
-// introduction's evidence only when the newest recorded digest differs from
-// the registry's (a deployment changed a text) or no run has recorded one.
-//
-// The package imports no cloud SDK: the Firestore side implements Store.
+// Package retentionsweep is the retention sweep: one run deletes what has
+// expired through a Store, re-checks consent evidence when the registry's
+// texts changed, runs the registered sweep tasks and records the run; runs
+// also start in the background, one at a time per instance. It imports no
+// cloud SDK. README.md has the rules.
 package retentionsweep
 
 import (

@@ -1,9 +1,6 @@
 // Package spamsignals names what makes a kept draft look like spam, without
-// keeping any of its content: each signal is a name computed from the
-// draft as the content rules keep it and from what the page reported, and
-// a score over the names says whether the introduction is likely spam. A
-// likely-spam introduction is kept, confirmed and handed on like any other;
-// the signals only inform the owner (README, design notes: spam signals).
+// keeping its content, and scores the names into likely spam. A likely-spam
+// introduction is kept and handed on like any other (README.md).
 package spamsignals
 
 import (
