@@ -2,10 +2,18 @@ package introductions
 
 import (
 	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ownersite/introductions/functions/wiring"
 )
 
 // TestTheReadmeNamesMakeRunsPorts checks that every port make run and the
@@ -36,19 +44,18 @@ func TestTheReadmeNamesMakeRunsPorts(t *testing.T) {
 	}
 }
 
-// TestTheReadmesTablesAreWhole fails when a Markdown table of the README
-// (or another Markdown file next to the code) is interrupted: every run of
-// lines starting with "|" outside a code block must be a whole table — a
-// header, its |---| line, and rows of as many cells — so a paragraph or a
-// blank line in a table's middle, which turns its rest into a paragraph
-// of pipes, is caught.
+// TestTheReadmesTablesAreWhole fails when a Markdown table of any README
+// of the repository is interrupted: every run of lines starting with "|"
+// outside a code block must be a whole table — a header, its |---| line,
+// and rows of as many cells — so a paragraph or a blank line in a table's
+// middle, which turns its rest into a paragraph of pipes, is caught.
 func TestTheReadmesTablesAreWhole(t *testing.T) {
-	for _, name := range []string{"README.md", "infra/README.md", "shared/sitepage/README.md", "functions/admin/README.md"} {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range tableProblems(string(src)) {
+	readmes := allReadmes(t)
+	if len(readmes) < 10 {
+		t.Fatalf("found %d READMEs: %v", len(readmes), readmes)
+	}
+	for _, name := range readmes {
+		for _, p := range tableProblems(string(readFile(t, name))) {
 			t.Errorf("%s: %s", name, p)
 		}
 	}
@@ -125,35 +132,247 @@ func cells(row string) int {
 	return n - 1
 }
 
-// TestTheReadmeServesANewcomer: the first screen names the Go version
-// go.mod asks for; the README has the request's path, the glossary of the
-// service's own words, how to change the form and what to do when a
-// delivery fails.
-func TestTheReadmeServesANewcomer(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
+// TestTheReadmeIsAFrontDoor: at most 2,500 words; the first screen names
+// the Go version go.mod asks for; it has the layout, the request's path,
+// the glossary of the service's own words and where to read next, and
+// every file it sends the reader to exists. The sections that moved out
+// live where it says.
+func TestTheReadmeIsAFrontDoor(t *testing.T) {
+	readme := string(readFile(t, "README.md"))
+	if n := len(strings.Fields(readme)); n > 2500 {
+		t.Errorf("README.md has %d words, the budget is 2,500", n)
 	}
-	mod, err := os.ReadFile("go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)(\.\d+)?$`).FindSubmatch(mod)
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)(\.\d+)?$`).FindStringSubmatch(string(readFile(t, "go.mod")))
 	if goVersion == nil {
 		t.Fatal("go.mod names no go version")
 	}
-	first, _, _ := strings.Cut(string(readme), "\n## ")
-	if !strings.Contains(first, "Go "+string(goVersion[1])) || !strings.Contains(first, "`go "+string(goVersion[1])+string(goVersion[2])+"`") {
+	first, _, _ := strings.Cut(readme, "\n## ")
+	if !strings.Contains(first, "Go "+goVersion[1]) || !strings.Contains(first, "`go "+goVersion[1]+goVersion[2]+"`") {
 		t.Errorf("the README's first screen does not name Go %s (go.mod: go %s%s)", goVersion[1], goVersion[1], goVersion[2])
 	}
-	for _, heading := range []string{"## One request's path", "## Words this service uses", "## Changing the form", "## When a delivery fails"} {
-		if !strings.Contains(string(readme), "\n"+heading+"\n") {
+	for _, heading := range []string{"## The layout", "## One request's path", "## Words this service uses", "## Where to read next"} {
+		if !strings.Contains(readme, "\n"+heading+"\n") {
 			t.Errorf("the README has no %q section", heading)
 		}
 	}
 	for _, word := range []string{"draft", "attempt", "ledger entry", "envelope", "handoff", "decoy", "tally", "flood layer"} {
-		if !regexp.MustCompile("(?m)^\\| " + word + " \\| .+ \\|$").Match(readme) {
+		if !regexp.MustCompile("(?m)^\\| " + word + " \\| .+ \\|$").MatchString(readme) {
 			t.Errorf("the glossary does not define %q", word)
 		}
 	}
+	for _, f := range regexp.MustCompile("`([a-z]+(?:/[A-Za-z0-9_.-]+)+\\.(?:md|json))`").FindAllStringSubmatch(section(t, readme, "## Where to read next"), -1) {
+		if _, err := os.Stat(f[1]); err != nil {
+			t.Errorf("the README sends the reader to %s: %v", f[1], err)
+		}
+	}
+	for file, heading := range map[string]string{
+		"shared/formregistry/README.md": "## Changing the form",
+		"shared/delivery/README.md":     "## When a delivery fails",
+		"infra/README.md":               "## Deploying, from an empty project",
+		"scripts/README.md":             "## Measuring",
+		"functions/README.md":           "## The API",
+	} {
+		if !strings.Contains(string(readFile(t, file)), "\n"+heading+"\n") {
+			t.Errorf("%s has no %q section", file, heading)
+		}
+	}
+}
+
+// TestTheLayoutTableIsTrue: every path the README's layout table names
+// exists, and every top-level directory, every functions/* and every
+// shared/* directory is named. A bare name in the first column belongs to
+// the directory the nearest row above named (`functions/`, `shared/`).
+func TestTheLayoutTableIsTrue(t *testing.T) {
+	rows := tableRows(section(t, string(readFile(t, "README.md")), "## The layout"))
+	if len(rows) < 10 {
+		t.Fatalf("the layout table has %d rows", len(rows))
+	}
+	named := map[string]bool{}
+	parent := ""
+	for _, cells := range rows {
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cells[0], -1) {
+			p := strings.TrimSuffix(m[1], "/")
+			if strings.Contains(p, "/") || strings.HasSuffix(m[1], "/") || strings.Contains(p, ".") {
+				if strings.HasSuffix(m[1], "/") {
+					parent = p + "/"
+				}
+			} else {
+				p = parent + p
+			}
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("the layout names %s: %v", p, err)
+			}
+			named[p] = true
+		}
+	}
+	var want []string
+	for _, dir := range []string{".", "functions", "shared"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" {
+				want = append(want, filepath.ToSlash(filepath.Join(dir, e.Name())))
+			}
+		}
+	}
+	for _, d := range want {
+		if !named[d] {
+			t.Errorf("the layout table does not name %s", d)
+		}
+	}
+}
+
+// TestTheRequestPathIsTrue: the packages of the README's request diagram
+// are the rows of the table under it, in the order the diagram first names
+// them, and each row is a Go package of the repository.
+func TestTheRequestPathIsTrue(t *testing.T) {
+	sec := section(t, string(readFile(t, "README.md")), "## One request's path")
+	_, diagram, ok := strings.Cut(sec, "```text\n")
+	diagram, _, ok2 := strings.Cut(diagram, "```")
+	if !ok || !ok2 {
+		t.Fatal("the request's path has no ```text diagram")
+	}
+	var table []string
+	for _, cells := range tableRows(sec) {
+		p := strings.Trim(cells[0], "` ")
+		table = append(table, p)
+		if gos, _ := filepath.Glob(filepath.Join(p, "*.go")); len(gos) == 0 {
+			t.Errorf("the request's path names %s, which holds no Go package", p)
+		}
+	}
+	packages := map[string]string{}
+	for _, p := range table {
+		packages[path.Base(p)] = p
+	}
+	for _, dir := range []string{"functions", "shared"} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if _, seen := packages[e.Name()]; e.IsDir() && !seen {
+				packages[e.Name()] = "" // a package the table lacks
+			}
+		}
+	}
+	var order []string
+	seen := map[string]bool{}
+	for _, word := range regexp.MustCompile(`[a-z]+`).FindAllString(diagram, -1) {
+		p, isPackage := packages[word]
+		if !isPackage || seen[word] {
+			continue
+		}
+		seen[word] = true
+		if p == "" {
+			t.Errorf("the diagram names %s, which the table under it lacks", word)
+			continue
+		}
+		order = append(order, p)
+	}
+	if !slices.Equal(order, table) {
+		t.Errorf("the table lists\n%v\nbut the diagram names, in order,\n%v", table, order)
+	}
+}
+
+// TestTheAPITablesAreTheRouteTable: every route of the route table
+// (wiring.Routes) stands in the route tables of functions/README.md and
+// functions/admin/README.md, and every route those tables name is served
+// by a row of it.
+func TestTheAPITablesAreTheRouteTable(t *testing.T) {
+	mux := http.NewServeMux()
+	served := map[string]bool{}
+	for _, rt := range wiring.Routes() {
+		served[rt.Pattern] = false
+		mux.Handle(rt.Pattern, http.NotFoundHandler())
+	}
+	route := regexp.MustCompile("`((?:GET|POST|PUT|DELETE|PATCH) /[^`\\s]*)")
+	documented := 0
+	for _, f := range []string{"functions/README.md", "functions/admin/README.md"} {
+		for _, cells := range tableRows(string(readFile(t, f))) {
+			for _, m := range route.FindAllStringSubmatch(cells[0], -1) {
+				documented++
+				method, target, _ := strings.Cut(m[1], " ")
+				target, _, _ = strings.Cut(target, "?")
+				target, _, _ = strings.Cut(target, "[")
+				_, pattern := mux.Handler(httptest.NewRequest(method, target, nil))
+				if pattern == "" {
+					t.Errorf("%s names %s %s, which no row of the route table serves", f, method, target)
+					continue
+				}
+				served[pattern] = true
+			}
+		}
+	}
+	if documented < 20 {
+		t.Fatalf("found %d documented routes", documented)
+	}
+	for p, doc := range served {
+		if !doc {
+			t.Errorf("the route table serves %s, which neither functions/README.md nor functions/admin/README.md documents", p)
+		}
+	}
+}
+
+// allReadmes lists every README.md of the repository.
+func allReadmes(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Name() == "README.md" {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// section returns md's section under heading, up to the next heading of
+// its level.
+func section(t *testing.T, md, heading string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(md, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("no %q section", heading)
+	}
+	rest, _, _ = strings.Cut(rest, "\n## ")
+	return rest
+}
+
+// tableRows returns the cells of every body row of md's tables (header and
+// |---| lines left out), outside code blocks.
+func tableRows(md string) [][]string {
+	var rows [][]string
+	fenced := false
+	lines := strings.Split(md, "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(l, "|") || strings.HasPrefix(l, "|---") {
+			continue
+		}
+		if i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "|---") {
+			continue // a header
+		}
+		rows = append(rows, strings.Split(strings.Trim(l, "|"), " | "))
+	}
+	return rows
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
