@@ -1,19 +1,8 @@
 // Package altchapow is the ALTCHA v1 proof of work, over
-// github.com/altcha-org/altcha-lib-go v1.0.0.
-//
-// Issue hands out challenges whose salt carries a signed expiry, the
-// version of the key that signed them and the challenge's max number
-// ("<hex>?expires=<unix>&kv=<version>&mn=<max number>&", plus any extra
-// params, sorted, with the trailing '&' the library adds). ALTCHA v1 signs
-// the challenge hash, which covers the salt but not the payload's maxnumber
-// member: the salt's mn param is what makes the work a solution stands for
-// tamper-proof. Verify checks a solved payload's shape, signature, hash and
-// expiry without touching any store, and names the challenge it spends and
-// its max number; remembering spent challenges is the store's job.
-//
-// Challenges are signed with a key derived from the Keyring's master key
-// for the purpose "altcha-v1" (keyring.Derive), never with the master key
-// itself.
+// github.com/altcha-org/altcha-lib-go v1.0.0: Issue hands out signed
+// challenges with an expiry, a key version and a max number in the salt;
+// Verify checks a solution without touching any store. README.md has the
+// salt's format.
 package altchapow
 
 import (

@@ -1,18 +1,8 @@
 // Package cloudlog makes log/slog write one JSON object per line with Google
-// Cloud Logging's structured-log field names: severity, message, time,
-// logging.googleapis.com/sourceLocation and, when the context carries a
-// request's trace (WithTrace), logging.googleapis.com/trace,
-// logging.googleapis.com/spanId and logging.googleapis.com/trace_sampled.
-// It is the standard library's slog.JSONHandler with its keys and values
-// renamed (ReplaceAttr), plus the trace.
-//
-// Attribute values are always encoded as JSON values, never spliced into the
-// message text, so a value holding newlines or quotes cannot start a second
-// log entry or forge a field. Callers still decide what they log: ids,
-// codes, decisions and hashed keys, never personal data.
-//
-// Console is the same log for a person at a terminal: short readable
-// lines, one per request.
+// Cloud Logging's field names and, when the context carries a request's
+// trace (WithTrace), its trace fields. Values are always JSON values, so a
+// value cannot start a second entry or forge a field. Console is the same
+// log for a person at a terminal.
 package cloudlog
 
 import (

@@ -1,41 +1,7 @@
 // Package contentrules applies the content rules and the consent rule to a
-// submission, against the form version it was made on.
-//
-// The rules, for every field of the version:
-//
-//   - The text is valid UTF-8.
-//   - Line breaks are normalised first: CRLF, CR, U+2028 and U+2029 become
-//     LF. A tab becomes one space: stored text never holds a tab (only
-//     newlines are allowed), but pasted text often carries tabs
-//     and refusing it would be unkind.
-//   - Every field is trimmed of surrounding whitespace (unicode.IsSpace).
-//   - No control character (Unicode category Cc, which includes NUL, DEL and
-//     the C1 controls) remains, except LF in multi-line fields (message,
-//     conversation).
-//   - No bidirectional embedding, override or isolate control (U+202A–U+202E,
-//     U+2066–U+2069) appears anywhere: they make text read differently from
-//     how it is stored ("Trojan Source"). The marks U+200E, U+200F and
-//     U+061C, which right-to-left names legitimately need, are allowed.
-//   - No invisible character (Unicode's default-ignorable and format
-//     characters), tag character, private-use character or noncharacter
-//     appears, except where real writing needs one: the joiners between
-//     letters or emoji, one variation selector directly after a base that
-//     takes it, emoji tag sequences (see textrules.BadCharacter).
-//   - A required field holds at least one letter or digit (of any script);
-//     an optional field that is not empty holds something visible.
-//   - The length, in characters (Unicode code points, not bytes), is at most
-//     the field's MaxLength. The page counts code points too, live, and
-//     sets no maxlength (which would cut a long paste without a word).
-//   - An email field holds an address as checkEmail describes, and is kept
-//     in Unicode normalisation form NFKC (full-width "ａｄａ" becomes "ada"),
-//     the form mail systems deliver to.
-//   - A multi-line field holds at most MaxLinks links, as CountLinks counts
-//     them.
-//
-// Each failing field yields one intake.FieldError (the first rule it fails)
-// with the field's code and a client-safe English detail telling the visitor
-// what to change. The honeypot, the proof of work and the form version are
-// other checks' business and pass through untouched.
+// submission, against the form version it was made on: each failing field
+// yields one intake.FieldError (the first rule it fails) with the field's
+// code and a client-safe detail. README.md lists the rules.
 package contentrules
 
 import (

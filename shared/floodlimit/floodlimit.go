@@ -1,18 +1,8 @@
 // Package floodlimit is the cheap per-instance rate layer in front of the
-// authoritative Firestore counters: it counts every request, kept or not,
-// per keyed hash in memory, so that a flood of garbage costs no Firestore
-// transaction; and it remembers the authoritative blocks the store
-// reported, so a source already at its limit is refused before the chain.
-//
-// Memory is bounded by a key capacity (MaxKeys by default). The threat the
-// bound must survive is an attacker who makes many keys (IPv6 gives anyone
-// millions of /64s) to push the keys that are blocked out of memory: so
-// keys are kept in two least-recently-used lists, the open ones (under the
-// limit, no remembered block) and the held ones (at the flood limit, or
-// under a remembered block), and a new key evicts the least recently used
-// open key first. A held key is forgotten only when every key in memory is
-// held — an attacker would need the capacity's worth of keys each pushed
-// past the limit — and then the least recently used one first.
+// authoritative Firestore counters: it counts every request per keyed hash
+// in memory and remembers the blocks the store reported, so a flood costs
+// no Firestore transaction. Memory is bounded; README.md says what it
+// forgets first.
 package floodlimit
 
 import (

@@ -1,22 +1,7 @@
 // Package mailgun reads Mailgun's delivery events: it verifies a webhook
 // body's signature and turns the event into what it says about one
-// envelope's delivery. It keeps no state: refusing a replayed token needs
-// the store, and is the caller's part (Event.Token is the key).
-//
-// The format is Mailgun's documented one ("Securing Webhooks",
-// https://documentation.mailgun.com/docs/mailgun/user-manual/webhooks/securing-webhooks):
-// the JSON body carries
-//
-//	"signature": {"timestamp", "token", "signature"}
-//
-// where signature is the hex HMAC-SHA256, under the webhook signing key, of
-// timestamp and token concatenated; and
-//
-//	"event-data": {"id", "event", "severity", "timestamp", "reason",
-//	"user-variables": {"envelope-id"}, "delivery-status": {"code", …}, …}
-//
-// Outgoing mail carries X-Mailgun-Variables: {"envelope-id": "…"}, which
-// Mailgun hands back as user-variables, so each event finds its envelope.
+// envelope's delivery. It keeps no state: refusing a replayed token is the
+// caller's part. README.md has the format.
 package mailgun
 
 import (

@@ -1,21 +1,7 @@
-// Package smtpmail notifies the owner by email, over SMTP submission with
-// github.com/wneessen/go-mail: one message per envelope, which says who
-// introduced themselves, what they wrote and how to reach the introduction
-// in the admin.
-//
-// The verdicts are honest: the server's 250 only means it accepted the
-// message, so a sent mail is ACCEPTED, never DELIVERED (a provider's signed
-// delivery event does that, see package mailgun). An unreachable server, a
-// timeout or a 4xx reply is RETRY_PENDING; a 5xx reply is FAILED with its
-// code.
-//
-// Every message carries a Message-ID built from the envelope id (the same
-// on every retry, so a mailbox can fold duplicates) and
-// X-Mailgun-Variables: {"envelope-id": "…"}, which Mailgun hands back in its
-// delivery events. The visitor's words appear in headers only through
-// oneLine, which turns every line break and control character into a
-// space, so no field can add a header; the visitor's address becomes
-// Reply-To only when it is one plain address.
+// Package smtpmail notifies the owner by email over SMTP submission, one
+// message per envelope. A 250 is ACCEPTED, never DELIVERED; an unreachable
+// server, a timeout or a 4xx is RETRY_PENDING; a 5xx is FAILED. No field of
+// the visitor's can add a header. README.md has the rules.
 package smtpmail
 
 import (

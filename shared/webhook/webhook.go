@@ -1,26 +1,8 @@
 // Package webhook hands introductions to the owner's own receiver as
-// Standard Webhooks (https://www.standardwebhooks.com/): a signed JSON POST
-// per envelope, the envelope id as webhook-id so that a receiver recognises
-// a retry.
-//
-// The verdicts are honest: a 2xx is DELIVERED (the receiver holds it); a
-// timeout, a connection failure, 408, 429 or 5xx is RETRY_PENDING, with the
-// receiver's Retry-After; any other answer is FAILED with its status.
-// Redirects are not followed and count as FAILED: the signed body carries
-// the visitor's words, and sending it wherever a Location header points is
-// not what the owner configured; a moved receiver needs WEBHOOK_URL fixed,
-// which retrying cannot do, and a FAILED envelope shows the reason in the
-// admin, where the owner can retry it after the fix.
-//
-// The receiver must be on a public internet address: every address Inside
-// names a range for (loopback, private, link-local, carrier-grade NAT,
-// documentation, benchmarking, Teredo, multicast, reserved and the rest of
-// IANA's special-purpose ranges, the host's own interface addresses, and
-// IPv6 forms embedding any of them) is refused when the connection is
-// dialled — after name resolution, so a name that resolves to an inside
-// address (DNS rebinding) is refused too — unless the configuration allows
-// private destinations (local runs and tests). Environment proxies are
-// ignored for the same reason.
+// Standard Webhooks, one signed POST per envelope with the envelope id as
+// webhook-id. A 2xx is DELIVERED, a timeout, 408, 429 or 5xx RETRY_PENDING,
+// anything else FAILED; a receiver on no public internet address is refused
+// after name resolution unless allowed. README.md says why.
 package webhook
 
 import (
