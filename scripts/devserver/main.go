@@ -45,7 +45,7 @@ func main() {
 
 func run(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := config.Load(getenv)
-	logger, requests := logs(stderr, isTerminal(stderr), cfg.LogLevel)
+	logger := logs(stderr, isTerminal(stderr), cfg.LogLevel)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	server := newServer(requests(handler(svc, cfg.Port)), devTimeouts)
+	server := newServer(handler(svc, cfg.Port), devTimeouts)
 	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("admin", "http://"+ln.Addr().String()+"/admin/"),
 		slog.String("project", cfg.Project), slog.String("database", cfg.Database))
 	fmt.Fprintf(stderr, "\n  the form:          http://%s/\n  the owner's admin: http://%s/admin/  (loopback only, no sign-in)\n\n", ln.Addr(), ln.Addr())
@@ -82,16 +82,13 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	return nil
 }
 
-// logs returns the dev server's logger and what wraps its handler. At a
-// terminal (make run) the log is cloudlog's Console: one short line per
-// request. Otherwise — output to a file or a pipe, as on Cloud Run — it is
-// Cloud Logging JSON, and requests are not logged one by one.
-func logs(stderr io.Writer, terminal bool, level slog.Leveler) (*slog.Logger, func(http.Handler) http.Handler) {
+// logs returns the dev server's logger: slog's text lines at a terminal
+// (make run), Cloud Logging JSON otherwise, as on Cloud Run.
+func logs(stderr io.Writer, terminal bool, level slog.Leveler) *slog.Logger {
 	if terminal {
-		c := cloudlog.NewConsole(stderr, level)
-		return c.Logger(), c.Requests
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	return cloudlog.New(stderr, level), func(h http.Handler) http.Handler { return h }
+	return cloudlog.New(stderr, level)
 }
 
 // isTerminal reports whether w is a terminal: a character device (which
