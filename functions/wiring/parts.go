@@ -276,10 +276,6 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	folders, err := admin.NewFolderBackfillTask(db.Sweep(), p.logger)
-	if err != nil {
-		return nil, err
-	}
 	// Tasks run after each sweep's deletions, in this order.
 	var tasks, scheduled []intake.SweepTask
 	var files attachment.Files
@@ -304,7 +300,6 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		scheduled = append(scheduled, gone)
 	}
 	tasks = append(tasks, figures) // the admin's chart: each finished day counted once
-	tasks = append(tasks, folders) // folder-backfill: the introductions kept before folders existed, filed in theirs
 	runner := p.o.SweepRunner
 	if runner == nil {
 		// Attachments stays nil (a nil interface) without attachments.
