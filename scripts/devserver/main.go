@@ -91,8 +91,7 @@ func logs(stderr io.Writer, terminal bool, level slog.Leveler) *slog.Logger {
 	return cloudlog.New(stderr, level)
 }
 
-// isTerminal reports whether w is a terminal: a character device (which
-// /dev/null also is, harmlessly).
+// isTerminal reports whether w is a character device.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -102,18 +101,14 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// handler is everything the dev server answers on port: every route of
-// svc and the site's page, for loopback names only.
+// handler is every route of svc and the site's page, for loopback names only.
 func handler(svc *wiring.Service, port int) http.Handler {
 	return loopbackOnly(svc.Mux(sitepage.Handler()), port)
 }
 
-// loopbackOnly passes next the requests whose Host is a loopback name —
-// 127.0.0.1, localhost or [::1], with or without port, in any case — and
-// answers any other 421 HOST_NOT_SERVED before routing. Origin and
-// Sec-Fetch-Site cannot stop DNS rebinding (a page on the attacker's name,
-// re-resolved to 127.0.0.1, is same-origin with itself); its Host names
-// the attacker, which this refuses.
+// loopbackOnly passes next the requests whose Host is 127.0.0.1, localhost or [::1] (any port
+// form, any case) and answers any other 421 HOST_NOT_SERVED: DNS rebinding names the attacker's
+// host.
 func loopbackOnly(next http.Handler, port int) http.Handler {
 	names := map[string]bool{}
 	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
@@ -134,22 +129,14 @@ func loopbackOnly(next http.Handler, port int) http.Handler {
 
 // timeouts bound how long one connection may hold the server.
 type timeouts struct {
-	// ReadHeader and Read bound reading a request's headers and whole
-	// body: a client sending one byte every few seconds is cut off.
+	// ReadHeader and Read bound reading a request's headers and whole body.
 	ReadHeader, Read time.Duration
-	// Write bounds a request from the end of its headers to the end of the
-	// answer; Idle bounds a kept-alive connection between requests.
+	// Write bounds a request from its headers to the end of the answer; Idle a kept-alive connection.
 	Write, Idle time.Duration
 }
 
-// devTimeouts are the dev server's. The threat is a slow client (one byte
-// every few seconds, or a connection held idle) holding connections open
-// indefinitely. Deployed functions do not go through this server: Cloud
-// Run's front end bounds every request by the service's request timeout
-// and buffers request bodies, so these guard the dev server only. Write is
-// above the store's operation timeout (FIRESTORE_TIMEOUT, at most a minute)
-// twice over, so a slow store answers 503 rather than a cut connection.
-// An attachment's upload extends its own read deadline (drafts.UploadTime).
+// devTimeouts cut off slow clients of the dev server; Write is twice the longest store timeout,
+// so a slow store answers 503.
 var devTimeouts = timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 150 * time.Second, Idle: 60 * time.Second}
 
 // newServer returns the dev server's HTTP server for h with t.
