@@ -255,8 +255,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 
 // retention is the launcher of this instance's retention sweeps, one at a
 // time. A run deletes what expired, re-checks consent evidence, counts
-// the admin's daily figures and files the introductions kept before
-// folders existed in theirs; where the instance holds the handoff's
+// the admin's daily figures; where the instance holds the handoff's
 // senders, it also retries the deliveries that are due, and where it holds
 // the attachments' bucket, it deletes the attachments whose introduction
 // is gone.

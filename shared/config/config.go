@@ -295,9 +295,6 @@ func Load(getenv func(string) string) (Config, error) {
 	} else {
 		l.errs = append(l.errs, fmt.Errorf("CLIENT_ADDRESS=%q: want connection, cloud-run, firebase-hosting or load-balancer", c.ClientAddress))
 	}
-	if l.getenv("XFF_TRUSTED_POSITION") != "" {
-		l.errs = append(l.errs, errors.New("XFF_TRUSTED_POSITION is no longer read: set CLIENT_ADDRESS to connection, cloud-run, firebase-hosting or load-balancer"))
-	}
 	if c.Database == "" {
 		l.errs = append(l.errs, errors.New("FIRESTORE_DATABASE: name the database outright"))
 	}
