@@ -108,53 +108,21 @@ func (s *OwnerStore) CountWaiting(ctx context.Context) (int, error) {
 // MarkSpam records the owner's word on introduction id (spam or not), with who and when, in its
 // ledger entry. Errors: intake.ErrNotFound; STATE_CONFLICT unless confirmed or handled; UNAVAILABLE.
 func (s *OwnerStore) MarkSpam(ctx context.Context, id, actor string, spam bool, now time.Time) (*intake.Introduction, error) {
-	if !intake.StorableID(id) {
-		return nil, intake.ErrNotFound
-	}
-	now = now.UTC().Truncate(time.Microsecond)
-	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	action := intake.ActionMarkedNotSpam
 	if spam {
 		action = intake.ActionMarkedSpam
 	}
-	var result *intake.Introduction
-	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
-			if err != nil {
-				return err
-			}
-			in, err := liveIntroduction(snaps[0], nil, id, now)
-			if err != nil {
-				return err
-			}
-			switch in.State {
-			case intake.StateDraft:
-				return intake.ErrNotFound
-			case intake.StateConfirmed, intake.StateHandled:
-			default:
-				return intake.Errorf(intake.CodeStateConflict, "This introduction is %s: there is nothing to mark.", in.State)
-			}
-			in.Spam = &spam
-			entry, err := ledgerOf(snaps[1])
-			if err != nil {
-				return err
-			}
-			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: action})
-			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
-				return err
-			}
-			result = &in
-			return errors.Join(
-				tx.Update(ref, []firestore.Update{{Path: "spam", Value: spam}, {Path: "folder", Value: in.Folder()}}),
-				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
-			)
-		})
+	in, err := s.ownerMove(ctx, id, actor, action, now, func(in *intake.Introduction) ([]firestore.Update, error) {
+		if in.State != intake.StateConfirmed && in.State != intake.StateHandled {
+			return nil, intake.Errorf(intake.CodeStateConflict, "This introduction is %s: there is nothing to mark.", in.State)
+		}
+		in.Spam = &spam
+		return []firestore.Update{{Path: "spam", Value: spam}, {Path: "folder", Value: in.Folder()}}, nil
 	})
 	if err == nil {
 		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkSpam", slog.String("introductionId", id), slog.Bool("spam", spam))
 	}
-	return result, err
+	return in, err
 }
 
 // CountSpam counts the live introductions the owner marked spam. Errors: UNAVAILABLE.
@@ -286,6 +254,21 @@ func (s *OwnerStore) Tombstone(ctx context.Context, id string) (intake.LedgerEnt
 // MarkHandled handles introduction id and records who did it in its ledger entry.
 // Errors: intake.ErrNotFound; STATE_CONFLICT when already handled; UNAVAILABLE.
 func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error) {
+	in, err := s.ownerMove(ctx, id, actor, intake.ActionHandled, now, func(in *intake.Introduction) ([]firestore.Update, error) {
+		if err := in.HandleAt(now.UTC().Truncate(time.Microsecond)); err != nil {
+			return nil, err
+		}
+		return []firestore.Update{{Path: "state", Value: in.State}, {Path: "handledAt", Value: in.HandledAt}}, intake.CheckStorableIntroduction(*in)
+	})
+	if err == nil {
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkHandled", slog.String("introductionId", id))
+	}
+	return in, err
+}
+
+// ownerMove applies move to live, non-draft introduction id and records action by actor in
+// its ledger entry, in one transaction.
+func (s *OwnerStore) ownerMove(ctx context.Context, id, actor, action string, now time.Time, move func(*intake.Introduction) ([]firestore.Update, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
@@ -305,30 +288,25 @@ func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time
 			if in.State == intake.StateDraft {
 				return intake.ErrNotFound
 			}
-			if err := in.HandleAt(now); err != nil {
-				return err
-			}
-			if err := intake.CheckStorableIntroduction(in); err != nil {
+			updates, err := move(&in)
+			if err != nil {
 				return err
 			}
 			entry, err := ledgerOf(snaps[1])
 			if err != nil {
 				return err
 			}
-			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: intake.ActionHandled})
+			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: action})
 			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
 				return err
 			}
 			result = &in
 			return errors.Join(
-				tx.Update(ref, []firestore.Update{{Path: "state", Value: in.State}, {Path: "handledAt", Value: in.HandledAt}}),
+				tx.Update(ref, updates),
 				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
 			)
 		})
 	})
-	if err == nil {
-		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkHandled", slog.String("introductionId", id))
-	}
 	return result, err
 }
 
