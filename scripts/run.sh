@@ -6,8 +6,8 @@
 # set (scripts/storage-emulator.sh), and a local mail server for the owner's
 # notifications (scripts/maildev.sh: SMTP on ${MAILDEV_SMTP_PORT:-1026}, web
 # inbox on ${MAILDEV_WEB_PORT:-1080}) unless SMTP_HOST is set; it builds the
-# dev server, printing progress, and runs it (at a terminal it prints one
-# short line per request; JSON otherwise). Ctrl-C stops the server and
+# dev server, printing progress, and runs it (at a terminal it logs slog's
+# text lines; JSON otherwise). Ctrl-C stops the server and
 # whatever of these it started, and says so. While it runs,
 # ${TMPDIR:-/tmp}/introductions-run.env names its emulator and project, so
 # that `go run ./scripts/adminseed` in another terminal seeds the same one.

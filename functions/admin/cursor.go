@@ -12,16 +12,13 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
-// CursorPurpose is the keyring.Derive purpose of the key that signs the
-// list's cursors, so a cursor's MAC is never a challenge's or a decoy's.
+// CursorPurpose is the keyring.Derive purpose of the list cursors' key.
 const CursorPurpose = "admin-cursor/v1"
 
-// maxCursor bounds the length of a cursor read back (one the list made is
-// about 130 characters).
+// maxCursor bounds a cursor read back.
 const maxCursor = 512
 
-// cursorBody is what a cursor says: the list position and the version of
-// the HMAC key that signed it.
+// cursorBody is a cursor's list position and key version.
 type cursorBody struct {
 	T time.Time `json:"t"`
 	I string    `json:"i"`
@@ -36,11 +33,8 @@ func cursorMAC(master []byte, body []byte) []byte {
 	return m.Sum(nil)
 }
 
-// encodeCursor makes a list position opaque to clients and authenticated:
-// the position and the key version, then an HMAC-SHA256 over them under
-// the current HMAC key's CursorPurpose key. Any instance holding that key
-// version reads it back, so a cursor outlives the instance that made it
-// and a key rotation (while the older version is enabled).
+// encodeCursor makes a list position opaque and authenticated by an HMAC under the current
+// key's CursorPurpose key, readable on any instance holding that version.
 func (h *Handlers) encodeCursor(p *intake.ListPosition) string {
 	if p == nil {
 		return ""
@@ -50,9 +44,7 @@ func (h *Handlers) encodeCursor(p *intake.ListPosition) string {
 	return b64.EncodeToString(body) + "." + b64.EncodeToString(cursorMAC(master, body))
 }
 
-// decodeCursor reads a cursor encodeCursor made: nil for "",
-// CURSOR_INVALID for anything it did not make (whatever its form: a
-// forged position, however well formed, fails the MAC).
+// decodeCursor reads a cursor encodeCursor made: nil for "", CURSOR_INVALID otherwise.
 func (h *Handlers) decodeCursor(s string) (*intake.ListPosition, error) {
 	if s == "" {
 		return nil, nil

@@ -15,30 +15,26 @@ import (
 // ChartDays is how many finished UTC days the list page's chart shows.
 const ChartDays = 30
 
-// FiguresStore keeps the daily figures and counts them from the ledger.
-// Errors: UNAVAILABLE.
+// FiguresStore keeps the daily figures and counts them from the ledger. Errors: UNAVAILABLE.
 type FiguresStore interface {
 	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
-	// CountDay counts one UTC day's figures from the ledger without
-	// reading its entries, its solves at the base cost baseMaxNumber.
+	// CountDay counts one UTC day's figures without reading entries, solves at baseMaxNumber.
 	CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error)
 	// PutDailyFigures keeps one day's figures, once.
 	PutDailyFigures(ctx context.Context, f intake.DailyFigures) error
 }
 
-// DailyFiguresTask is the sweep task that aggregates, once, each finished
-// UTC day of the chart's window that has no figures yet. A run that finds
-// every day counted costs one read of ChartDays documents.
+// DailyFiguresTask is the sweep task that aggregates, once, each finished day of the chart's
+// window not counted yet.
 type DailyFiguresTask struct {
 	store  FiguresStore
 	base   int64
 	logger *slog.Logger
 }
 
-// NewDailyFiguresTask returns the task, which counts the solves of
-// challenges of baseMaxNumber (POW_MAX_NUMBER); it refuses a nil store or
-// logger and a base below 1.
+// NewDailyFiguresTask returns the task counting solves at baseMaxNumber; it refuses a nil
+// store or logger and a base below 1.
 func NewDailyFiguresTask(store FiguresStore, baseMaxNumber int64, logger *slog.Logger) (*DailyFiguresTask, error) {
 	if store == nil || logger == nil || baseMaxNumber < 1 {
 		return nil, errors.New("admin: NewDailyFiguresTask needs a store, a base max number and a logger")
@@ -79,8 +75,7 @@ func (t *DailyFiguresTask) Run(ctx context.Context, now time.Time) (intake.Sweep
 	return intake.SweepTaskResult{}, nil
 }
 
-// chartDays returns the ChartDays finished UTC days before now, oldest
-// first, as YYYY-MM-DD.
+// chartDays returns the ChartDays finished UTC days before now, oldest first.
 func chartDays(now time.Time) []string {
 	today := now.UTC().Truncate(24 * time.Hour)
 	out := make([]string, ChartDays)
@@ -90,8 +85,6 @@ func chartDays(now time.Time) []string {
 	return out
 }
 
-// refusalReason is one reason an attempt was refused, as the chart shows
-// it.
 type refusalReason struct {
 	State intake.AbuseState
 	Label string
@@ -105,9 +98,7 @@ var refusalReasons = []refusalReason{
 	{intake.AbusePowFailed, "proof of work", "r-pow"},
 }
 
-// chart is the list page's picture of the last ChartDays days: two panels
-// of bars (introductions confirmed; refused attempts stacked by reason),
-// laid out here so the template only draws.
+// chart is the list page's two panels of bars, laid out so the template only draws.
 type chart struct {
 	Width, Height   int
 	Days            []chartDay
@@ -127,8 +118,7 @@ type chartDay struct {
 	Label     string
 	Counted   bool
 	Confirmed int
-	// LikelySpam is the part of Confirmed the spam signals made likely
-	// spam, drawn as its own series on top of the rest.
+	// LikelySpam is the part of Confirmed the signals made likely spam.
 	LikelySpam int
 	Refused    []int // in refusalReasons order
 	Total      int
@@ -163,8 +153,7 @@ const (
 	axisLabels  = 22.0
 )
 
-// niceMax rounds a maximum up to 1, 2 or 5 times a power of ten (at least
-// 1), so the axis reads well.
+// niceMax rounds n up to 1, 2 or 5 times a power of ten.
 func niceMax(n int) int {
 	if n <= 1 {
 		return 1
@@ -256,15 +245,11 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 	return c
 }
 
-// solveFigures is the list page's solve telemetry: per finished day with
-// reported solves at the base cost, their median and 90th percentile (as
-// the buckets the page rounds to) and the POW_MAX_NUMBER that would put
-// the 90th percentile at the target; and the same over the whole window.
-// It only suggests: nothing here changes the cost.
+// solveFigures is the list page's solve telemetry per day and over the window: median, 90th
+// percentile and the suggested POW_MAX_NUMBER. It only suggests.
 type solveFigures struct {
 	Target time.Duration
-	// Base is the POW_MAX_NUMBER in force; a day counted at another base
-	// says so.
+	// Base is the POW_MAX_NUMBER in force.
 	Base  int64
 	Days  []solveDay
 	Total solveDay
@@ -276,13 +261,12 @@ type solveDay struct {
 	MaxNumber   int64
 	Solves      int
 	Median, P90 time.Duration
-	// Suggested is the POW_MAX_NUMBER for a 90th percentile at the target;
-	// 0 when there are no solves.
+	// Suggested is the POW_MAX_NUMBER for a 90th percentile at the target; 0 without solves.
 	Suggested int64
 }
 
-// buildSolveFigures summarises the kept days' solve histograms for target.
-// The window's total adds only the days counted at the base in force.
+// buildSolveFigures summarises the kept days' solve histograms; the total counts only days at
+// the base in force.
 func buildSolveFigures(days []string, kept map[string]intake.DailyFigures, target SolveTarget) solveFigures {
 	out := solveFigures{Target: target.TargetP90, Base: target.MaxNumber}
 	all := map[int64]int{}
@@ -314,8 +298,6 @@ func buildSolveFigures(days []string, kept map[string]intake.DailyFigures, targe
 	return out
 }
 
-// summarise gives a histogram of solve buckets its median, 90th
-// percentile and suggested max number.
 func summarise(hist map[int64]int, maxNumber int64, target time.Duration) solveDay {
 	out := solveDay{MaxNumber: maxNumber}
 	for _, n := range hist {
@@ -331,9 +313,7 @@ func summarise(hist map[int64]int, maxNumber int64, target time.Duration) solveD
 	return out
 }
 
-// percentile is the bucket (milliseconds) at which the q-quantile of a
-// histogram of total solves falls: the smallest bucket whose cumulative
-// count reaches ceil(q × total).
+// percentile is the bucket where the q-quantile of the histogram falls.
 func percentile(hist map[int64]int, total int, q float64) int64 {
 	need := int(math.Ceil(q * float64(total)))
 	seen := 0
@@ -346,13 +326,9 @@ func percentile(hist map[int64]int, total int, q float64) int64 {
 	return intake.SolveBuckets[len(intake.SolveBuckets)-1]
 }
 
-// SuggestMaxNumber is the max number whose 90th-percentile solve would
-// take target, from a 90th percentile in bucket p90 (milliseconds) at
-// maxNumber: a solve's expected work grows linearly with the max number,
-// so the max number scales by target over the bucket's middle (the middle
-// between it and the next bucket, as the bucket only bounds the time),
-// rounded to two significant digits and kept within POW_MAX_NUMBER's
-// range (1 to 100000000).
+// SuggestMaxNumber is the max number whose 90th-percentile solve would take target, scaling
+// maxNumber by target over the middle of bucket p90, two significant digits, within 1 to
+// 100000000.
 func SuggestMaxNumber(maxNumber, p90 int64, target time.Duration) int64 {
 	mid := float64(p90)
 	for i, b := range intake.SolveBuckets {

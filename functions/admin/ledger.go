@@ -11,13 +11,11 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// MaxLedgerDays is the longest span one ledger export covers; a longer one
-// is exported in parts.
+// MaxLedgerDays is the longest span one ledger export covers.
 const MaxLedgerDays = 366
 
-// ledgerRange reads ?from=YYYY-MM-DD&to=YYYY-MM-DD: UTC days, both
-// included, from not after to, at most MaxLedgerDays. It returns the
-// half-open span [from's start, the day after to's start).
+// ledgerRange reads ?from=YYYY-MM-DD&to=YYYY-MM-DD (UTC days, both included, at most
+// MaxLedgerDays) as a half-open span.
 func ledgerRange(q url.Values) (from, to time.Time, err error) {
 	bad := func(field, detail string) (time.Time, time.Time, error) {
 		return time.Time{}, time.Time{}, &intake.Error{Code: intake.CodeDateRangeInvalid, Detail: detail,
@@ -38,12 +36,8 @@ func ledgerRange(q url.Values) (from, to time.Time, err error) {
 	return from, to.AddDate(0, 0, 1), nil
 }
 
-// exportLedger streams the ledger entries of the request's range as NDJSON,
-// one entry per line, oldest first, each page of entries flushed as it is
-// read. A refusal (a bad range, Firestore down before the first entry) is
-// returned before anything is written; a failure once entries have gone
-// out aborts the response, so the client sees an incomplete transfer, never
-// a file that looks whole.
+// exportLedger streams the range's ledger entries as NDJSON, oldest first. A refusal comes
+// before anything is written; a later failure aborts the response.
 func (h *Handlers) exportLedger(w http.ResponseWriter, r *http.Request, download bool) error {
 	from, to, err := ledgerRange(r.URL.Query())
 	if err != nil {

@@ -255,8 +255,7 @@ func (p *parts) intake() (*intakeflow.Service, error) {
 
 // retention is the launcher of this instance's retention sweeps, one at a
 // time. A run deletes what expired, re-checks consent evidence, counts
-// the admin's daily figures and files the introductions kept before
-// folders existed in theirs; where the instance holds the handoff's
+// the admin's daily figures; where the instance holds the handoff's
 // senders, it also retries the deliveries that are due, and where it holds
 // the attachments' bucket, it deletes the attachments whose introduction
 // is gone.
@@ -273,10 +272,6 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		return nil, err
 	}
 	figures, err := admin.NewDailyFiguresTask(db.Owner(), p.cfg.PowMaxNumber, p.logger)
-	if err != nil {
-		return nil, err
-	}
-	folders, err := admin.NewFolderBackfillTask(db.Sweep(), p.logger)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +299,6 @@ func (p *parts) retention() (*retentionsweep.Launcher, error) {
 		scheduled = append(scheduled, gone)
 	}
 	tasks = append(tasks, figures) // the admin's chart: each finished day counted once
-	tasks = append(tasks, folders) // folder-backfill: the introductions kept before folders existed, filed in theirs
 	runner := p.o.SweepRunner
 	if runner == nil {
 		// Attachments stays nil (a nil interface) without attachments.

@@ -127,10 +127,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	// The seed writes the past, which the service never does: the figures
-	// task counts each finished day once, so the figures of the days the
-	// seed wrote (counted empty by a sweep before it, as make run's first
-	// sweep does) are dropped and counted again, as the sweep counts them.
+	// The figures task counts each day once: drop those of the seeded days so the sweep counts
+	// them again.
 	if err := dropFigures(ctx, client, now); err != nil {
 		return err
 	}
@@ -148,8 +146,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	return nil
 }
 
-// dropFigures deletes the kept daily figures of the chart's days before
-// now, which the seed writes entries on.
+// dropFigures deletes the kept figures of the chart's days before now.
 func dropFigures(ctx context.Context, client *firestore.Client, now time.Time) error {
 	today := now.UTC().Truncate(24 * time.Hour)
 	bw := client.BulkWriter(ctx)

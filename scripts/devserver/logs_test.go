@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,17 +11,18 @@ import (
 	"testing"
 )
 
-// At a terminal a request is one short line; written to a file or a pipe,
-// as on Cloud Run, the log stays Cloud Logging JSON.
-func TestTheLogIsShortLinesAtATerminalAndJSONOtherwise(t *testing.T) {
+// At a terminal a record is one line of slog's text, a value with a line
+// break quoted on it; written to a file or a pipe, as on Cloud Run, the log
+// stays Cloud Logging JSON.
+func TestTheLogIsTextAtATerminalAndJSONOtherwise(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		terminal bool
 		check    func(t *testing.T, lines []string)
 	}{
 		{"at a terminal", true, func(t *testing.T, lines []string) {
-			if len(lines) != 1 || !regexp.MustCompile(`^\d\d:\d\d:\d\d POST /admin/introductions/abc/handled 303 \d+ms · firestorestore.MarkHandled$`).MatchString(lines[0]) {
-				t.Fatalf("want one short line, got %q", lines)
+			if len(lines) != 1 || !regexp.MustCompile(`^time=\S+ level=INFO msg=firestorestore.MarkHandled introductionId=abc note="two words\\nforged=line"$`).MatchString(lines[0]) {
+				t.Fatalf("want one text line, got %q", lines)
 			}
 		}},
 		{"to a file or a pipe", false, func(t *testing.T, lines []string) {
@@ -35,11 +34,8 @@ func TestTheLogIsShortLinesAtATerminalAndJSONOtherwise(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			logger, requests := logs(&out, tc.terminal, slog.LevelInfo)
-			requests(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				logger.InfoContext(r.Context(), "firestorestore.MarkHandled", slog.String("introductionId", "abc"))
-				w.WriteHeader(http.StatusSeeOther)
-			})).ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/admin/introductions/abc/handled", nil))
+			logs(&out, tc.terminal, slog.LevelInfo).Info("firestorestore.MarkHandled", slog.String("introductionId", "abc"), slog.String("note", "two words\nforged=line"))
+			logs(&out, tc.terminal, slog.LevelInfo).Debug("below the level")
 			tc.check(t, strings.Split(strings.TrimSpace(out.String()), "\n"))
 		})
 	}

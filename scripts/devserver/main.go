@@ -45,7 +45,7 @@ func main() {
 
 func run(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := config.Load(getenv)
-	logger, requests := logs(stderr, isTerminal(stderr), cfg.LogLevel)
+	logger := logs(stderr, isTerminal(stderr), cfg.LogLevel)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	server := newServer(requests(handler(svc, cfg.Port)), devTimeouts)
+	server := newServer(handler(svc, cfg.Port), devTimeouts)
 	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("admin", "http://"+ln.Addr().String()+"/admin/"),
 		slog.String("project", cfg.Project), slog.String("database", cfg.Database))
 	fmt.Fprintf(stderr, "\n  the form:          http://%s/\n  the owner's admin: http://%s/admin/  (loopback only, no sign-in)\n\n", ln.Addr(), ln.Addr())
@@ -82,20 +82,16 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	return nil
 }
 
-// logs returns the dev server's logger and what wraps its handler. At a
-// terminal (make run) the log is cloudlog's Console: one short line per
-// request. Otherwise — output to a file or a pipe, as on Cloud Run — it is
-// Cloud Logging JSON, and requests are not logged one by one.
-func logs(stderr io.Writer, terminal bool, level slog.Leveler) (*slog.Logger, func(http.Handler) http.Handler) {
+// logs returns the dev server's logger: slog's text lines at a terminal
+// (make run), Cloud Logging JSON otherwise, as on Cloud Run.
+func logs(stderr io.Writer, terminal bool, level slog.Leveler) *slog.Logger {
 	if terminal {
-		c := cloudlog.NewConsole(stderr, level)
-		return c.Logger(), c.Requests
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	return cloudlog.New(stderr, level), func(h http.Handler) http.Handler { return h }
+	return cloudlog.New(stderr, level)
 }
 
-// isTerminal reports whether w is a terminal: a character device (which
-// /dev/null also is, harmlessly).
+// isTerminal reports whether w is a character device.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -105,18 +101,14 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// handler is everything the dev server answers on port: every route of
-// svc and the site's page, for loopback names only.
+// handler is every route of svc and the site's page, for loopback names only.
 func handler(svc *wiring.Service, port int) http.Handler {
 	return loopbackOnly(svc.Mux(sitepage.Handler()), port)
 }
 
-// loopbackOnly passes next the requests whose Host is a loopback name —
-// 127.0.0.1, localhost or [::1], with or without port, in any case — and
-// answers any other 421 HOST_NOT_SERVED before routing. Origin and
-// Sec-Fetch-Site cannot stop DNS rebinding (a page on the attacker's name,
-// re-resolved to 127.0.0.1, is same-origin with itself); its Host names
-// the attacker, which this refuses.
+// loopbackOnly passes next the requests whose Host is 127.0.0.1, localhost or [::1] (any port
+// form, any case) and answers any other 421 HOST_NOT_SERVED: DNS rebinding names the attacker's
+// host.
 func loopbackOnly(next http.Handler, port int) http.Handler {
 	names := map[string]bool{}
 	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
@@ -137,22 +129,14 @@ func loopbackOnly(next http.Handler, port int) http.Handler {
 
 // timeouts bound how long one connection may hold the server.
 type timeouts struct {
-	// ReadHeader and Read bound reading a request's headers and whole
-	// body: a client sending one byte every few seconds is cut off.
+	// ReadHeader and Read bound reading a request's headers and whole body.
 	ReadHeader, Read time.Duration
-	// Write bounds a request from the end of its headers to the end of the
-	// answer; Idle bounds a kept-alive connection between requests.
+	// Write bounds a request from its headers to the end of the answer; Idle a kept-alive connection.
 	Write, Idle time.Duration
 }
 
-// devTimeouts are the dev server's. The threat is a slow client (one byte
-// every few seconds, or a connection held idle) holding connections open
-// indefinitely. Deployed functions do not go through this server: Cloud
-// Run's front end bounds every request by the service's request timeout
-// and buffers request bodies, so these guard the dev server only. Write is
-// above the store's operation timeout (FIRESTORE_TIMEOUT, at most a minute)
-// twice over, so a slow store answers 503 rather than a cut connection.
-// An attachment's upload extends its own read deadline (drafts.UploadTime).
+// devTimeouts cut off slow clients of the dev server; Write is twice the longest store timeout,
+// so a slow store answers 503.
 var devTimeouts = timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 150 * time.Second, Idle: 60 * time.Second}
 
 // newServer returns the dev server's HTTP server for h with t.

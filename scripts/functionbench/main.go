@@ -62,9 +62,7 @@ type probe struct{ method, path, body string }
 // bareProbe asks the bare function for its answer.
 var bareProbe = probe{"GET", "/", ""}
 
-// probes holds one request per function, each to one of its routes; a
-// function of the route table without one, or whose route it misses, stops
-// the run. "{form}" is a form id of the registry.
+// probes holds one request per function, to one of its routes; "{form}" is a registry form id.
 var probes = map[string]probe{
 	"Challenge":      {"GET", "/api/introductions/challenge", ""},
 	"Forms":          {"GET", "/api/forms/{form}", ""},
@@ -75,8 +73,7 @@ var probes = map[string]probe{
 	"Admin":          {"GET", "/admin/api/health", ""},
 }
 
-// result is one function's figures: medians over its starts, except the
-// status, which is the last start's.
+// result is one function's median figures; status is the last start's.
 type result struct {
 	status                      int
 	start                       time.Duration
@@ -153,9 +150,8 @@ type benchmark struct {
 	settle   time.Duration
 }
 
-// measure starts bin with FUNCTION_TARGET=target b.runs times and returns
-// the medians of its figures, and the median start of the bare function,
-// started (and stopped at its first answer) before each.
+// measure starts bin with FUNCTION_TARGET=target b.runs times, each after a bare function's
+// start, and returns both medians.
 func (b benchmark) measure(bin, target string, p probe) (result, time.Duration) {
 	var rs []result
 	var bare []float64
@@ -188,8 +184,7 @@ func median(vs []float64) float64 {
 	return vs[len(vs)/2]
 }
 
-// once wipes the emulator's project, starts bin and returns its figures;
-// without settle, only the start and the counts at the first answer.
+// once wipes the emulator's project, starts bin and returns its figures.
 func (b benchmark) once(bin, target string, p probe, settle bool) result {
 	wipe(b.upstream)
 	b.proxy.Reset()
@@ -228,9 +223,8 @@ func (b benchmark) once(bin, target string, p probe, settle bool) result {
 	return r
 }
 
-// firstAnswer sends p until the server answers something other than 503
-// (a start-up that failed and will be retried) and returns the status; an
-// error if the server exits first.
+// firstAnswer sends p until an answer other than 503 and returns its status; an error if the
+// server exits first.
 func firstAnswer(base string, p probe, exited <-chan struct{}) (int, error) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)

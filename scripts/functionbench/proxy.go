@@ -11,14 +11,10 @@ import (
 // clientPreface opens every HTTP/2 connection, before its first frame.
 const clientPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
-// frameHeaders is the type of an HTTP/2 HEADERS frame: from a gRPC client,
-// one per call (its trailers come from the server).
+// frameHeaders is HTTP/2's HEADERS frame type: one per gRPC call.
 const frameHeaders = 0x1
 
-// h2Counter reads the client's side of an HTTP/2 connection as it is
-// written to it and counts its HEADERS frames in calls. It needs no frame to
-// arrive whole; a stream that does not open with the client preface is
-// not counted.
+// h2Counter counts the HEADERS frames of an HTTP/2 client stream as calls.
 type h2Counter struct {
 	calls   *atomic.Int64
 	preface int    // bytes of the preface read so far
@@ -56,8 +52,7 @@ func (c *h2Counter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// countingProxy forwards every connection it accepts on loopback to
-// upstream, counting the connections and the gRPC calls made on them.
+// countingProxy forwards loopback connections to upstream, counting connections and calls.
 type countingProxy struct {
 	ln          net.Listener
 	upstream    string
@@ -81,8 +76,7 @@ func newCountingProxy(upstream string) (*countingProxy, error) {
 // Addr is the host:port to give as FIRESTORE_EMULATOR_HOST.
 func (p *countingProxy) Addr() string { return p.ln.Addr().String() }
 
-// Counts returns the connections accepted and the calls made since the
-// last Reset.
+// Counts returns the connections and calls since the last Reset.
 func (p *countingProxy) Counts() (connections, calls int64) {
 	return p.connections.Load(), p.calls.Load()
 }

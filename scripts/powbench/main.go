@@ -135,9 +135,8 @@ func fixedCases() ([]Case, error) {
 	return cases, nil
 }
 
-// generatedCases returns n challenges with max number maxNumber, the first
-// solving to 0 and the second to maxNumber, with salts of varied length
-// (shorter than one block, spanning blocks, and with full leading blocks).
+// generatedCases returns n challenges of maxNumber, the first solving to 0 and the second to
+// maxNumber, with salts of varied length.
 func generatedCases(n int, maxNumber int64, seed uint64) ([]Case, error) {
 	if n < 2 || maxNumber < 1 {
 		return nil, errors.New("make needs -n >= 2 and -max >= 1")
@@ -211,9 +210,7 @@ func readCases(in string, stdin io.Reader) ([]Case, error) {
 	return cases, nil
 }
 
-// solveAll solves every case rounds times (after one untimed warm-up of
-// the first case) and reports each case's median time and the median of
-// those.
+// solveAll solves every case rounds times after a warm-up and reports the medians.
 func solveAll(cases []Case, rounds int) (Report, error) {
 	report := Report{
 		Solver: "go-native-single-core",

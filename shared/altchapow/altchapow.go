@@ -39,25 +39,20 @@ const (
 	DefaultMaxNumber int64 = 100_000
 	// DefaultLifetime is the Lifetime of a zero Config.
 	DefaultLifetime time.Duration = 10 * time.Minute
-	// MaxMaxNumber is the largest MaxNumber New accepts: beyond it a
-	// visitor's browser would work for minutes.
+	// MaxMaxNumber is the largest MaxNumber New accepts.
 	MaxMaxNumber int64 = 100_000_000
 	// MaxEscalatedNumber is the largest MaxEscalated New accepts.
 	MaxEscalatedNumber int64 = 100_000_000_000
-	// DefaultEscalation is how many times MaxNumber a zero MaxEscalated
-	// allows (capped at MaxEscalatedNumber).
+	// DefaultEscalation is how many times MaxNumber a zero MaxEscalated allows.
 	DefaultEscalation = 1000
-	// MaxLifetime is the longest Lifetime New accepts; it also bounds how
-	// long a spent challenge must be remembered.
+	// MaxLifetime is the longest Lifetime New accepts.
 	MaxLifetime = 24 * time.Hour
 )
 
-// MaxPayloadLen is the longest payload Verify reads, in base64 characters;
-// a longer one is refused as POW_INVALID before it is decoded.
+// MaxPayloadLen is the longest payload Verify reads, in base64 characters.
 const MaxPayloadLen = 4096
 
-// maxSaltLen bounds the salt Issue makes, so that every issued challenge's
-// payload fits in MaxPayloadLen.
+// maxSaltLen keeps every issued payload within MaxPayloadLen.
 const maxSaltLen = 1024
 
 // saltBytes is how many random bytes the salt starts with (as hex).
@@ -73,30 +68,19 @@ const (
 // Field is the body field that proof-of-work errors are reported on.
 const Field = "altcha"
 
-// Reasons a payload is refused. Verify's errors are *intake.Error values
-// whose Cause is one of these, so errors.Is tells them apart for logging;
-// clients see only the code and a safe detail.
+// Reasons a payload is refused: the Cause of Verify's *intake.Error, for logs only.
 var (
 	// ErrMissing: no payload (POW_REQUIRED).
 	ErrMissing = errors.New("altchapow: no payload")
-	// ErrMalformed: not strict standard base64, not a JSON payload object,
-	// an algorithm other than SHA-256, a missing or negative number, or a
-	// salt without exactly one '?', without a trailing '&', whose params
-	// do not parse or whose mn param is not one positive integer
-	// (POW_INVALID).
+	// ErrMalformed: not strict base64 JSON, not SHA-256, a bad number or a malformed salt (POW_INVALID).
 	ErrMalformed = errors.New("altchapow: malformed payload")
-	// ErrNoExpiry: the salt has no single, numeric expires param
-	// (POW_INVALID).
+	// ErrNoExpiry: the salt has no single numeric expires param (POW_INVALID).
 	ErrNoExpiry = errors.New("altchapow: challenge without expiry")
-	// ErrUnknownKey: the salt has no single kv param, or names a key
-	// version this keyring does not hold or holds with a key shorter than
-	// keyring.MinKeyLen (POW_INVALID).
+	// ErrUnknownKey: no single kv param, or a key version not held or too short (POW_INVALID).
 	ErrUnknownKey = errors.New("altchapow: unknown key version")
-	// ErrBadSolution: the hash or the signature does not match
-	// (POW_INVALID).
+	// ErrBadSolution: the hash or the signature does not match (POW_INVALID).
 	ErrBadSolution = errors.New("altchapow: hash or signature mismatch")
-	// ErrExpired: a genuine challenge whose expiry has passed
-	// (POW_EXPIRED).
+	// ErrExpired: a genuine challenge past its expiry (POW_EXPIRED).
 	ErrExpired = errors.New("altchapow: challenge expired")
 )
 
@@ -109,25 +93,18 @@ const (
 
 // Config tunes the challenges. Zero values take the defaults.
 type Config struct {
-	// MaxNumber is the largest secret number a challenge hides, which sets
-	// the work (default DefaultMaxNumber; 1 to MaxMaxNumber).
+	// MaxNumber is the largest secret number a challenge hides (default DefaultMaxNumber; 1 to MaxMaxNumber).
 	MaxNumber int64
-	// MaxEscalated is the largest max number IssueAt signs (default
-	// DefaultEscalation × MaxNumber, at most MaxEscalatedNumber; MaxNumber
-	// to MaxEscalatedNumber).
+	// MaxEscalated is the largest max number IssueAt signs (default DefaultEscalation × MaxNumber,
+	// at most MaxEscalatedNumber).
 	MaxEscalated int64
-	// Lifetime is how long a challenge can be solved and spent (default
-	// DefaultLifetime; 1s to MaxLifetime). Expiries are whole Unix seconds,
-	// rounded down.
+	// Lifetime is how long a challenge can be solved and spent (default DefaultLifetime; 1s to MaxLifetime).
 	Lifetime time.Duration
-	// Random is the source of salts and secret numbers (default
-	// crypto/rand.Reader). Tests may inject a deterministic one; reads are
-	// serialised, so it need not be safe for concurrent use.
+	// Random is the source of salts and secret numbers (default crypto/rand.Reader).
 	Random io.Reader
 }
 
-// ProofOfWork issues and verifies ALTCHA v1 challenges. It is safe for
-// concurrent use.
+// ProofOfWork issues and verifies ALTCHA v1 challenges; safe for concurrent use.
 type ProofOfWork struct {
 	keys         intake.Keyring
 	clock        intake.Clock
@@ -139,11 +116,8 @@ type ProofOfWork struct {
 	random io.Reader
 }
 
-// New returns a ProofOfWork signing with keys' current key and judging
-// expiry by clock. It refuses nil keys or clock, a MaxNumber outside 1 to
-// MaxMaxNumber, a MaxEscalated outside MaxNumber to MaxEscalatedNumber and
-// a Lifetime outside 1s to MaxLifetime (zero values take the defaults), and
-// a keyring whose current key is shorter than
+// New returns a ProofOfWork signing with keys' current key. It refuses nil keys or clock, a
+// Config outside its ranges (zero values take the defaults) and a current key shorter than
 // keyring.MinKeyLen.
 func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, error) {
 	var problems []error
@@ -182,8 +156,7 @@ func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, err
 	return &ProofOfWork{keys: keys, clock: clock, maxNumber: cfg.MaxNumber, maxEscalated: cfg.MaxEscalated, lifetime: cfg.Lifetime, random: cfg.Random}, nil
 }
 
-// MaxNumber is the largest secret number Issue's challenges hide: the base
-// cost.
+// MaxNumber is the base max number of Issue's challenges.
 func (p *ProofOfWork) MaxNumber() int64 { return p.maxNumber }
 
 // MaxEscalated is the largest max number IssueAt signs.
@@ -192,8 +165,7 @@ func (p *ProofOfWork) MaxEscalated() int64 { return p.maxEscalated }
 // Lifetime is how long a challenge lives.
 func (p *ProofOfWork) Lifetime() time.Duration { return p.lifetime }
 
-// Challenge is an ALTCHA v1 challenge. Its JSON is exactly
-// {"algorithm","challenge","maxnumber","salt","signature"}.
+// Challenge is an ALTCHA v1 challenge: {"algorithm","challenge","maxnumber","salt","signature"}.
 type Challenge struct {
 	Algorithm string `json:"algorithm"`
 	Challenge string `json:"challenge"`
@@ -207,14 +179,10 @@ func (p *ProofOfWork) Issue(params url.Values) (Challenge, error) {
 	return p.IssueAt(p.maxNumber, params)
 }
 
-// IssueAt returns a new challenge hiding a number up to maxNumber (brought
-// into MaxNumber..MaxEscalated), expiring Lifetime from now, whose salt
-// carries the expiry, the current key version, the max number and params
-// (sorted; the names "expires", "kv" and "mn" are reserved). It fails only when params use a
-// reserved name or make the salt longer than 1024 bytes, when the keyring's
-// current key has become shorter than keyring.MinKeyLen (it never signs
-// with one), or when the random source fails; these are the caller's or the
-// machine's faults, not the visitor's.
+// IssueAt returns a challenge hiding a number up to maxNumber (clamped to MaxNumber..MaxEscalated),
+// expiring Lifetime from now, with params in its salt. It fails when params use a reserved name
+// (expires, kv, mn) or make the salt too long, when the current key is too short, or when the
+// random source fails.
 func (p *ProofOfWork) IssueAt(maxNumber int64, params url.Values) (Challenge, error) {
 	maxNumber = min(max(maxNumber, p.maxNumber), p.maxEscalated)
 	signed := url.Values{}
@@ -269,19 +237,10 @@ func (p *ProofOfWork) draw(maxNumber int64) (string, int64, error) {
 	return hex.EncodeToString(b), n.Int64(), nil
 }
 
-// Verify checks a solved payload (standard base64 of the ALTCHA v1 payload
-// JSON) and returns the challenge it spends: Key is a hex SHA-256 naming the
-// challenge (the same for the same solution, different across challenges),
-// ExpireAt its signed expiry and MaxNumber its signed max number (the base
-// MaxNumber for a salt without one, as every challenge issued before the
-// salt carried it was). It is pure computation and touches no
-// store; the caller must still remember the spent challenge.
-//
-// Errors are *intake.Error made by intake.Invalid with one FieldError on
-// field "altcha": POW_REQUIRED for an empty payload, POW_EXPIRED for a
-// genuine challenge whose expiry is at or before the clock's now, and
-// POW_INVALID for everything else. The error's Cause is one of the Err*
-// reasons of this package.
+// Verify checks a solved payload (base64 of the ALTCHA v1 payload JSON) and returns the
+// challenge it spends; the caller must remember it. Errors: *intake.Error on field "altcha":
+// POW_REQUIRED when empty, POW_EXPIRED past its expiry, POW_INVALID otherwise, with an Err*
+// Cause.
 func (p *ProofOfWork) Verify(payload string) (intake.SpentChallenge, error) {
 	if payload == "" {
 		return intake.SpentChallenge{}, refuse(intake.CodePowRequired, detailRequired, ErrMissing)
@@ -309,10 +268,7 @@ func (p *ProofOfWork) Verify(payload string) (intake.SpentChallenge, error) {
 	return intake.SpentChallenge{Key: hex.EncodeToString(key[:]), ExpireAt: expireAt, MaxNumber: maxNumber}, nil
 }
 
-// parsePayload decodes and checks everything about a payload that needs no
-// key: strict standard base64, one JSON object, the algorithm, the number,
-// the salt's shape and its expires, kv and (optional, 0 when absent) mn
-// params.
+// parsePayload checks everything about a payload that needs no key.
 func parsePayload(payload string) (pl altcha.Payload, expires int64, version string, maxNumber int64, err error) {
 	if len(payload) > MaxPayloadLen {
 		return pl, 0, "", 0, ErrMalformed

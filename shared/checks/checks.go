@@ -17,8 +17,7 @@ import (
 type Attempt struct {
 	Now  time.Time
 	Form *formregistry.Version
-	// Submission starts as decoded and leaves the content rules as it
-	// would be kept.
+	// Submission starts as decoded and leaves the content rules as it would be kept.
 	Submission intake.Submission
 	// ClientKey and EmailKey are keyed hashes, never raw values.
 	ClientKey string
@@ -29,24 +28,20 @@ type Attempt struct {
 	Abuse         intake.AbuseState
 	Signals       []string
 	Challenge     intake.SpentChallenge
-	// Honeypot is set when the honeypot was filled: the caller answers
-	// the attempt, if it passes every check, with a decoy and keeps none of
-	// its content.
+	// Honeypot is set when the honeypot was filled: the attempt is answered with a decoy.
 	Honeypot bool
 }
 
 // Check is one link of the chain.
 type Check interface {
-	// Check lets the attempt on (nil) or stops it with an *intake.Error.
-	// It records its decision and signals on a.
+	// Check lets the attempt on (nil) or stops it with an *intake.Error, recording on a.
 	Check(ctx context.Context, a *Attempt) error
 }
 
 // Chain runs checks in order and stops at the first refusal.
 type Chain []Check
 
-// Run passes a through every check. On success a.Abuse is CLEAN, or
-// HONEYPOT for an attempt the honeypot marked.
+// Run passes a through every check; on success a.Abuse is CLEAN or HONEYPOT.
 func (c Chain) Run(ctx context.Context, a *Attempt) error {
 	for _, check := range c {
 		if err := check.Check(ctx, a); err != nil {

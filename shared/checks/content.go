@@ -7,8 +7,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ContentRules applies the form version's field rules and consent rules,
-// and replaces the submission with what would be kept.
+// ContentRules applies the form version's field and consent rules and keeps what would be kept.
 type ContentRules struct{}
 
 // Check implements Check.

@@ -7,10 +7,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Honeypot marks an attempt whose form-version honeypot field is not empty:
-// people never see it, so only a robot fills it. It never stops the
-// attempt (see the package doc): a robot must not learn from the answer
-// that it was caught.
+// Honeypot marks an attempt whose honeypot field is filled; it never stops the attempt.
 type Honeypot struct{}
 
 // Check implements Check.

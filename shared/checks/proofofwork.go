@@ -7,15 +7,13 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Verifier checks an ALTCHA payload's signature, hash and expiry without
-// touching any store. Errors: POW_REQUIRED, POW_INVALID, POW_EXPIRED.
+// Verifier checks an ALTCHA payload without a store. Errors: POW_REQUIRED, POW_INVALID,
+// POW_EXPIRED.
 type Verifier interface {
 	Verify(payload string) (intake.SpentChallenge, error)
 }
 
-// ProofOfWork is the chain's last check, so a visitor told to change the
-// message keeps the work already done: the solution is only spent when the
-// draft is kept (the store refuses a spent one with POW_SPENT).
+// ProofOfWork is the chain's last check; the solution is spent only when the draft is kept.
 type ProofOfWork struct {
 	Verifier Verifier
 }

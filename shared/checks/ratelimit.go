@@ -9,11 +9,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// RateLimit is the chain's first check: the in-memory flood layer counts
-// every request per client address, and a client address or email already
-// blocked by the authoritative counters (as the store last reported) is
-// refused before anything else runs. The authoritative counters move in the
-// draft's own transaction.
+// RateLimit is the chain's first check: the flood layer per client address, then the blocks
+// the authoritative counters last reported.
 type RateLimit struct {
 	Flood *floodlimit.Limiter
 }

@@ -1,8 +1,7 @@
 // Package cloudlog makes log/slog write one JSON object per line with Google
 // Cloud Logging's field names and, when the context carries a request's
 // trace (WithTrace), its trace fields. Values are always JSON values, so a
-// value cannot start a second entry or forge a field. Console is the same
-// log for a person at a terminal.
+// value cannot start a second entry or forge a field.
 package cloudlog
 
 import (
@@ -28,19 +27,16 @@ const (
 	keyTraceSampled   = "logging.googleapis.com/trace_sampled"
 )
 
-// reserved are the top-level keys the handler writes itself, in Cloud
-// Logging's names or in slog's own (which ReplaceAttr renames). A top-level
-// attribute with one of these keys is written as "attr.<key>" instead, so
-// that no attribute can override severity, message or trace.
+// reserved are the top-level keys the handler writes itself; an attribute with one is written
+// as "attr.<key>".
 var reserved = map[string]bool{
 	keySeverity: true, keyMessage: true, keyTime: true, keySourceLocation: true,
 	keyTrace: true, keySpanID: true, keyTraceSampled: true,
 	slog.LevelKey: true, slog.MessageKey: true, slog.SourceKey: true,
 }
 
-// New returns a logger writing Cloud Logging JSON lines of records at or
-// above level to w (a nil level means slog.LevelInfo). It is safe for
-// concurrent use; each record is written with a single Write call.
+// New returns a logger writing Cloud Logging JSON lines at or above level (nil: info) to w,
+// one Write per record.
 func New(w io.Writer, level slog.Leveler) *slog.Logger {
 	return slog.New(NewHandler(w, level))
 }
@@ -53,9 +49,7 @@ func NewHandler(w io.Writer, level slog.Leveler) slog.Handler {
 	return &handler{base: slog.NewJSONHandler(w, &slog.HandlerOptions{AddSource: true, Level: level, ReplaceAttr: replace})}
 }
 
-// replace renames slog's built-in keys to Cloud Logging's and writes values
-// the way Cloud Logging reads them: durations as text, times in UTC,
-// NaN and infinities as text, and a value that does not marshal as its %+v.
+// replace renames slog's keys to Cloud Logging's and writes values as it reads them.
 func replace(groups []string, a slog.Attr) slog.Attr {
 	if len(groups) == 0 {
 		switch a.Key {
@@ -105,8 +99,7 @@ func severity(l slog.Level) string {
 	}
 }
 
-// handler renames reserved top-level attributes and puts the context's
-// trace at the top level, around slog's JSON handler.
+// handler renames reserved attributes and adds the context's trace around slog's JSON handler.
 type handler struct {
 	base slog.Handler // the JSON handler, before any WithGroup or WithAttrs
 	goas []groupOrAttrs
@@ -180,8 +173,7 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	return inner.Handle(ctx, r)
 }
 
-// renameReserved renames top-level attributes whose key the handler
-// writes itself, looking into inlined (empty-key) groups.
+// renameReserved renames top-level attributes with a reserved key, inlined groups included.
 func renameReserved(attrs []slog.Attr) []slog.Attr {
 	out := make([]slog.Attr, len(attrs))
 	for i, a := range attrs {

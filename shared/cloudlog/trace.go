@@ -20,15 +20,9 @@ type trace struct {
 	sampled bool
 }
 
-// WithTrace returns ctx carrying the trace named by header, the value of an
-// X-Cloud-Trace-Context header ("TRACE_ID/SPAN_ID;o=OPTIONS", where SPAN_ID
-// and the options are optional), so that records logged with the returned
-// context carry logging.googleapis.com/trace
-// ("projects/<project>/traces/<TRACE_ID>"), logging.googleapis.com/spanId
-// and logging.googleapis.com/trace_sampled.
-//
-// A malformed header, an empty one or an unusable project leaves ctx as it
-// is: logging never fails because of what a client sent.
+// WithTrace returns ctx carrying the trace of an X-Cloud-Trace-Context header, which records
+// logged with it carry as Cloud Logging's trace, spanId and trace_sampled. A malformed header
+// or project leaves ctx as it is.
 func WithTrace(ctx context.Context, project, header string) context.Context {
 	t, ok := parseTrace(project, header)
 	if !ok {
@@ -37,9 +31,7 @@ func WithTrace(ctx context.Context, project, header string) context.Context {
 	return context.WithValue(ctx, traceKey{}, t)
 }
 
-// parseTrace parses an X-Cloud-Trace-Context header. TRACE_ID is 32 hex
-// digits, not all zero; SPAN_ID is a decimal unsigned 64-bit number, which
-// Cloud Logging wants as 16 hex digits; o=1 marks the trace as sampled.
+// parseTrace parses "TRACE_ID/SPAN_ID;o=OPTIONS", the span and options optional.
 func parseTrace(project, header string) (trace, bool) {
 	if !validProject(project) {
 		return trace{}, false
@@ -92,8 +84,7 @@ func isTraceID(s string) bool {
 	return true
 }
 
-// validProject accepts Google Cloud project ids, including domain-scoped
-// ones ("example.com:my-project"): lowercase letters, digits, '-', '.', ':'.
+// validProject accepts Google Cloud project ids, domain-scoped ones included.
 func validProject(p string) bool {
 	if p == "" || len(p) > 100 {
 		return false

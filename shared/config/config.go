@@ -26,33 +26,25 @@ import (
 type Config struct {
 	// Port is where the dev server listens (PORT, default 8080).
 	Port int
-	// Project and Database name the Firestore database outright
-	// (FIRESTORE_PROJECT or GOOGLE_CLOUD_PROJECT, default
-	// "introductions-local"; FIRESTORE_DATABASE, default "introductions").
+	// Project and Database name the Firestore database (FIRESTORE_PROJECT or GOOGLE_CLOUD_PROJECT,
+	// default "introductions-local"; FIRESTORE_DATABASE, default "introductions").
 	Project  string
 	Database string
-	// FirestoreEmulatorHost is the Firestore emulator's address
-	// (FIRESTORE_EMULATOR_HOST; empty for real Firestore). The Firestore
-	// client reads the variable itself; the dev server warns when it is
-	// empty.
+	// FirestoreEmulatorHost is FIRESTORE_EMULATOR_HOST; empty for real Firestore.
 	FirestoreEmulatorHost string
-	// FirestoreTimeout bounds every store operation (FIRESTORE_TIMEOUT,
-	// default 8s), so an outage answers 503 rather than hanging.
+	// FirestoreTimeout bounds every store operation (FIRESTORE_TIMEOUT, default 8s).
 	FirestoreTimeout time.Duration
-	// AllowedOrigins is the exact CORS allow-list (ALLOWED_ORIGINS,
-	// comma-separated origins such as https://example.com).
+	// AllowedOrigins is the exact CORS allow-list (ALLOWED_ORIGINS, comma-separated).
 	AllowedOrigins []string
 	// PowMaxNumber and PowLifetime shape the ALTCHA challenges
 	// (POW_MAX_NUMBER, default 100000; POW_LIFETIME, default 10m).
 	PowMaxNumber int64
 	PowLifetime  time.Duration
-	// PowMaxEscalated is the most a source that keeps many drafts is ever
-	// asked to solve (POW_MAX_ESCALATED, default 1000 × POW_MAX_NUMBER, from
-	// POW_MAX_NUMBER, which turns escalation off, to 100000000000).
+	// PowMaxEscalated caps what an escalated source must solve (POW_MAX_ESCALATED,
+	// default 1000 × POW_MAX_NUMBER, from POW_MAX_NUMBER to 100000000000).
 	PowMaxEscalated int64
-	// PowTargetP90 is the solve time the admin's suggested POW_MAX_NUMBER
-	// aims the 90th percentile of reported solves at (POW_TARGET_P90,
-	// default 1s, from 100ms to 1m); a suggestion only, never applied.
+	// PowTargetP90 is the solve time the admin's suggested POW_MAX_NUMBER aims at
+	// (POW_TARGET_P90, default 1s, from 100ms to 1m).
 	PowTargetP90 time.Duration
 	// Retention: DRAFT_LIFETIME (30m), INTRODUCTION_RETENTION (4320h = 180
 	// days), REJECTED_ATTEMPT_RETENTION (720h = 30 days).
@@ -61,54 +53,36 @@ type Config struct {
 	// RATE_LIMIT_EMAIL_PER_HOUR (5).
 	RateLimitIPPerHour    int
 	RateLimitEmailPerHour int
-	// The in-memory flood layer: FLOOD_LIMIT requests (60: drafts,
-	// confirmations and withdrawals, kept or not) per FLOOD_WINDOW (10m)
-	// per client address.
+	// FloodLimit requests per FloodWindow per client address (FLOOD_LIMIT 60, FLOOD_WINDOW 10m).
 	FloodLimit  int
 	FloodWindow time.Duration
-	// ClientAddress names where the client address comes from
-	// (CLIENT_ADDRESS, one of the ClientAddressSources; default cloud-run
-	// when K_SERVICE is set, as Cloud Run sets it, else connection), and
-	// ForwardedForPosition is what that means: 0 for the connection's
-	// address, else the X-Forwarded-For entry, counted from the right, that
-	// the trusted proxy in front appended. Entries left of it are
-	// client-controlled and never trusted.
+	// ClientAddress is CLIENT_ADDRESS, one of ClientAddressSources (default cloud-run when
+	// K_SERVICE is set, else connection); ForwardedForPosition is its X-Forwarded-For
+	// position, counted from the right, 0 for the connection's address.
 	ClientAddress        string
 	ForwardedForPosition int
-	// SweepRunRetention is how long the record of each sweep run is kept
-	// (SWEEP_RUN_RETENTION, default 720h = 30 days).
+	// SweepRunRetention keeps each sweep run's record (SWEEP_RUN_RETENTION, default 720h).
 	SweepRunRetention time.Duration
-	// SweepAfterIdle is the quiet spell after which an instance's next
-	// request starts a sweep in the background (SWEEP_AFTER_IDLE, default
-	// 15m, from 1m to 24h). It cannot be turned off: a run that finds
-	// nothing is cheap.
+	// SweepAfterIdle is the quiet spell after which a request starts a background sweep
+	// (SWEEP_AFTER_IDLE, default 15m, from 1m to 24h).
 	SweepAfterIdle time.Duration
-	// HMACSecret is the Secret Manager secret holding the HMAC key
-	// (HMAC_SECRET, projects/P/secrets/S). Empty: a random key of this
-	// process (local runs only).
+	// HMACSecret is the Secret Manager secret of the HMAC key (HMAC_SECRET,
+	// projects/P/secrets/S); empty: a random key of this process.
 	HMACSecret string
-	// HashPepperSecret is the pinned Secret Manager secret version holding
-	// the keyed-hash pepper (HASH_PEPPER_SECRET,
-	// projects/P/secrets/S/versions/N): the key of the hashes that name
-	// client addresses, emails and Idempotency-Keys in storage, which does
-	// not rotate with the HMAC key. Empty (local runs, and a deployed
-	// function that hashes nothing, as Challenge that signs with the HMAC
-	// key alone): a random pepper of this process.
+	// HashPepperSecret is the pinned secret version of the keyed-hash pepper
+	// (HASH_PEPPER_SECRET, projects/P/secrets/S/versions/N); empty: a random pepper.
 	HashPepperSecret string
 	// Revision and Service identify the running code in the ledger's
 	// provenance (K_REVISION, K_SERVICE, set by Cloud Run).
 	Revision string
 	Service  string
-	// DeliveryRetryBase is about how long the first retry of a failed
-	// delivery waits, each next one about twice as long, with jitter
-	// (DELIVERY_RETRY_BASE, default 1m); DeliveryMaxAttempts is how many
-	// sends an envelope gets before it is FAILED (DELIVERY_MAX_ATTEMPTS,
-	// default 8).
+	// DeliveryRetryBase is about the first retry's wait, doubled each time
+	// (DELIVERY_RETRY_BASE, default 1m); DeliveryMaxAttempts is the sends before
+	// FAILED (DELIVERY_MAX_ATTEMPTS, default 8).
 	DeliveryRetryBase   time.Duration
 	DeliveryMaxAttempts int
-	// SchedulerJob is the full name of the Cloud Scheduler job that calls
-	// the sweep (SCHEDULER_JOB, projects/P/locations/L/jobs/J), which the
-	// admin's retention view reads; empty: not configured (local runs).
+	// SchedulerJob is the sweep's Cloud Scheduler job (SCHEDULER_JOB,
+	// projects/P/locations/L/jobs/J); empty when not configured.
 	SchedulerJob string
 	// LogLevel is LOG_LEVEL (debug, info, warn, error; default info).
 	LogLevel slog.Level
@@ -120,34 +94,24 @@ type Config struct {
 	// MailgunSigningKey verifies Mailgun's delivery events
 	// (MAILGUN_WEBHOOK_SIGNING_KEY); empty turns the events endpoint off.
 	MailgunSigningKey string
-	// AttachmentBucket is the private Cloud Storage bucket of the
-	// attachments (ATTACHMENT_BUCKET, default
-	// introductions-attachments-local, the local one), and
-	// AttachmentMaxBytes the most one attachment may be
+	// AttachmentBucket is the attachments' private bucket (ATTACHMENT_BUCKET, default
+	// introductions-attachments-local); AttachmentMaxBytes caps one attachment
 	// (ATTACHMENT_MAX_BYTES, default 5 MiB, from 1 KiB to 32 MiB).
 	AttachmentBucket   string
 	AttachmentMaxBytes int64
-	// StorageEmulatorHost is fake-gcs-server's address
-	// (STORAGE_EMULATOR_HOST; empty for Cloud Storage). The storage client
-	// reads the variable itself.
+	// StorageEmulatorHost is STORAGE_EMULATOR_HOST; empty for Cloud Storage.
 	StorageEmulatorHost string
-	// AdminURL is where the owner's admin answers (ADMIN_URL, an origin such
-	// as https://admin.example.com, optionally with a path prefix); empty
-	// when unknown, and then notifications carry no link.
+	// AdminURL is the owner's admin origin, optionally with a path (ADMIN_URL); empty: no links.
 	AdminURL string
 }
 
 // Webhook configures the Standard Webhooks destination.
 type Webhook struct {
-	// URL is where introductions are POSTed (WEBHOOK_URL): https, or http
-	// when AllowPrivate is set.
+	// URL is where introductions are POSTed (WEBHOOK_URL): https, or http with AllowPrivate.
 	URL string
-	// Secret is the signing secret, "whsec_" + base64 of 24 to 64 bytes
-	// (WEBHOOK_SECRET).
+	// Secret is the signing secret, "whsec_" + base64 of 24 to 64 bytes (WEBHOOK_SECRET).
 	Secret string
-	// AllowPrivate lets the webhook reach private, loopback, link-local
-	// and every other address that is no public internet
-	// (WEBHOOK_ALLOW_PRIVATE=true; local runs and tests only).
+	// AllowPrivate lets the webhook reach non-public addresses (WEBHOOK_ALLOW_PRIVATE=true; tests).
 	AllowPrivate bool
 }
 
@@ -182,8 +146,7 @@ type SMTP struct {
 // Enabled reports whether the email destination is on.
 func (s SMTP) Enabled() bool { return s.Host != "" }
 
-// IntroductionAdminURL is the admin page of introduction id, "" when
-// AdminURL is not configured.
+// IntroductionAdminURL is introduction id's admin page, "" without AdminURL.
 func (c Config) IntroductionAdminURL(id string) string {
 	if c.AdminURL == "" || id == "" {
 		return ""
@@ -191,23 +154,11 @@ func (c Config) IntroductionAdminURL(id string) string {
 	return strings.TrimRight(c.AdminURL, "/") + "/admin/introductions/" + url.PathEscape(id)
 }
 
-// ClientAddressSources maps each CLIENT_ADDRESS setting to the trusted
-// X-Forwarded-For position it stands for (0: the connection's address).
-// The threat: a client that picks its own rate-limit identity by sending an
-// X-Forwarded-For header of its own, or visitors who all share one bucket
-// because the address taken is a proxy's. Only a proxy that appends the
-// address it saw can be trusted, and only at the position it appends to:
-//
-//   - connection: nothing stands in front (the dev server, a plain VM):
-//     the TCP peer is the client, and X-Forwarded-For is ignored.
-//   - cloud-run: a function's own Cloud Run URL; Google's front end
-//     appends the client's address as the last entry.
-//   - firebase-hosting: a Firebase Hosting rewrite to the function; Hosting
-//     appends the visitor's address, then Cloud Run's front end appends
-//     Hosting's, so the visitor is second from the right.
-//   - load-balancer: a Google Cloud external Application Load Balancer
-//     with a serverless network endpoint group; it appends
-//     "<client>,<load balancer>", so the client is second from the right.
+// ClientAddressSources maps each CLIENT_ADDRESS setting to the X-Forwarded-For
+// position, from the right, that its trusted proxy appends (0: the connection's
+// address): connection (nothing in front), cloud-run (Google's front end appends
+// the last entry), firebase-hosting and load-balancer (the client is second from
+// the right).
 var ClientAddressSources = map[string]int{
 	"connection":       0,
 	"cloud-run":        1,
@@ -222,10 +173,7 @@ type loader struct {
 	errs   []error
 }
 
-// Variables lists, sorted, every environment variable Load reads. It is
-// found by running Load with an empty environment and with one where every
-// variable is set, so a variable read only when another is set is listed
-// too; infra/ checks each is set on the functions or documented.
+// Variables lists, sorted, every environment variable Load reads.
 func Variables() []string {
 	read := map[string]bool{}
 	for _, value := range []string{"", "1"} {
@@ -299,8 +247,7 @@ func (l *loader) origins(name string) []string {
 // pinnedVersion is a Secret Manager secret version pinned by number.
 var pinnedVersion = regexp.MustCompile(`^projects/[^/]+/(locations/[^/]+/)?secrets/[^/]+/versions/[1-9][0-9]*$`)
 
-// Load reads the configuration through getenv, reporting every problem at
-// once.
+// Load reads the configuration through getenv, reporting every problem at once.
 func Load(getenv func(string) string) (Config, error) {
 	l := &loader{getenv: getenv}
 	c := Config{
@@ -349,9 +296,6 @@ func Load(getenv func(string) string) (Config, error) {
 	} else {
 		l.errs = append(l.errs, fmt.Errorf("CLIENT_ADDRESS=%q: want connection, cloud-run, firebase-hosting or load-balancer", c.ClientAddress))
 	}
-	if l.getenv("XFF_TRUSTED_POSITION") != "" {
-		l.errs = append(l.errs, errors.New("XFF_TRUSTED_POSITION is no longer read: set CLIENT_ADDRESS to connection, cloud-run, firebase-hosting or load-balancer"))
-	}
 	if c.Database == "" {
 		l.errs = append(l.errs, errors.New("FIRESTORE_DATABASE: name the database outright"))
 	}
@@ -398,9 +342,8 @@ func (l *loader) boolean(name string) bool {
 	return b
 }
 
-// absoluteURL reads an http(s) URL with a host, refusing plain http when
-// httpsOnly. Its errors never quote the URL: a webhook's often carries a
-// secret in its path or query, and start-up errors are logged.
+// absoluteURL reads an http(s) URL with a host; its errors never quote the URL,
+// which may carry a secret.
 func (l *loader) absoluteURL(name string, httpsOnly bool) string {
 	v := l.str(name, "")
 	if v == "" {
@@ -420,9 +363,7 @@ func (l *loader) absoluteURL(name string, httpsOnly bool) string {
 	return ""
 }
 
-// missing names the variables of a destination that are unset while others
-// of it are set: a half-configured destination is an error, never silently
-// off.
+// missing reports a destination's unset variables while others of it are set.
 func (l *loader) missing(destination string, required, all []string) {
 	set, unset := 0, []string{}
 	for _, name := range all {
@@ -460,8 +401,7 @@ func (l *loader) webhook() Webhook {
 	return w
 }
 
-// WebhookSecretKey decodes a Standard Webhooks secret: "whsec_" followed by
-// the standard base64 of a key of 24 to 64 bytes.
+// WebhookSecretKey decodes "whsec_" + standard base64 of a 24-to-64-byte key.
 func WebhookSecretKey(secret string) ([]byte, error) {
 	rest, ok := strings.CutPrefix(secret, "whsec_")
 	if !ok {

@@ -9,16 +9,10 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Decide returns a ledger entry's decision and its reason from the
-// evidence the entry holds. HANDOFF_COMPLETE only when the evidence is
-// closed: validation PASS, the form version known to the registry, every
-// consent bound to the confirm step and matching the registry's text for
-// that version, and every destination of the confirmation DELIVERED. A
-// validation FAIL is REJECTED and UNKNOWN stays HANDOFF_PENDING whatever the
-// deliveries say: a provider's success never makes an attempt valid.
-// Evidence that no longer matches the registry is REPAIR_NEEDED. Decisions
-// that end a submission's story (WITHDRAWN, REJECTED, EXPIRED) and a draft's
-// AWAITING_CONFIRMATION are kept as they are.
+// Decide returns a ledger entry's decision and reason from its evidence: HANDOFF_COMPLETE only
+// when validation passed, the form version is known, every consent matches the registry and
+// every destination is DELIVERED; REPAIR_NEEDED for evidence the registry no longer matches.
+// WITHDRAWN, REJECTED, EXPIRED and AWAITING_CONFIRMATION stay as they are.
 func Decide(e intake.LedgerEntry, forms *formregistry.Registry) (intake.Decision, string) {
 	switch e.Decision {
 	case intake.DecisionWithdrawn, intake.DecisionRejected, intake.DecisionExpired, intake.DecisionAwaitingConfirmation:

@@ -23,50 +23,38 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Store is what the service needs of the outbox's store. Every method
-// returns *intake.Error only: NOT_FOUND for an absent or expired record,
-// UNAVAILABLE for an outage.
+// Store is the outbox's store. Errors: NOT_FOUND (absent or expired), UNAVAILABLE.
 type Store interface {
-	// LeaseEnvelope claims an envelope for one attempt until now+leaseFor
-	// and returns it with true; false, writing nothing, when it is leased
-	// already or not due.
+	// LeaseEnvelope claims an envelope until now+leaseFor; false when it is leased or not due.
 	LeaseEnvelope(ctx context.Context, id string, now time.Time, leaseFor time.Duration) (intake.Envelope, bool, error)
-	// DeliveryContent returns a confirmed introduction and its
-	// conversation as stored; NOT_FOUND once withdrawn, erased or expired.
+	// DeliveryContent returns a confirmed introduction and its conversation; NOT_FOUND once gone.
 	DeliveryContent(ctx context.Context, submissionID string, now time.Time) (intake.Introduction, string, error)
-	// UpdateEnvelope moves an envelope and its ledger entry together in
-	// one transaction through apply; apply's error writes nothing.
+	// UpdateEnvelope moves an envelope and its ledger entry through apply in one transaction.
 	UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error)
 	// DueEnvelopes lists up to limit envelopes whose attempt is due.
 	DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error)
 	// SubmissionEnvelopes lists one submission's envelopes, oldest first.
 	SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error)
-	// ApplyProviderEvent records the event's token (kept until keepUntil)
-	// and moves its envelope through apply, in one transaction; a token
-	// seen before is EVENT_REPLAYED and changes nothing; an unknown
-	// envelope is NOT_FOUND (its token is still recorded).
+	// ApplyProviderEvent records the event's token until keepUntil and moves its envelope through apply;
+	// a replayed token is EVENT_REPLAYED, an unknown envelope NOT_FOUND.
 	ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error)
 }
 
 // Config tunes delivery.
 type Config struct {
-	// RetryBase is about how long the first retry waits; each next one
-	// waits about twice as long (DELIVERY_RETRY_BASE, default 1m).
+	// RetryBase is about the first retry's wait, doubled for each next one.
 	RetryBase time.Duration
-	// MaxAttempts is how many sends an envelope gets before it is FAILED
-	// (DELIVERY_MAX_ATTEMPTS, default 8).
+	// MaxAttempts is how many sends an envelope gets before it is FAILED.
 	MaxAttempts int
 	// SendTimeout bounds one send; Lease must outlast it.
 	SendTimeout time.Duration
 	// Lease is how long an attempt holds its envelope.
 	Lease time.Duration
-	// EventRetention is how long a provider event's token is remembered,
-	// longer than any window in which the provider may replay it.
+	// EventRetention is how long a provider event's token is remembered.
 	EventRetention time.Duration
 	// SweepBatch is the most envelopes one sweep run attempts.
 	SweepBatch int
-	// AdminURL returns an introduction's page in the owner's admin; nil
-	// when the admin's address is not configured.
+	// AdminURL returns an introduction's admin page; nil when unconfigured.
 	AdminURL func(id string) string
 }
 
@@ -82,9 +70,7 @@ const (
 	maxBackoff = 24 * time.Hour
 )
 
-// Deps is what the service needs; New refuses a missing one. Senders may be
-// empty (only the admin inbox is on); two senders of one destination are
-// refused.
+// Deps is what the service needs; New refuses a missing one or two senders of one destination.
 type Deps struct {
 	Store   Store
 	Senders []intake.Sender
@@ -158,8 +144,7 @@ func New(d Deps) (*Service, error) {
 	return &Service{d: d, senders: senders}, nil
 }
 
-// Destinations lists where a confirmed introduction goes: the admin inbox,
-// then each configured destination.
+// Destinations lists the admin inbox, then each configured destination.
 func (s *Service) Destinations() []intake.Destination {
 	out := []intake.Destination{intake.DestinationInbox}
 	for _, d := range []intake.Destination{intake.DestinationEmail, intake.DestinationWebhook} {
@@ -170,17 +155,9 @@ func (s *Service) Destinations() []intake.Destination {
 	return out
 }
 
-// Outbox returns the envelopes the store writes with an event of
-// submissionID, content-free and bound to the submission, the destination,
-// the event, the payload version and prov. For introduction.confirmed: the
-// admin inbox (DELIVERED at commit: the confirmed introduction is in the
-// owner's inbox the moment it is stored) and each configured destination
-// (PENDING). For introduction.withdrawn (a withdrawal or an erasure): the
-// email and the webhook, where configured, so the owner hears that the
-// earlier mail is to be deleted and a receiver can erase its copy (the
-// inbox is erased with the introduction; a mail cannot be called back, only
-// followed by a content-free notice). The store writes a notice only where
-// the confirmation had an envelope.
+// Outbox returns the content-free envelopes of submissionID's event: for introduction.confirmed
+// the admin inbox (DELIVERED) and each configured destination (PENDING); for
+// introduction.withdrawn the email and the webhook, where configured.
 func (s *Service) Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope {
 	prov.Function, prov.Revision = s.d.Function, s.d.Revision
 	env := func(d intake.Destination, st intake.DeliveryStatus) intake.Envelope {
@@ -207,9 +184,7 @@ func (s *Service) Outbox(submissionID, event string, prov intake.Provenance) []i
 	return out
 }
 
-// Dispatch sends the given envelopes in the background, right away, with a
-// context of its own (the request that wrote them may be over). What fails
-// here is left for the sweep: nothing is lost. Wait waits for it.
+// Dispatch sends the envelopes in the background; what fails is left for the sweep.
 func (s *Service) Dispatch(envelopeIDs []string) {
 	if len(envelopeIDs) == 0 {
 		return
@@ -234,11 +209,7 @@ func (s *Service) Wait() { s.wg.Wait() }
 // Name names the sweep task.
 func (s *Service) Name() string { return "delivery-retries" }
 
-// Run is the sweep's task: it attempts up to Config.SweepBatch envelopes
-// that are due at now (a retry whose time has come, or a PENDING one whose
-// sender died), one after the other, and reports how many it attempted. An
-// error is the first store failure; the envelopes after it wait for the
-// next run.
+// Run attempts up to Config.SweepBatch due envelopes; its error is the first store failure.
 func (s *Service) Run(ctx context.Context, now time.Time) (intake.SweepTaskResult, error) {
 	var r intake.SweepTaskResult
 	ids, err := s.d.Store.DueEnvelopes(ctx, now, s.d.SweepBatch)
@@ -259,10 +230,8 @@ func (s *Service) Run(ctx context.Context, now time.Time) (intake.SweepTaskResul
 
 var _ intake.SweepTask = (*Service)(nil)
 
-// RetryNow makes a FAILED, RETRY_PENDING or PENDING envelope due now and
-// attempts it in the background (the owner's "retry now"). Errors:
-// NOT_FOUND; STATE_CONFLICT when the envelope is ACCEPTED or DELIVERED
-// (nothing to retry) or being sent this moment; UNAVAILABLE.
+// RetryNow makes a FAILED, RETRY_PENDING or PENDING envelope due and attempts it in the
+// background. Errors: NOT_FOUND; STATE_CONFLICT (delivered, accepted or being sent); UNAVAILABLE.
 func (s *Service) RetryNow(ctx context.Context, envelopeID string) error {
 	now := s.d.Clock.Now()
 	_, err := s.d.Store.UpdateEnvelope(ctx, envelopeID, now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
@@ -286,23 +255,18 @@ func (s *Service) RetryNow(ctx context.Context, envelopeID string) error {
 	return nil
 }
 
-// Envelopes returns one submission's envelopes, oldest first (the admin's
-// deliveries). Errors: UNAVAILABLE.
+// Envelopes returns one submission's envelopes, oldest first. Errors: UNAVAILABLE.
 func (s *Service) Envelopes(ctx context.Context, submissionID string) ([]intake.Envelope, error) {
 	return s.d.Store.SubmissionEnvelopes(ctx, submissionID, s.d.Clock.Now())
 }
 
-// Deliver attempts one envelope now if it is due and not leased, and
-// reports whether it was attempted. Errors: NOT_FOUND, UNAVAILABLE (the
-// lease lapses and the sweep tries again).
+// Deliver attempts one envelope if due and not leased. Errors: NOT_FOUND, UNAVAILABLE.
 func (s *Service) Deliver(ctx context.Context, envelopeID string) (bool, error) {
 	return s.attempt(ctx, envelopeID)
 }
 
-// attempt leases the envelope, sends it, and writes the result with the
-// ledger's mirror; an acceptance never overwrites a provider's event
-// applied during the send. A failed status write leaves the lease to
-// lapse: the same envelope is sent again later.
+// attempt leases, sends and records the result with its ledger mirror; a provider's event applied
+// meanwhile is never overwritten.
 func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
 	e, ok, err := s.d.Store.LeaseEnvelope(ctx, id, s.d.Clock.Now(), s.d.Lease)
 	if err != nil || !ok {
@@ -313,9 +277,7 @@ func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
 	now := s.d.Clock.Now()
 	stored, err := s.d.Store.UpdateEnvelope(ctx, id, now, func(st *intake.Envelope, entry *intake.LedgerEntry) error {
 		if result.Status == intake.DeliveryAccepted && providerSpokeSince(*st, len(e.Attempts)) {
-			// The provider's event about this very send was applied
-			// before its acceptance was written: the event says more,
-			// so its status stays and the send is recorded beside it.
+			// A provider's event on this send came first: its status stays.
 			st.LeaseUntil = time.Time{}
 			st.Attempts = append(st.Attempts, intake.DeliveryAttempt{At: now, Outcome: result.Status, Detail: result.Detail})
 		} else {
@@ -334,17 +296,13 @@ func (s *Service) attempt(ctx context.Context, id string) (bool, error) {
 	return true, nil
 }
 
-// providerSpokeSince reports whether a provider's event was recorded on e
-// after its first n attempts.
 func providerSpokeSince(e intake.Envelope, n int) bool {
 	return n < len(e.Attempts) && slices.ContainsFunc(e.Attempts[n:], func(a intake.DeliveryAttempt) bool {
 		return strings.HasPrefix(a.Detail, intake.ProviderEventPrefix)
 	})
 }
 
-// send renders what the envelope carries and hands it to its sender; it
-// sends nothing, and says why, when the content is gone or the destination
-// is no longer configured.
+// send renders the envelope and hands it to its sender; false when nothing may be sent.
 func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryResult, bool) {
 	sender := s.senders[e.Destination]
 	if sender == nil {
@@ -377,8 +335,6 @@ func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryR
 	}
 	d.Payload = payload
 	if left := e.LeaseUntil.Sub(s.d.Clock.Now()); left < s.d.SendTimeout {
-		// A send that could outlast the lease could meet a second one
-		// from another instance that leased the envelope after it.
 		return intake.DeliveryResult{Status: intake.DeliveryRetryPending, Detail: DetailLeaseTooShort}, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.d.SendTimeout)
@@ -386,17 +342,13 @@ func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryR
 	return sender.Send(ctx, d), true
 }
 
-// PayloadSHA256 is the lower-case hex SHA-256 of the bytes an envelope
-// sends.
+// PayloadSHA256 is the lower-case hex SHA-256 of an envelope's payload.
 func PayloadSHA256(payload []byte) string {
 	sum := sha256.Sum256(payload)
 	return hex.EncodeToString(sum[:])
 }
 
-// bind makes sure the envelope sends the payload whose hash is sum: on its
-// first send it writes sum to the envelope and its ledger mirror before
-// anything is sent; on a retry sum must be the bound one. It returns false,
-// with the result to record, when nothing may be sent.
+// bind binds sum to the envelope on its first send; a retry must send the bound payload.
 func (s *Service) bind(ctx context.Context, e intake.Envelope, sum string) (intake.DeliveryResult, bool) {
 	if e.PayloadSHA256 != "" {
 		if e.PayloadSHA256 != sum {
@@ -432,8 +384,6 @@ func payloadChanged(bound, now string) string {
 	return "the payload rendered now (sha256 " + now + ") differs from the one bound at the first send (sha256 " + bound + "); nothing sent, so the receiver never gets two different messages under one id"
 }
 
-// addedLabels are the labels of the fields in's form version adds, by
-// name, in the owner's language.
 func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	if len(in.Added) == 0 {
 		return nil
@@ -452,16 +402,12 @@ func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	return labels
 }
 
-// DetailLeaseTooShort is the recorded reason an attempt sent nothing:
-// reading and rendering the content left less of the lease than one send
-// may take.
+// DetailLeaseTooShort: too little of the lease was left for one send.
 const DetailLeaseTooShort = "too little of the lease was left for one send; nothing sent"
 
 // DetailContentGone is the recorded reason an envelope was not sent.
 const DetailContentGone = "the introduction was withdrawn or erased before it was sent; nothing sent"
 
-// applyResult records one send's result on the envelope and schedules
-// what follows.
 func (s *Service) applyResult(e *intake.Envelope, r intake.DeliveryResult, now time.Time) {
 	e.LeaseUntil = time.Time{}
 	status := r.Status
@@ -474,8 +420,6 @@ func (s *Service) applyResult(e *intake.Envelope, r intake.DeliveryResult, now t
 	s.moveTo(e, status, r.Detail, r.RetryAfter, now)
 }
 
-// moveTo sets the envelope's status, scheduling a retry (or FAILED once
-// the attempts are spent) for RETRY_PENDING.
 func (s *Service) moveTo(e *intake.Envelope, status intake.DeliveryStatus, detail string, retryAfter time.Duration, now time.Time) {
 	e.NextAttemptAt = time.Time{}
 	switch status {
@@ -494,9 +438,8 @@ func (s *Service) moveTo(e *intake.Envelope, status intake.DeliveryStatus, detai
 	}
 }
 
-// Backoff is the wait after the attempts-th failed attempt: RetryBase
-// doubled for each attempt before it, within ±20% jitter, at least
-// retryAfter (the receiver's own ask) and at most a day.
+// Backoff is the wait after the attempts-th failure: RetryBase doubled per attempt, ±20%
+// jitter, at least retryAfter, at most a day.
 func (s *Service) Backoff(attempts int, retryAfter time.Duration) time.Duration {
 	if attempts < 1 {
 		attempts = 1
@@ -512,9 +455,7 @@ func (s *Service) Backoff(attempts int, retryAfter time.Duration) time.Duration 
 	return min(d, maxBackoff)
 }
 
-// mirror writes the envelope into its ledger entry and decides again. A
-// confirmed introduction's content reaching a destination after its
-// withdrawal is added to the withdrawal record.
+// mirror writes the envelope into its ledger entry.
 func (s *Service) mirror(e *intake.Envelope, entry *intake.LedgerEntry) {
 	if entry.ID == "" {
 		return // the entry has expired with its records

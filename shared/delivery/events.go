@@ -7,17 +7,10 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ApplyEvent applies one verified provider event to the envelope it names,
-// once, and only to an envelope of the event's destination (an email
-// provider's event moves no inbox or webhook envelope): delivered is a receipt (DELIVERED); a temporary failure is
-// RETRY_PENDING with the next attempt scheduled as after a failed send (or
-// FAILED once the attempts are spent); a permanent failure is FAILED with
-// the provider's reason. A bounce after a receipt moves a DELIVERED
-// envelope back. The event is recorded among the envelope's attempts,
-// content-free. Errors: EVENT_REPLAYED for a token seen before (nothing
-// changes), NOT_FOUND for an envelope that is not here or not of the
-// event's destination (nothing changes but the token's record),
-// UNAVAILABLE.
+// ApplyEvent applies one verified provider event, once, to its envelope of the event's
+// destination: a receipt is DELIVERED, a temporary failure a retry (or FAILED), a permanent
+// one FAILED; a bounce moves a DELIVERED envelope back. Errors: EVENT_REPLAYED (nothing
+// changes), NOT_FOUND (only the token is recorded), UNAVAILABLE.
 func (s *Service) ApplyEvent(ctx context.Context, ev intake.ProviderEvent) (intake.Envelope, error) {
 	now := s.d.Clock.Now()
 	e, err := s.d.Store.ApplyProviderEvent(ctx, ev, now, now.Add(s.d.EventRetention), func(e *intake.Envelope, entry *intake.LedgerEntry) error {

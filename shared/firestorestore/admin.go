@@ -18,24 +18,16 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// The owner's side of the store (the envelopes it shows are read through
-// the outbox's SubmissionEnvelopes and Envelope): the admin's list, detail, handle move,
-// data subject's access and erasure, the sweep runs it shows and the daily
-// figures of its chart. A draft is never the owner's to see: every read and
-// move here answers a draft as intake.ErrNotFound, as it does an unknown or
-// expired id.
+// The owner's side of the store. A draft is never the owner's to see: every read and move
+// here answers it as intake.ErrNotFound, like an unknown or expired id.
 
 // figuresKeptFor is how long one day's figures are kept.
 const figuresKeptFor = 400 * 24 * time.Hour
 
-// ListIntroductions returns up to limit confirmed or handled introductions
-// of folder (intake.FolderInbox, FolderLikelySpam or FolderSpam; "" for
-// every folder), newest confirmation first (ties by id, descending), each
-// with its ledger entry (no conversation, no envelopes), starting after pos
-// (nil: from the newest), and the position the next page starts after (nil
-// when this page is the last). A page holds fewer than limit when some of
-// its introductions have expired since. Errors: UNAVAILABLE; INTERNAL when
-// a ledger entry is missing or the folder is unknown.
+// ListIntroductions returns up to limit confirmed or handled introductions of folder ("" for
+// every folder), newest confirmation first, each with its ledger entry, starting after pos,
+// and the position the next page starts after (nil on the last page). Errors: UNAVAILABLE;
+// INTERNAL for a missing ledger entry or an unknown folder.
 func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
 	if limit <= 0 {
 		return nil, nil, intake.Internal(errors.New("ListIntroductions: limit must be positive"))
@@ -100,10 +92,8 @@ func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after
 	return out, next, err
 }
 
-// CountWaiting counts the confirmed introductions not yet handled and not
-// marked spam by the owner (likely spam counts: only the owner's word
-// leaves one out), with one Firestore COUNT query (expired ones the sweep
-// has not deleted yet included). Errors: UNAVAILABLE.
+// CountWaiting counts the confirmed introductions neither handled nor marked spam by the owner.
+// Errors: UNAVAILABLE.
 func (s *OwnerStore) CountWaiting(ctx context.Context) (int, error) {
 	var n int
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -115,64 +105,27 @@ func (s *OwnerStore) CountWaiting(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// MarkSpam keeps the owner's word on introduction id (spam or not) and
-// records who said it, and when, in its ledger entry, in one transaction;
-// saying it again records it again. Errors: intake.ErrNotFound (unknown,
-// expired or draft); STATE_CONFLICT for an introduction neither confirmed
-// nor handled; UNAVAILABLE.
+// MarkSpam records the owner's word on introduction id (spam or not), with who and when, in its
+// ledger entry. Errors: intake.ErrNotFound; STATE_CONFLICT unless confirmed or handled; UNAVAILABLE.
 func (s *OwnerStore) MarkSpam(ctx context.Context, id, actor string, spam bool, now time.Time) (*intake.Introduction, error) {
-	if !intake.StorableID(id) {
-		return nil, intake.ErrNotFound
-	}
-	now = now.UTC().Truncate(time.Microsecond)
-	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	action := intake.ActionMarkedNotSpam
 	if spam {
 		action = intake.ActionMarkedSpam
 	}
-	var result *intake.Introduction
-	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
-			if err != nil {
-				return err
-			}
-			in, err := liveIntroduction(snaps[0], nil, id, now)
-			if err != nil {
-				return err
-			}
-			switch in.State {
-			case intake.StateDraft:
-				return intake.ErrNotFound
-			case intake.StateConfirmed, intake.StateHandled:
-			default:
-				return intake.Errorf(intake.CodeStateConflict, "This introduction is %s: there is nothing to mark.", in.State)
-			}
-			in.Spam = &spam
-			entry, err := ledgerOf(snaps[1])
-			if err != nil {
-				return err
-			}
-			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: action})
-			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
-				return err
-			}
-			result = &in
-			return errors.Join(
-				tx.Update(ref, []firestore.Update{{Path: "spam", Value: spam}, {Path: "folder", Value: in.Folder()}}),
-				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
-			)
-		})
+	in, err := s.ownerMove(ctx, id, actor, action, now, func(in *intake.Introduction) ([]firestore.Update, error) {
+		if in.State != intake.StateConfirmed && in.State != intake.StateHandled {
+			return nil, intake.Errorf(intake.CodeStateConflict, "This introduction is %s: there is nothing to mark.", in.State)
+		}
+		in.Spam = &spam
+		return []firestore.Update{{Path: "spam", Value: spam}, {Path: "folder", Value: in.Folder()}}, nil
 	})
 	if err == nil {
 		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkSpam", slog.String("introductionId", id), slog.Bool("spam", spam))
 	}
-	return result, err
+	return in, err
 }
 
-// CountSpam counts the live introductions the owner marked spam, as
-// EraseSpam would erase them (expired ones the sweep has not deleted yet
-// included), with one COUNT query. Errors: UNAVAILABLE.
+// CountSpam counts the live introductions the owner marked spam. Errors: UNAVAILABLE.
 func (s *OwnerStore) CountSpam(ctx context.Context) (int, error) {
 	var n int
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -183,17 +136,9 @@ func (s *OwnerStore) CountSpam(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// EraseSpam erases every introduction the owner marked spam, as
-// EraseSubject erases a data subject's: the introduction, its transcript
-// and its envelopes are deleted, its ledger entry keeps a content-free
-// tombstone (e, an erased-spam admin action, ReasonErasedSpam), and the
-// introduction.withdrawn notices notices returns (nil: none) are written
-// for the caller to dispatch. Each is erased only while it is still marked
-// spam, read in its erasure's transaction, so one the owner marks not spam
-// meanwhile is kept. It returns the ids it erased (for the caller to
-// delete their attachments) and the notices' ids. A failure part-way
-// leaves each introduction either erased or untouched; erasing again
-// finishes the job. Errors: UNAVAILABLE.
+// EraseSpam erases, as EraseSubject does, every introduction still marked spam in its erasure's
+// transaction, writes the notices notices returns, and returns the erased ids and the notices'
+// ids. Erasing again finishes a failed run. Errors: UNAVAILABLE.
 func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
@@ -231,11 +176,8 @@ func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, noti
 	return erased, sent, nil
 }
 
-// Record returns everything held about introduction id: the introduction,
-// its conversation, its ledger entry and its live envelopes (in
-// SubmissionEnvelopes' order).
-// Errors: intake.ErrNotFound for an unknown, expired or draft id;
-// UNAVAILABLE; INTERNAL when its ledger entry is missing.
+// Record returns everything held about introduction id. Errors: intake.ErrNotFound; UNAVAILABLE;
+// INTERNAL when its ledger entry is missing.
 func (s *OwnerStore) Record(ctx context.Context, id string, now time.Time) (intake.Record, error) {
 	if !intake.StorableID(id) {
 		return intake.Record{}, intake.ErrNotFound
@@ -249,8 +191,7 @@ func (s *OwnerStore) Record(ctx context.Context, id string, now time.Time) (inta
 	return rec, err
 }
 
-// record reads one introduction's record; drafts count as absent unless
-// withDrafts (a data subject's export holds their drafts too).
+// record reads one introduction's record; drafts count as absent unless withDrafts.
 func (s *DB) record(ctx context.Context, id string, now time.Time, withDrafts bool) (intake.Record, error) {
 	snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{s.introductionRef(id), s.transcriptRef(id), s.ledgerRef(id)})
 	if err != nil {
@@ -284,9 +225,8 @@ func (s *DB) record(ctx context.Context, id string, now time.Time, withDrafts bo
 	return rec, nil
 }
 
-// Tombstone returns the content-free ledger entry of introduction id once
-// it was withdrawn or erased, so the owner's link to it can say so.
-// Errors: intake.ErrNotFound for an id with no such entry; UNAVAILABLE.
+// Tombstone returns the content-free ledger entry of a withdrawn or erased introduction.
+// Errors: intake.ErrNotFound; UNAVAILABLE.
 func (s *OwnerStore) Tombstone(ctx context.Context, id string) (intake.LedgerEntry, error) {
 	if !intake.StorableID(id) {
 		return intake.LedgerEntry{}, intake.ErrNotFound
@@ -311,11 +251,24 @@ func (s *OwnerStore) Tombstone(ctx context.Context, id string) (intake.LedgerEnt
 	return entry, err
 }
 
-// MarkHandled applies the handle move to introduction id at now and records
-// who did it in its ledger entry, in one transaction. Errors:
-// intake.ErrNotFound (unknown, expired or draft); STATE_CONFLICT when the
-// introduction is already handled; UNAVAILABLE.
+// MarkHandled handles introduction id and records who did it in its ledger entry.
+// Errors: intake.ErrNotFound; STATE_CONFLICT when already handled; UNAVAILABLE.
 func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error) {
+	in, err := s.ownerMove(ctx, id, actor, intake.ActionHandled, now, func(in *intake.Introduction) ([]firestore.Update, error) {
+		if err := in.HandleAt(now.UTC().Truncate(time.Microsecond)); err != nil {
+			return nil, err
+		}
+		return []firestore.Update{{Path: "state", Value: in.State}, {Path: "handledAt", Value: in.HandledAt}}, intake.CheckStorableIntroduction(*in)
+	})
+	if err == nil {
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkHandled", slog.String("introductionId", id))
+	}
+	return in, err
+}
+
+// ownerMove applies move to live, non-draft introduction id and records action by actor in
+// its ledger entry, in one transaction.
+func (s *OwnerStore) ownerMove(ctx context.Context, id, actor, action string, now time.Time, move func(*intake.Introduction) ([]firestore.Update, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(id) {
 		return nil, intake.ErrNotFound
 	}
@@ -335,30 +288,25 @@ func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time
 			if in.State == intake.StateDraft {
 				return intake.ErrNotFound
 			}
-			if err := in.HandleAt(now); err != nil {
-				return err
-			}
-			if err := intake.CheckStorableIntroduction(in); err != nil {
+			updates, err := move(&in)
+			if err != nil {
 				return err
 			}
 			entry, err := ledgerOf(snaps[1])
 			if err != nil {
 				return err
 			}
-			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: intake.ActionHandled})
+			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: action})
 			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
 				return err
 			}
 			result = &in
 			return errors.Join(
-				tx.Update(ref, []firestore.Update{{Path: "state", Value: in.State}, {Path: "handledAt", Value: in.HandledAt}}),
+				tx.Update(ref, updates),
 				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
 			)
 		})
 	})
-	if err == nil {
-		s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.MarkHandled", slog.String("introductionId", id))
-	}
 	return result, err
 }
 
@@ -384,8 +332,7 @@ func withAction(actions []intake.AdminAction, a intake.AdminAction) []intake.Adm
 	return actions
 }
 
-// RecordAdminAction appends a to the ledger entry of submission id.
-// Errors: intake.ErrNotFound when there is no such entry; UNAVAILABLE.
+// RecordAdminAction appends a to submission id's ledger entry. Errors: intake.ErrNotFound; UNAVAILABLE.
 func (s *OwnerStore) RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error {
 	if !intake.StorableID(id) {
 		return intake.ErrNotFound
@@ -414,9 +361,8 @@ func (s *OwnerStore) RecordAdminAction(ctx context.Context, id string, a intake.
 	})
 }
 
-// SubjectRecords returns the record of every live introduction (drafts
-// included) stored under one of q's keys whose address q owns, newest
-// first. Errors: UNAVAILABLE.
+// SubjectRecords returns, newest first, the record of every live introduction (drafts included)
+// stored under a key of q whose address q owns. Errors: UNAVAILABLE.
 func (s *OwnerStore) SubjectRecords(ctx context.Context, q intake.SubjectQuery, now time.Time) ([]intake.Record, error) {
 	out := []intake.Record{}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -441,9 +387,7 @@ func (s *OwnerStore) SubjectRecords(ctx context.Context, q intake.SubjectQuery, 
 	return out, err
 }
 
-// subjectIntroductions returns the ids of the introductions, expired or
-// not, stored under one of q's keys whose address q owns (every one found
-// when q.Owns is nil).
+// subjectIntroductions returns the ids, expired or not, stored under a key of q that q owns.
 func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([]string, error) {
 	ids := []string{}
 	if len(q.Keys) == 0 {
@@ -465,18 +409,10 @@ func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([
 	return ids, nil
 }
 
-// EraseSubject erases every introduction stored under one of q's keys
-// whose address q owns, expired or not: the introduction, its transcript
-// and its envelopes are deleted, and its ledger entry keeps a content-free
-// tombstone (e, an admin action, the reason) in the same transaction. In
-// the same transaction it
-// also writes, as a withdrawal does, the introduction.withdrawn notices
-// that notices (nil: none) returns for each introduction's id, each only
-// where the confirmation had an envelope, mirrored in the ledger. It
-// returns the ids of the introductions it erased (for the caller to delete
-// their attachments) and the notices' ids (for the caller to dispatch). A
-// failure part-way leaves each introduction either erased or untouched;
-// erasing again finishes the job. Errors: UNAVAILABLE.
+// EraseSubject erases every introduction stored under a key of q whose address q owns: it
+// deletes the introduction, transcript and envelopes, leaves a content-free tombstone in its
+// ledger entry and writes the notices notices returns, all in one transaction. It returns the
+// erased ids and the notices' ids; erasing again finishes a failed run. Errors: UNAVAILABLE.
 func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
 	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
@@ -505,16 +441,10 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 	return erased, sent, nil
 }
 
-// errNotInFolder stops an erasure whose introduction left the folder it
-// was found in (the owner said "not spam" meanwhile).
 var errNotInFolder = errors.New("the introduction is no longer in the folder")
 
-// erase deletes one introduction, its transcript and envelopes, leaves the
-// tombstone in its ledger entry (e, the admin action named action, the
-// ledger reason reason) and writes the notices of a destination the
-// confirmation had an envelope for; it returns their ids. With folder set,
-// it erases only while the introduction is in that folder, read in the
-// same transaction, and answers errNotInFolder otherwise.
+// erase erases one introduction and returns its notices' ids; with folder set, only while it is
+// in that folder (else errNotInFolder).
 func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, action, reason, folder string, notices []intake.Envelope) ([]string, error) {
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	var sent []string
@@ -591,9 +521,8 @@ func (s *DB) erase(ctx context.Context, id string, e intake.ErasureRecord, actio
 	return sent, err
 }
 
-// DailyFigures returns the figures kept for each of days (YYYY-MM-DD), in
-// the order asked; a day not aggregated yet is absent from the map.
-// Errors: UNAVAILABLE.
+// DailyFigures returns the figures kept for each of days (YYYY-MM-DD); a day not aggregated is
+// absent. Errors: UNAVAILABLE.
 func (s *OwnerStore) DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error) {
 	out := map[string]intake.DailyFigures{}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -623,12 +552,8 @@ func (s *OwnerStore) DailyFigures(ctx context.Context, days []string) (map[strin
 // RefusalStates are the abuse states the daily figures count refusals by.
 var RefusalStates = []intake.AbuseState{intake.AbuseRateLimited, intake.AbuseHoneypot, intake.AbuseContentRejected, intake.AbusePowFailed}
 
-// CountDay aggregates the ledger's figures of the UTC day starting at
-// start with Firestore aggregation queries (no entry is read):
-// introductions confirmed that day and how many of them were likely spam,
-// refused requests by abuse state (an entry that sums refusals counts as
-// its count), and the reported solves of challenges of baseMaxNumber
-// (the base cost) by bucket, one COUNT per bucket. Errors: UNAVAILABLE.
+// CountDay aggregates the ledger's figures of the UTC day starting at start with aggregation
+// queries only. Errors: UNAVAILABLE.
 func (s *OwnerStore) CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error) {
 	start = start.UTC().Truncate(24 * time.Hour)
 	end := start.Add(24 * time.Hour)
@@ -680,12 +605,9 @@ func count(ctx context.Context, q firestore.Query) (int, error) {
 	return int(v.GetIntegerValue()), nil
 }
 
-// countRefused counts the refused requests q's entries stand for: an entry
-// counts once, except one that sums the requests refused before the checks
-// (refusals.count of them). A COUNT of every entry, then SUM and AVG of
-// refusals.count, which only the summing entries have: there are SUM/AVG of
-// them. (A COUNT beside a SUM in one query counts only the documents that
-// have the summed field, at least on the emulator, so it is asked alone.)
+// countRefused counts the refused requests q's entries stand for: one each, or refusals.count
+// for a summing entry. The COUNT is asked alone: beside a SUM it counts only documents that
+// have the summed field.
 func countRefused(ctx context.Context, q firestore.Query) (int, error) {
 	all, err := count(ctx, q)
 	if err != nil {
@@ -718,8 +640,7 @@ func number(v any) float64 {
 	return 0
 }
 
-// PutDailyFigures keeps one day's figures; a day already kept is left as
-// it is (aggregated once). Errors: UNAVAILABLE.
+// PutDailyFigures keeps one day's figures once; a kept day is left as it is. Errors: UNAVAILABLE.
 func (s *OwnerStore) PutDailyFigures(ctx context.Context, f intake.DailyFigures) error {
 	ref := s.client.Collection(DailyFigures).Doc(f.Day)
 	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {

@@ -39,24 +39,20 @@ type introductionDoc struct {
 	SubjectKey      string                   `firestore:"subjectKey,omitempty"`
 	ExpireAt        time.Time                `firestore:"expireAt"`
 	Revisions       int                      `firestore:"revisions"`
-	// LikelySpam and Spam are the signals' verdict and the owner's word;
-	// Folder is Introduction.Folder of them, kept for the list's filters.
+	// LikelySpam is the signals' verdict, Spam the owner's word, Folder what they make.
 	LikelySpam bool   `firestore:"likelySpam"`
 	Spam       *bool  `firestore:"spam"`
 	Folder     string `firestore:"folder"`
 }
 
-// recentMessageDoc is recentMessages/{message hash}: the keyed hash of
-// the last sender of a message, for RepeatWindow.
+// recentMessageDoc is recentMessages/{message hash}: its last sender's keyed hash.
 type recentMessageDoc struct {
 	Sender   string    `firestore:"sender"`
 	ExpireAt time.Time `firestore:"expireAt"`
 }
 
-// decoyAttachmentDoc is decoyAttachments/{decoy id}: the file a
-// honeypot's decoy was last sent, as its answers show it (no object: its
-// bytes were never kept), until its draft would have expired or it is
-// withdrawn.
+// decoyAttachmentDoc is decoyAttachments/{decoy id}: the file a decoy was last sent, as its
+// answers show it.
 type decoyAttachmentDoc struct {
 	Name     string    `firestore:"name"`
 	Type     string    `firestore:"type"`
@@ -98,8 +94,7 @@ type spentChallengeDoc struct {
 	ExpireAt time.Time `firestore:"expireAt"`
 }
 
-// rateCounterDoc is rateCounters/{layer}:{key hash}: the hits inside the
-// window, and an expiry one window after the newest.
+// rateCounterDoc is rateCounters/{layer}:{key hash}: the hits inside the window.
 type rateCounterDoc struct {
 	Layer    string      `firestore:"layer"`
 	Hits     []time.Time `firestore:"hits"`
@@ -120,11 +115,7 @@ func (d idempotencyDoc) record(keyHash string) intake.IdempotencyRecord {
 		IntroductionID: d.IntroductionID, SealedToken: d.SealedToken, ExpireAt: d.ExpireAt, Decoy: d.Decoy}
 }
 
-// escapeKey makes a key safe as a document id and keeps distinct keys
-// distinct: reserved characters (including '/' and '%') are %-escaped, a
-// leading "." or "__" is escaped too, and a key whose escaped form is too
-// long for an id becomes "%H" and its SHA-256 in hex (no escaped key starts
-// with "%H").
+// escapeKey makes key a safe document id, keeping distinct keys distinct.
 func escapeKey(key string) string {
 	e := url.PathEscape(key)
 	switch {
@@ -139,8 +130,7 @@ func escapeKey(key string) string {
 	return e
 }
 
-// maxEscapedKey keeps an escaped key, with a rate counter's layer prefix,
-// well inside Firestore's 1,500-byte document id limit.
+// maxEscapedKey keeps an escaped key within Firestore's document id limit.
 const maxEscapedKey = 1024
 
 func (s *DB) introductionRef(id string) *firestore.DocumentRef {
@@ -171,9 +161,7 @@ func (s *DB) rateCounterRef(k intake.RateKey) *firestore.DocumentRef {
 	return s.client.Collection(RateCounters).Doc(k.Layer + ":" + escapeKey(k.KeyHash))
 }
 
-// live reports whether a snapshot holds a document whose expiry is after
-// now; an expired document is treated as absent whether or not the TTL
-// policy has deleted it yet.
+// live reports whether snap holds a document not expired at now, TTL-deleted or not.
 func live(snap *firestore.DocumentSnapshot, now time.Time) bool {
 	if snap == nil || !snap.Exists() {
 		return false
@@ -186,9 +174,7 @@ func live(snap *firestore.DocumentSnapshot, now time.Time) bool {
 	return ok && now.Before(t)
 }
 
-// liveOrNotFound is the error of a read of one document that must be live
-// at now: NOT_FOUND for one that is absent or expired, the read's own error
-// otherwise, nil for a live one.
+// liveOrNotFound is NOT_FOUND for an absent or expired document, the read's error otherwise.
 func liveOrNotFound(snap *firestore.DocumentSnapshot, err error, now time.Time) error {
 	if status.Code(err) == codes.NotFound || err == nil && !live(snap, now) {
 		return intake.ErrNotFound
@@ -196,8 +182,7 @@ func liveOrNotFound(snap *firestore.DocumentSnapshot, err error, now time.Time) 
 	return err
 }
 
-// liveIntroduction decodes the read of introduction id, which must be live
-// at now (see liveOrNotFound).
+// liveIntroduction decodes introduction id, which must be live at now.
 func liveIntroduction(snap *firestore.DocumentSnapshot, err error, id string, now time.Time) (intake.Introduction, error) {
 	if err := liveOrNotFound(snap, err, now); err != nil {
 		return intake.Introduction{}, err
@@ -209,8 +194,7 @@ func liveIntroduction(snap *firestore.DocumentSnapshot, err error, id string, no
 	return d.introduction(id), nil
 }
 
-// eachLive calls visit with each document of q that is live at now, in
-// q's order, and stops at the first error, the query's or visit's.
+// eachLive calls visit with each document of q live at now, stopping at the first error.
 func eachLive(ctx context.Context, q firestore.Query, now time.Time, visit func(*firestore.DocumentSnapshot) error) error {
 	it := q.Documents(ctx)
 	defer it.Stop()

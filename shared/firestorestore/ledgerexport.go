@@ -12,15 +12,9 @@ import (
 // LedgerPage is how many ledger entries one read of LedgerEntries holds.
 const LedgerPage = 500
 
-// LedgerEntries reads every live ledger entry whose attempt arrived
-// (provenance.time) in [from, to), oldest first (ties by id), and hands
-// them to page LedgerPage at a time, so a caller can stream an export of
-// any size in bounded memory. Every kind of entry is there: kept drafts and
-// introductions, refusals, the counts of refusals before the checks,
-// decoys, expired drafts, withdrawn and erased tombstones; each as stored,
-// content-free. Each page is one query under the store's operation
-// timeout; page's error stops the read and is returned as it is. Errors:
-// UNAVAILABLE (nothing of a failed page is handed on).
+// LedgerEntries hands every live ledger entry whose attempt arrived in [from, to), oldest
+// first, to page LedgerPage at a time. Errors: UNAVAILABLE (nothing of a failed page is
+// handed on), or page's.
 func (s *OwnerStore) LedgerEntries(ctx context.Context, from, to, now time.Time, page func([]intake.LedgerEntry) error) error {
 	q := s.client.Collection(Ledger).
 		Where("provenance.time", ">=", from.UTC()).Where("provenance.time", "<", to.UTC()).

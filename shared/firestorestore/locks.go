@@ -6,8 +6,7 @@ import (
 	"sync"
 )
 
-// keyedLocks is a set of per-key mutexes, made on demand and dropped when
-// nobody holds or waits for them. Waiting honours the context.
+// keyedLocks is a set of per-key mutexes, made on demand.
 type keyedLocks struct {
 	mu sync.Mutex
 	m  map[string]*keyLock
@@ -18,9 +17,7 @@ type keyLock struct {
 	refs int           // holders and waiters
 }
 
-// lock takes every key, in sorted order (so two callers never wait on each
-// other in a cycle), and returns the function that releases them all. When
-// ctx ends first it releases what it took and returns ctx.Err().
+// lock takes every key in sorted order and returns their release; ctx.Err() when ctx ends first.
 func (l *keyedLocks) lock(ctx context.Context, keys []string) (unlock func(), err error) {
 	keys = slices.Clone(keys)
 	slices.Sort(keys)

@@ -15,15 +15,10 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// The handoff outbox: envelopes/{id}, written by Confirm and Withdraw in
-// their own atomic write, then moved by the delivery service one
-// transaction at a time (each status write updates the envelope and its
-// mirror in the ledger entry together), and providerEvents/{provider:token},
-// the signed provider events already applied.
+// The handoff outbox: envelopes/{id}, written by Confirm and Withdraw, moved by the delivery
+// service with their ledger mirror; providerEvents/{provider:token}, the events applied.
 
-// dueAtField is set on an envelope while an attempt is due (PENDING: from
-// its creation; RETRY_PENDING: from its next attempt) and absent otherwise,
-// so the sweep finds what to retry with one single-field range query.
+// dueAtField is set on an envelope while an attempt is due, absent otherwise.
 const dueAtField = "dueAt"
 
 // envelopeDoc is envelopes/{id}.
@@ -95,9 +90,7 @@ func (s *DB) providerEventRef(provider, token string) *firestore.DocumentRef {
 	return s.client.Collection(ProviderEvents).Doc(escapeKey(provider + ":" + token))
 }
 
-// boundOutbox binds each envelope to its submission and event, stamps it
-// with now and expireAt (an envelope lives as long as the record it hands
-// on) and checks it can be stored.
+// boundOutbox binds each envelope to its submission and event and checks it is storable.
 func boundOutbox(outbox []intake.Envelope, submissionID, event string, now, expireAt time.Time) ([]intake.Envelope, error) {
 	out := make([]intake.Envelope, 0, len(outbox))
 	for _, e := range outbox {
@@ -116,14 +109,12 @@ func boundOutbox(outbox []intake.Envelope, submissionID, event string, now, expi
 	return out, nil
 }
 
-// Envelope returns envelopes/{id}. Errors: intake.ErrNotFound when it is
-// absent or expired; UNAVAILABLE.
+// Envelope returns envelopes/{id}. Errors: intake.ErrNotFound (absent or expired); UNAVAILABLE.
 func (s *OutboxStore) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
 	return s.envelope(ctx, id, now)
 }
 
-// Envelope returns envelopes/{id}, for the owner's deliveries view.
-// Errors: intake.ErrNotFound when it is absent or expired; UNAVAILABLE.
+// Envelope returns envelopes/{id}. Errors: intake.ErrNotFound (absent or expired); UNAVAILABLE.
 func (s *OwnerStore) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
 	return s.envelope(ctx, id, now)
 }
@@ -144,9 +135,8 @@ func (s *DB) envelope(ctx context.Context, id string, now time.Time) (intake.Env
 	return e, err
 }
 
-// SubmissionEnvelopes returns every live envelope of one submission, oldest
-// first and, within one event, inbox, email, webhook (the admin's
-// deliveries view). Errors: UNAVAILABLE.
+// SubmissionEnvelopes returns one submission's live envelopes, oldest first, then inbox, email,
+// webhook. Errors: UNAVAILABLE.
 func (s *OutboxStore) SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
 	return s.submissionEnvelopes(ctx, submissionID, now)
 }
@@ -179,10 +169,8 @@ func (s *DB) submissionEnvelopes(ctx context.Context, submissionID string, now t
 // destinationOrder lists a submission's envelopes as the admin shows them.
 var destinationOrder = map[intake.Destination]int{intake.DestinationInbox: 0, intake.DestinationEmail: 1, intake.DestinationWebhook: 2}
 
-// DueEnvelopes returns the ids of up to limit envelopes whose attempt is
-// due at now (PENDING, or RETRY_PENDING whose next attempt has come), the
-// longest-waiting first. A leased one is among them; leasing it is what
-// fails. Errors: UNAVAILABLE.
+// DueEnvelopes returns the ids of up to limit envelopes due at now, longest-waiting first.
+// Errors: UNAVAILABLE.
 func (s *OutboxStore) DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -195,12 +183,8 @@ func (s *OutboxStore) DueEnvelopes(ctx context.Context, now time.Time, limit int
 	return ids, err
 }
 
-// LeaseEnvelope claims envelope id for one attempt, until now+leaseFor, so
-// no other instance sends it meanwhile. It returns the envelope and true
-// when the claim is made: the envelope is not leased and its attempt is due
-// (PENDING, or RETRY_PENDING whose time has come). It returns false,
-// writing nothing, otherwise. Errors: intake.ErrNotFound (absent or
-// expired), UNAVAILABLE.
+// LeaseEnvelope claims envelope id until now+leaseFor and returns it with true when it is due
+// and not leased; false, writing nothing, otherwise. Errors: intake.ErrNotFound, UNAVAILABLE.
 func (s *OutboxStore) LeaseEnvelope(ctx context.Context, id string, now time.Time, leaseFor time.Duration) (intake.Envelope, bool, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, false, intake.ErrNotFound
@@ -239,10 +223,8 @@ func (s *OutboxStore) LeaseEnvelope(ctx context.Context, id string, now time.Tim
 	return e, leased, err
 }
 
-// DeliveryContent returns what an introduction.confirmed envelope carries:
-// the introduction and its conversation ("" when none) as stored now.
-// Errors: intake.ErrNotFound when the introduction is gone (withdrawn,
-// erased, expired); UNAVAILABLE.
+// DeliveryContent returns the introduction and its conversation ("" when none) an
+// introduction.confirmed envelope carries. Errors: intake.ErrNotFound once gone; UNAVAILABLE.
 func (s *OutboxStore) DeliveryContent(ctx context.Context, submissionID string, now time.Time) (intake.Introduction, string, error) {
 	if !intake.StorableID(submissionID) {
 		return intake.Introduction{}, "", intake.ErrNotFound
@@ -272,14 +254,9 @@ func (s *OutboxStore) DeliveryContent(ctx context.Context, submissionID string, 
 	return in, conversation, err
 }
 
-// UpdateEnvelope moves envelope id in one transaction with its ledger
-// entry: apply gets both as stored and changes them (the envelope's status,
-// attempts and schedule; the entry's handoff mirror, decision, reason and
-// withdrawal record, and the lease, which only apply
-// releases), and both are written. Errors:
-// intake.ErrNotFound (envelope absent or expired), apply's own error (then
-// nothing is written), UNAVAILABLE, INTERNAL when the envelope would not be
-// storable.
+// UpdateEnvelope moves envelope id and its ledger entry through apply in one transaction.
+// Errors: intake.ErrNotFound; apply's (nothing written); UNAVAILABLE; INTERNAL when the
+// envelope would not be storable.
 func (s *OutboxStore) UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, intake.ErrNotFound
@@ -356,15 +333,10 @@ func (s *DB) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef,
 // maxKeptAttempts bounds the attempts an envelope keeps (the newest).
 const maxKeptAttempts = 32
 
-// ApplyProviderEvent applies one verified provider event in one
-// transaction: it records providerEvents/{provider:token} (kept until
-// keepUntil) if that token was never seen, and moves the envelope and its
-// ledger entry as UpdateEnvelope does. A token seen before changes nothing:
-// an *intake.Error EVENT_REPLAYED. An event about an envelope that is not
-// (or no longer) here, or whose destination is not the event's (an email
-// provider's event naming the inbox or webhook envelope), records its
-// token, moves nothing and returns intake.ErrNotFound. Errors otherwise:
-// apply's own, UNAVAILABLE.
+// ApplyProviderEvent records the event's token until keepUntil and moves its envelope as
+// UpdateEnvelope does, in one transaction. Errors: EVENT_REPLAYED for a token seen before
+// (nothing changes); intake.ErrNotFound, token recorded, for an envelope absent or of another
+// destination; apply's; UNAVAILABLE.
 func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	eventRef := s.providerEventRef(ev.Provider, ev.Token)

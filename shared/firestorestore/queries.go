@@ -8,11 +8,8 @@ type QueryField struct {
 	ArrayContains bool
 }
 
-// IndexedQuery is the shape of one query the store runs: its collection and
-// the fields its filters and orderings use, in index order. A query with a
-// single field is served by Firestore's automatic single-field index (which
-// infra/ must not exempt); one with several needs a composite index declared
-// in infra/, and the infra tests check that each is.
+// IndexedQuery is the shape of one query the store runs: its collection and its fields in
+// index order; infra/'s tests check each has its index.
 type IndexedQuery struct {
 	// Name says which code runs the query.
 	Name       string
@@ -20,8 +17,7 @@ type IndexedQuery struct {
 	Fields     []QueryField
 }
 
-// Queries lists every query the store runs. Code that adds a query adds its
-// shape here, so that infra/ cannot miss the index it needs.
+// Queries lists every query the store runs.
 var Queries = []IndexedQuery{
 	{Name: "DeleteExpired (introductions)", Collection: Introductions, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "DeleteExpired (transcripts)", Collection: Transcripts, Fields: []QueryField{{Path: ExpireAtField}}},

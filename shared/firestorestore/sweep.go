@@ -17,33 +17,26 @@ import (
 
 var _ retentionsweep.Store = (*SweepStore)(nil)
 
-// ReasonExpired is the reason an unconfirmed draft's ledger entry gives once
-// the sweep deletes the draft.
+// ReasonExpired is an expired draft's ledger reason.
 const ReasonExpired = "draft never confirmed: it expired and was deleted, nothing was sent"
 
-// SweptCollections lists every collection the store writes, in the order
-// the sweep visits them: introductions first (an expired draft marks its
-// ledger entry), the ledger after them, the sweep's own runs last.
+// SweptCollections lists every collection the store writes, in the sweep's order:
+// introductions, then the ledger, the sweep's own runs last.
 var SweptCollections = []string{
 	Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys,
 	RecentMessages, DecoyAttachments, Envelopes, ProviderEvents, DailyFigures, Ledger, SweepRuns,
 }
 
-// sweepPage is how many expired documents one query of the sweep reads
-// (ids and update times only, and the state of an introduction); a page is
-// deleted in commits of at most maxBatchWrites writes.
+// sweepPage is how many expired documents one sweep query reads.
 const sweepPage = 1000
 
 // maxBatchWrites is Firestore's limit on the writes of one commit.
 const maxBatchWrites = 500
 
-// lostPagesBeforeSingles is how many commits in a row may lose a race to
-// another run (a document changed or deleted since the query read it)
-// before the sweep deletes a page document by document.
+// lostPagesBeforeSingles is how many lost commits in a row make the sweep delete one by one.
 const lostPagesBeforeSingles = 2
 
-// Collections returns SweptCollections, then every other collection the
-// database holds, sorted, so that nothing expired is left anywhere.
+// Collections returns SweptCollections, then every other collection, sorted.
 func (s *SweepStore) Collections(ctx context.Context) ([]string, error) {
 	var listed []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -66,25 +59,16 @@ func (s *SweepStore) Collections(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// sweepGroup is the writes that retire one expired document, committed
-// together.
+// sweepGroup is the writes that retire one expired document.
 type sweepGroup struct {
 	snap  *firestore.DocumentSnapshot
 	draft bool
 }
 
-// DeleteExpired deletes every document of collection whose expireAt is at
-// or before cutoff: it reads them a page at a time by a query on expireAt
-// (Firestore's single-field index), so its cost grows with what it
-// deletes, and deletes each page in batched commits. Every delete is
-// conditional on the document's update time as read: a document another
-// run deleted first, or that changed since (a rate counter moved on, a
-// draft confirmed), is left alone and not counted. In the introductions
-// collection an unconfirmed draft's ledger entry becomes EXPIRED
-// (ReasonExpired, updatedAt = cutoff) in the commit that deletes the draft.
-// A page that finds fewer documents than it asked for is the last, so a
-// collection with nothing expired costs one query. Errors: UNAVAILABLE,
-// INTERNAL; Deleted counts what was committed before the error.
+// DeleteExpired deletes every document of collection expired at cutoff, each delete
+// conditional on the update time read, so a document deleted or changed meanwhile is left
+// and not counted. An unconfirmed draft's ledger entry becomes EXPIRED in the same commit.
+// Errors: UNAVAILABLE, INTERNAL; Deleted counts what was committed before the error.
 func (s *SweepStore) DeleteExpired(ctx context.Context, collection string, cutoff time.Time) (retentionsweep.Deleted, error) {
 	var out retentionsweep.Deleted
 	q := s.client.Collection(collection).Where(ExpireAtField, "<=", cutoff).Limit(sweepPage)
@@ -136,9 +120,7 @@ func (s *SweepStore) DeleteExpired(ctx context.Context, collection string, cutof
 	}
 }
 
-// commitGroups deletes groups in as few commits as the write limit allows,
-// each commit all or nothing. It stops at the first commit that loses a
-// race (raced: that commit wrote nothing, and the caller reads again).
+// commitGroups deletes groups in as few commits as allowed, stopping at the first lost race.
 func (s *DB) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.Time) (out retentionsweep.Deleted, raced bool, err error) {
 	for len(groups) > 0 {
 		var batch []sweepGroup
@@ -164,10 +146,8 @@ func (s *DB) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.
 	return out, false, nil
 }
 
-// commitSingly deletes each group in a commit of its own, so that one that
-// keeps losing a race (another run took it, or it changed) does not hold
-// back the rest. A draft whose ledger entry is missing (the commit fails
-// although the draft is unchanged) is deleted without it.
+// commitSingly deletes each group in a commit of its own; a draft whose ledger entry is
+// missing is deleted without it.
 func (s *DB) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.Time) (retentionsweep.Deleted, error) {
 	var out retentionsweep.Deleted
 	for _, g := range groups {
@@ -201,11 +181,15 @@ func groupWrites(g sweepGroup) int {
 	return 1
 }
 
-// commitSweep commits one batch of groups; ok is false, with no error, when
-// the commit lost a race (a precondition failed or a document is gone) and
-// so wrote nothing. markDrafts adds each draft's ledger update.
+// commitSweep commits one batch of groups, each delete conditional on the update time read;
+// ok is false, with nothing written, when it lost a race. markDrafts adds each draft's ledger
+// update.
 func (s *DB) commitSweep(ctx context.Context, groups []sweepGroup, cutoff time.Time, markDrafts bool) (ok bool, err error) {
-	return s.commitUnlessRaced(ctx, "sweep", func(b *firestore.WriteBatch) {
+	raced := false
+	err = s.op(ctx, nil, func(ctx context.Context) error {
+		raced = false
+		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
+		b := s.client.Batch() //nolint:staticcheck // see above
 		for _, g := range groups {
 			if g.draft && markDrafts {
 				b.Update(s.ledgerRef(g.snap.Ref.ID), []firestore.Update{
@@ -216,22 +200,8 @@ func (s *DB) commitSweep(ctx context.Context, groups []sweepGroup, cutoff time.T
 			}
 			b.Delete(g.snap.Ref, firestore.LastUpdateTime(g.snap.UpdateTime))
 		}
-	})
-}
-
-// commitUnlessRaced commits, in one batch, the writes that add puts into
-// it (each conditional on what its caller read); ok is false, with no
-// error, when the commit lost a race (a precondition failed or a document
-// is gone) and so wrote nothing. what names the commit for the test hook.
-func (s *DB) commitUnlessRaced(ctx context.Context, what string, add func(*firestore.WriteBatch)) (ok bool, err error) {
-	raced := false
-	err = s.op(ctx, nil, func(ctx context.Context) error {
-		raced = false
-		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
-		b := s.client.Batch() //nolint:staticcheck // see above
-		add(b)
 		if s.beforeCommit != nil {
-			s.beforeCommit(what)
+			s.beforeCommit("sweep")
 		}
 		_, err := b.Commit(ctx)
 		switch status.Code(err) {
@@ -244,10 +214,8 @@ func (s *DB) commitUnlessRaced(ctx context.Context, what string, add func(*fires
 	return err == nil && !raced, err
 }
 
-// ConsentRecords calls visit with every introduction live at now that
-// carries consent evidence, reading only its state, form version and
-// consents (never the visitor's words). Errors: UNAVAILABLE, INTERNAL, or
-// visit's.
+// ConsentRecords calls visit with every introduction live at now that carries consent
+// evidence, reading no visitor's words. Errors: UNAVAILABLE, INTERNAL, or visit's.
 func (s *SweepStore) ConsentRecords(ctx context.Context, now time.Time, visit func(retentionsweep.ConsentRecord) error) error {
 	var visitErr error
 	err := s.op(ctx, nil, func(ctx context.Context) error {
@@ -271,9 +239,8 @@ func (s *SweepStore) ConsentRecords(ctx context.Context, now time.Time, visit fu
 	return err
 }
 
-// MarkRepairNeeded sets ledger/{id}'s decision to REPAIR_NEEDED with
-// reason, in a transaction that writes nothing (false) when the entry
-// already says REPAIR_NEEDED or is gone. Errors: UNAVAILABLE, INTERNAL.
+// MarkRepairNeeded sets ledger/{id}'s decision to REPAIR_NEEDED; false when it already is or
+// the entry is gone. Errors: UNAVAILABLE, INTERNAL.
 func (s *SweepStore) MarkRepairNeeded(ctx context.Context, id, reason string, now time.Time) (bool, error) {
 	if !intake.StorableID(id) {
 		return false, nil
@@ -310,8 +277,7 @@ func (s *SweepStore) MarkRepairNeeded(ctx context.Context, id, reason string, no
 	return marked, nil
 }
 
-// BeginRun creates sweepRuns/{run.ID}. Errors: UNAVAILABLE, INTERNAL (the
-// id is taken).
+// BeginRun creates sweepRuns/{run.ID}. Errors: UNAVAILABLE, INTERNAL (id taken).
 func (s *SweepStore) BeginRun(ctx context.Context, run intake.SweepRun) error {
 	if err := checkRun(run); err != nil {
 		return err
@@ -322,8 +288,7 @@ func (s *SweepStore) BeginRun(ctx context.Context, run intake.SweepRun) error {
 	})
 }
 
-// FinishRun overwrites sweepRuns/{run.ID} with the run's outcome. Errors:
-// UNAVAILABLE, INTERNAL.
+// FinishRun overwrites sweepRuns/{run.ID} with its outcome. Errors: UNAVAILABLE, INTERNAL.
 func (s *SweepStore) FinishRun(ctx context.Context, run intake.SweepRun) error {
 	if err := checkRun(run); err != nil {
 		return err
@@ -341,16 +306,12 @@ func checkRun(run intake.SweepRun) error {
 	return nil
 }
 
-// LastRuns returns up to n of the newest sweep runs (by start), newest
-// first, finished or not: what a run compares its consent digest with.
-// Errors: UNAVAILABLE, INTERNAL.
+// LastRuns returns up to n of the newest sweep runs, finished or not. Errors: UNAVAILABLE, INTERNAL.
 func (s *SweepStore) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
 	return s.lastRuns(ctx, n)
 }
 
-// LastRuns returns up to n of the newest sweep runs (by start), newest
-// first, finished or not: what the admin's health view shows. Errors:
-// UNAVAILABLE, INTERNAL.
+// LastRuns returns up to n of the newest sweep runs, finished or not. Errors: UNAVAILABLE, INTERNAL.
 func (s *OwnerStore) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
 	return s.lastRuns(ctx, n)
 }
@@ -377,146 +338,4 @@ func (s *DB) lastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
 		return nil
 	})
 	return out, err
-}
-
-// foldersFiledID is the id, in sweepRuns, of the folder backfill's record
-// (foldersFiledDoc). No run's id looks like it, and LastRuns, which orders
-// by startedAt, never returns it.
-const foldersFiledID = "folders-filed"
-
-// foldersFiledDoc is sweepRuns/folders-filed: when a folder backfill last
-// left every live introduction with a folder.
-type foldersFiledDoc struct {
-	FiledAt  time.Time `firestore:"filedAt"`
-	ExpireAt time.Time `firestore:"expireAt"`
-}
-
-// folderPage is how many introductions one read of the folder backfill
-// returns (ids, update times and the four fields it looks at): a page's
-// writes fit one commit.
-const folderPage = maxBatchWrites
-
-// FoldersFiled reports whether a folder backfill's record
-// (RecordFoldersFiled) is live at now, with one document read. Errors:
-// UNAVAILABLE, INTERNAL.
-func (s *SweepStore) FoldersFiled(ctx context.Context, now time.Time) (bool, error) {
-	var filed bool
-	err := s.op(ctx, nil, func(ctx context.Context) error {
-		snap, err := s.client.Collection(SweepRuns).Doc(foldersFiledID).Get(ctx)
-		if status.Code(err) == codes.NotFound {
-			return nil
-		}
-		filed = err == nil && live(snap, now)
-		return err
-	})
-	return filed, err
-}
-
-// RecordFoldersFiled records that a folder backfill at now left every live
-// introduction with a folder; FoldersFiled reports it until expireAt.
-// Errors: UNAVAILABLE, INTERNAL.
-func (s *SweepStore) RecordFoldersFiled(ctx context.Context, now, expireAt time.Time) error {
-	return s.op(ctx, nil, func(ctx context.Context) error {
-		_, err := s.client.Collection(SweepRuns).Doc(foldersFiledID).Set(ctx,
-			foldersFiledDoc{FiledAt: now.UTC().Truncate(time.Microsecond), ExpireAt: expireAt.UTC().Truncate(time.Microsecond)})
-		return err
-	})
-}
-
-// folderWrite is one introduction the folder backfill files, as read.
-type folderWrite struct {
-	snap   *firestore.DocumentSnapshot
-	folder string
-}
-
-// FileFolders gives every introduction live at now that has no folder
-// field (one kept before the field existed) the folder its spam and
-// likelySpam fields make (intake.Introduction.Folder), and reports how many
-// it found without one and how many of those it filed. It reads the whole
-// collection by id, folderPage at a time, and writes each page's folders in
-// one commit, each update conditional on the update time it read: an
-// introduction that changed since (the owner marked it meanwhile) keeps
-// what it has, is not counted as filed, and waits for the next backfill.
-// Errors: UNAVAILABLE, INTERNAL; the counts cover the pages before the
-// error.
-func (s *SweepStore) FileFolders(ctx context.Context, now time.Time) (found, filed int, err error) {
-	q := s.client.Collection(Introductions).Select("folder", "spam", "likelySpam", ExpireAtField).
-		OrderBy(firestore.DocumentID, firestore.Asc).Limit(folderPage)
-	after := ""
-	for {
-		page := q
-		if after != "" {
-			page = q.StartAfter(after)
-		}
-		var read int
-		var writes []folderWrite
-		err := s.op(ctx, nil, func(ctx context.Context) error {
-			snaps, err := page.Documents(ctx).GetAll()
-			if err != nil {
-				return err
-			}
-			read, writes = len(snaps), nil
-			for _, snap := range snaps {
-				after = snap.Ref.ID
-				if _, err := snap.DataAt("folder"); err == nil || !live(snap, now) {
-					continue
-				}
-				var d introductionDoc
-				if err := snap.DataTo(&d); err != nil {
-					return err
-				}
-				in := d.introduction(snap.Ref.ID)
-				writes = append(writes, folderWrite{snap: snap, folder: in.Folder()})
-			}
-			return nil
-		})
-		if err != nil {
-			return found, filed, err
-		}
-		found += len(writes)
-		n, err := s.commitFolders(ctx, writes)
-		filed += n
-		if err != nil || read < folderPage {
-			return found, filed, err
-		}
-	}
-}
-
-// commitFolders writes each introduction's folder in one commit or, when
-// that commit loses a race (one of them changed or went since it was
-// read), in a commit each, so that only those that changed are left out.
-// It returns how many folders it wrote.
-func (s *DB) commitFolders(ctx context.Context, writes []folderWrite) (int, error) {
-	if len(writes) == 0 {
-		return 0, nil
-	}
-	ok, err := s.commitFolderBatch(ctx, writes)
-	switch {
-	case err != nil:
-		return 0, err
-	case ok:
-		return len(writes), nil
-	}
-	filed := 0
-	for i := range writes {
-		ok, err := s.commitFolderBatch(ctx, writes[i:i+1])
-		if err != nil {
-			return filed, err
-		}
-		if ok {
-			filed++
-		}
-	}
-	return filed, nil
-}
-
-// commitFolderBatch commits writes, each conditional on its update time as
-// read; ok is false, with no error, when the commit lost a race and so
-// wrote nothing.
-func (s *DB) commitFolderBatch(ctx context.Context, writes []folderWrite) (ok bool, err error) {
-	return s.commitUnlessRaced(ctx, "folders", func(b *firestore.WriteBatch) {
-		for _, w := range writes {
-			b.Update(w.snap.Ref, []firestore.Update{{Path: "folder", Value: w.folder}}, firestore.LastUpdateTime(w.snap.UpdateTime))
-		}
-	})
 }

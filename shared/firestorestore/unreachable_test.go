@@ -62,9 +62,6 @@ func TestUnreachable(t *testing.T) {
 		}},
 		{"AttachableDecoy", func() error { _, err := s.AttachableDecoy(ctx, "down", right, true, t0); return err }},
 		{"SetDecoyAttachment", func() error { _, err := s.SetDecoyAttachment(ctx, "down", right, true, t0, nil); return err }},
-		{"FoldersFiled", func() error { _, err := db.Sweep().FoldersFiled(ctx, t0); return err }},
-		{"FileFolders", func() error { _, _, err := db.Sweep().FileFolders(ctx, t0); return err }},
-		{"RecordFoldersFiled", func() error { return db.Sweep().RecordFoldersFiled(ctx, t0, t0.Add(time.Hour)) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

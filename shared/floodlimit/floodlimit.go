@@ -45,15 +45,13 @@ type Limiter struct {
 	lastPrune time.Time
 }
 
-// New returns a limiter allowing limit requests per rolling window per key,
-// holding at most MaxKeys keys. It refuses a limit below 1 and a window
-// that is not positive, naming each.
+// New returns a limiter of limit requests per rolling window per key, holding at most MaxKeys
+// keys. It refuses a limit below 1 and a non-positive window.
 func New(limit int, window time.Duration) (*Limiter, error) {
 	return NewWithCapacity(limit, window, MaxKeys)
 }
 
-// NewWithCapacity is New with a key capacity other than MaxKeys; it also
-// refuses a capacity below 1.
+// NewWithCapacity is New with another key capacity; it refuses one below 1.
 func NewWithCapacity(limit int, window time.Duration, capacity int) (*Limiter, error) {
 	var problems []error
 	if limit < 1 {
@@ -85,9 +83,7 @@ func (l *Limiter) Len() int {
 	return len(l.entries)
 }
 
-// Admit counts one request for keyHash at now and returns the layer's
-// decision. The estimate is the sliding-window approximation: the previous
-// window's count weighted by how much of it still overlaps, plus this one's.
+// Admit counts one request for keyHash at now and returns the sliding-window decision.
 func (l *Limiter) Admit(keyHash string, now time.Time) (intake.RateDecision, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -130,8 +126,7 @@ func (l *Limiter) Block(keyHash string, until time.Time) {
 	l.touch(e, true)
 }
 
-// Blocked reports whether keyHash is under a remembered authoritative block
-// at now, and for how long.
+// Blocked reports whether keyHash is under a remembered authoritative block, and for how long.
 func (l *Limiter) Blocked(keyHash string, now time.Time) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,8 +188,7 @@ func (l *Limiter) remove(e *entry) {
 	delete(l.entries, e.key)
 }
 
-// prune drops, once per window, the keys that no longer matter: idle for
-// two windows and under no remembered block.
+// prune drops, once per window, the keys idle for two windows and under no block.
 func (l *Limiter) prune(now time.Time) {
 	if now.Sub(l.lastPrune) < l.window {
 		return

@@ -6,12 +6,11 @@ import (
 	"time"
 )
 
-// Code is a stable, documented problem code. Clients switch on it; it never
-// changes meaning once published.
+// Code is a stable, documented problem code.
 type Code string
 
-// The documented problem codes (functions/README.md). Field codes appear in
-// Error.Fields; the rest describe the whole request.
+// The documented problem codes (functions/README.md); field codes appear in
+// Error.Fields.
 const (
 	CodeUnreadableBody       Code = "UNREADABLE_BODY"
 	CodeUnsupportedMediaType Code = "UNSUPPORTED_MEDIA_TYPE"
@@ -66,16 +65,14 @@ type FieldError struct {
 	Detail string `json:"detail"`
 }
 
-// Error is the one error type that crosses the domain boundary. Code is what
-// the client sees; Detail is a safe sentence for the client; Cause is the
-// internal error, logged once at the boundary and never sent.
+// Error is the one error type that crosses the domain boundary: Code and Detail are the
+// client's, Cause is logged, never sent.
 type Error struct {
 	Code       Code
 	Detail     string
 	Fields     []FieldError
 	RetryAfter time.Duration
-	// RequiredMaxNumber is, on POW_TOO_EASY, the max number of the
-	// challenge the source owes (the problem's "requiredMaxNumber").
+	// RequiredMaxNumber is, on POW_TOO_EASY, the max number the source owes.
 	RequiredMaxNumber int64
 	Cause             error
 }
@@ -95,10 +92,8 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
 }
 
-// Invalid returns a validation error carrying the given field errors. Its Code
-// is that of the first field error, so a single-field refusal reads as such.
-// Without a field error there is nothing to tell the visitor: that is a bug
-// on our side, answered as INTERNAL.
+// Invalid returns a validation error with the code of its first field error; INTERNAL
+// without one.
 func Invalid(fields ...FieldError) *Error {
 	if len(fields) == 0 {
 		return Internal(errors.New("intake.Invalid without a field error"))
@@ -106,8 +101,7 @@ func Invalid(fields ...FieldError) *Error {
 	return &Error{Code: fields[0].Code, Detail: "The introduction was not kept: see errors.", Fields: fields}
 }
 
-// Unavailable wraps an internal cause (a database or provider outage) as a
-// retryable refusal.
+// Unavailable wraps an outage as a retryable refusal.
 func Unavailable(cause error, retryAfter time.Duration) *Error {
 	return &Error{Code: CodeUnavailable, Detail: "The service is briefly unavailable; please try again.", RetryAfter: retryAfter, Cause: cause}
 }
@@ -117,12 +111,10 @@ func Internal(cause error) *Error {
 	return &Error{Code: CodeInternal, Detail: "Something went wrong on our side.", Cause: cause}
 }
 
-// ErrNotFound is the one answer for an unknown id, an expired draft and a
-// wrong token alike, so none of them can be told apart.
+// ErrNotFound answers an unknown id, an expired draft and a wrong token alike.
 var ErrNotFound = &Error{Code: CodeNotFound, Detail: "No such introduction."}
 
-// CodeOf returns the Code of err, CodeInternal when err is not an *Error, and
-// "" when err is nil.
+// CodeOf returns err's Code, CodeInternal for another error, "" for nil.
 func CodeOf(err error) Code {
 	if err == nil {
 		return ""

@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// LedgerVersion names the shape of LedgerEntry ("Form Intake Decision Ledger
-// & Handoff Envelope v1").
+// LedgerVersion names the shape of LedgerEntry.
 const LedgerVersion = "intake-ledger/v1"
 
 // Validation is the outcome of the content, form and consent rules.
@@ -34,9 +33,8 @@ const (
 // Decision is the ledger's verdict on a submission.
 type Decision string
 
-// The decisions. AWAITING_CONFIRMATION is a kept draft's; a confirmed one is
-// HANDOFF_PENDING until its evidence is closed; a draft never confirmed ends
-// EXPIRED.
+// The decisions: a kept draft AWAITING_CONFIRMATION, a confirmed one HANDOFF_PENDING until its
+// evidence closes, a draft never confirmed EXPIRED.
 const (
 	DecisionAwaitingConfirmation Decision = "AWAITING_CONFIRMATION"
 	DecisionExpired              Decision = "EXPIRED"
@@ -66,8 +64,7 @@ type RateDecision struct {
 	Decision      RateVerdict `json:"decision" firestore:"decision"`
 }
 
-// PurposeRecord is one purpose of the form version, its declared basis, and
-// whether this submission carries data for it.
+// PurposeRecord is one purpose, its basis, and whether this submission carries data for it.
 type PurposeRecord struct {
 	ID       string `json:"id" firestore:"id"`
 	Basis    Basis  `json:"basis" firestore:"basis"`
@@ -81,9 +78,8 @@ type ValidationRecord struct {
 	Codes  []Code     `json:"codes" firestore:"codes"`
 }
 
-// AbuseRecord is the abuse state with the signals that led there (names
-// only), whether they make the introduction likely spam, and the figures
-// of its proof of work's solve as the page reported them.
+// AbuseRecord is the abuse state, the signals' names behind it, the likely-spam verdict and
+// the reported solve.
 type AbuseRecord struct {
 	State      AbuseState   `json:"state" firestore:"state"`
 	Signals    []string     `json:"signals" firestore:"signals"`
@@ -91,18 +87,14 @@ type AbuseRecord struct {
 	Solve      *SolveRecord `json:"solve,omitempty" firestore:"solve,omitempty"`
 }
 
-// SolveRecord is one solve's telemetry: its duration rounded to a
-// SolveBucket, the workers the page used, and the max number of the
-// challenge solved (the work it stood for).
+// SolveRecord is one solve's telemetry: its SolveBucket, workers and max number.
 type SolveRecord struct {
 	Millis    int64 `json:"millis" firestore:"millis"`
 	Workers   int   `json:"workers" firestore:"workers"`
 	MaxNumber int64 `json:"maxNumber" firestore:"maxNumber"`
 }
 
-// RetentionRecord is the ledger entry's own retention: its class and when
-// the entry is deleted. DeleteAfter always equals the entry's ExpireAt (the
-// store refuses an entry where they differ).
+// RetentionRecord is the entry's own retention; DeleteAfter equals the entry's ExpireAt.
 type RetentionRecord struct {
 	Class       string    `json:"class" firestore:"class"`
 	DeleteAfter time.Time `json:"deleteAfter" firestore:"deleteAfter"`
@@ -122,8 +114,7 @@ type Provenance struct {
 	Time      time.Time `json:"time" firestore:"time"`
 }
 
-// HandoffRecord is the ledger's content-free view of one envelope: where it
-// went, how it stands, how often it was tried and when it is tried next.
+// HandoffRecord is the ledger's content-free view of one envelope.
 type HandoffRecord struct {
 	EnvelopeID    string         `json:"envelopeId" firestore:"envelopeId"`
 	Destination   Destination    `json:"destination" firestore:"destination"`
@@ -132,28 +123,24 @@ type HandoffRecord struct {
 	Attempts      int            `json:"attempts" firestore:"attempts"`
 	NextAttemptAt time.Time      `json:"nextAttemptAt,omitzero" firestore:"nextAttemptAt"`
 	LastError     string         `json:"lastError,omitempty" firestore:"lastError"`
-	// PayloadSHA256 is the envelope's binding of what it sends (see
-	// Envelope.PayloadSHA256), so an auditor can match a receiver's copy.
+	// PayloadSHA256 is the envelope's binding of what it sends.
 	PayloadSHA256 string `json:"payloadSha256,omitempty" firestore:"payloadSha256,omitempty"`
 }
 
-// WithdrawalRecord says when a confirmed introduction was withdrawn and to
-// which destinations its content had already been delivered.
+// WithdrawalRecord says when a confirmed introduction was withdrawn and where it had reached.
 type WithdrawalRecord struct {
 	At                 time.Time     `json:"at" firestore:"at"`
 	AlreadyDeliveredTo []Destination `json:"alreadyDeliveredTo" firestore:"alreadyDeliveredTo"`
 }
 
-// ErasureRecord is the tombstone an erasure leaves: when, on whose request
-// and why, never what was erased.
+// ErasureRecord is an erasure's tombstone: when, on whose request and why.
 type ErasureRecord struct {
 	At          time.Time `json:"at" firestore:"at"`
 	RequestedBy string    `json:"requestedBy" firestore:"requestedBy"`
 	Reason      string    `json:"reason" firestore:"reason"`
 }
 
-// AdminAction records one action the owner took on a submission (marked
-// handled, retried a delivery, erased), content-free.
+// AdminAction records one action of the owner on a submission, content-free.
 type AdminAction struct {
 	At     time.Time `json:"at" firestore:"at"`
 	Actor  string    `json:"actor" firestore:"actor"`
@@ -161,25 +148,18 @@ type AdminAction struct {
 	Target string    `json:"target,omitempty" firestore:"target"`
 }
 
-// DecoyRecord is the state of a honeypot's decoy, kept in its content-free
-// ledger entry so that the decoy answers confirmations and withdrawals as a
-// real draft would, on every instance: when its draft would expire, and
-// when it was confirmed and withdrawn (zero: not yet).
+// DecoyRecord is a honeypot decoy's state, so it answers as a real draft would on every
+// instance.
 type DecoyRecord struct {
 	DraftExpireAt time.Time `json:"draftExpireAt" firestore:"draftExpireAt"`
 	ConfirmedAt   time.Time `json:"confirmedAt,omitzero" firestore:"confirmedAt"`
 	WithdrawnAt   time.Time `json:"withdrawnAt,omitzero" firestore:"withdrawnAt"`
 }
 
-// RefusalCount is what an aggregated ledger entry stands for: the requests
-// refused before the check chain (by the flood layer, by a remembered
-// authoritative block, or as malformed) from one keyed source in one
-// window — or the revisions of one draft from one source that the content
-// rules refused in one window (the entry's SubmissionID names the draft,
-// its validation is FAIL with their codes) — recorded once with a count
-// rather than once per request, so a flood costs memory, not writes.
-// KeyHash is "" on an entry that sums the sources past the per-window
-// bound; Sources says how many it sums.
+// RefusalCount is what an aggregated entry stands for: the requests refused before the check
+// chain from one keyed source in one window, or one draft's revisions refused by the content
+// rules, recorded once with a count. KeyHash is "" on an entry that sums Sources sources past
+// the per-window bound.
 type RefusalCount struct {
 	KeyHash       string    `json:"keyHash" firestore:"keyHash"`
 	Sources       int       `json:"sources" firestore:"sources"`
@@ -187,25 +167,18 @@ type RefusalCount struct {
 	WindowSeconds int64     `json:"windowSeconds" firestore:"windowSeconds"`
 	Count         int       `json:"count" firestore:"count"`
 	Codes         []Code    `json:"codes" firestore:"codes"`
-	// Moves names what was refused: "draft", "confirmation", "withdrawal",
-	// "revision".
+	// Moves names what was refused: "draft", "confirmation", "withdrawal", "revision".
 	Moves []string `json:"moves" firestore:"moves"`
 }
 
-// LedgerEntry is the auditable record one intake attempt leaves.
-// It never holds the visitor's words: ids, hashed keys, codes and decisions
-// only. Envelopes are kept in their own records, bound to SubmissionID;
-// Handoffs mirrors each one's status here. Revisions counts how often the
-// visitor revised the draft before confirming it, refused revisions
-// included (their codes are in the refusal counts bound to the draft).
+// LedgerEntry is the auditable record one intake attempt leaves: ids, hashed keys, codes and
+// decisions, never the visitor's words. Handoffs mirrors its envelopes' status.
 type LedgerEntry struct {
 	ID          string `json:"id" firestore:"-"`
 	Version     string `json:"version" firestore:"version"`
 	FormID      string `json:"formId" firestore:"formId"`
 	FormVersion string `json:"formVersion" firestore:"formVersion"`
-	// Lang is the language the visitor was shown the form in, as the
-	// introduction's; empty for entries that predate it and for refusals
-	// before the form version was known.
+	// Lang is the language the form was shown in; empty when unknown.
 	Lang               string            `json:"lang,omitempty" firestore:"lang,omitempty"`
 	SubmissionID       string            `json:"submissionId" firestore:"submissionId"`
 	IdempotencyKeyHash string            `json:"idempotencyKeyHash" firestore:"idempotencyKeyHash"`
@@ -224,12 +197,9 @@ type LedgerEntry struct {
 	Revisions          int               `json:"revisions" firestore:"revisions"`
 	Refusals           *RefusalCount     `json:"refusals,omitempty" firestore:"refusals,omitempty"`
 	Decoy              *DecoyRecord      `json:"decoy,omitempty" firestore:"decoy,omitempty"`
-	// Attachment is the attached file's type, size and SHA-256 (a
-	// decoy's, or a withdrawn or erased introduction's: type and size);
-	// nil when none is attached.
+	// Attachment is the attached file's evidence; nil when none.
 	Attachment *AttachmentEvidence `json:"attachment,omitempty" firestore:"attachment,omitempty"`
-	// ConfirmedAt is when the visitor confirmed; zero for an attempt never
-	// confirmed.
+	// ConfirmedAt is when the visitor confirmed; zero if never.
 	ConfirmedAt time.Time  `json:"confirmedAt,omitzero" firestore:"confirmedAt,omitempty"`
 	Decision    Decision   `json:"decision" firestore:"decision"`
 	Reason      string     `json:"reason" firestore:"reason"`
@@ -241,11 +211,8 @@ type LedgerEntry struct {
 // StoredAttachment is the name RedactionRecord.Stored gives a held file.
 const StoredAttachment = "attachment"
 
-// RecordAttachment makes the entry say what it holds of attachment a (nil
-// for none): its evidence, "attachment" among the stored fields while a
-// file is held, and purpose (the form version's attachment purpose, ""
-// for none) granted exactly while a file is held or the purpose is
-// required.
+// RecordAttachment makes the entry say what it holds of attachment a (nil for none), granting
+// purpose exactly while a file is held or the purpose is required.
 func (e *LedgerEntry) RecordAttachment(purpose string, a *Attachment) {
 	e.Attachment = a.Evidence()
 	e.Redaction.Stored = WithStored(e.Redaction.Stored, StoredAttachment, a != nil)
@@ -266,8 +233,7 @@ func WithStored(stored []string, name string, held bool) []string {
 	return out
 }
 
-// GrantAttachment returns purposes with the attachment's purpose granted
-// exactly when a file is attached (or the purpose is required).
+// GrantAttachment returns purposes with purpose granted exactly when attached or required.
 func GrantAttachment(purposes []PurposeRecord, purpose string, attached bool) []PurposeRecord {
 	out := make([]PurposeRecord, len(purposes))
 	for i, p := range purposes {
@@ -281,25 +247,19 @@ func GrantAttachment(purposes []PurposeRecord, purpose string, attached bool) []
 
 // The retention classes of a ledger entry.
 const (
-	// RetentionDraft is the entry of a kept draft: it outlives the draft by
-	// the rejected-attempt period (deleted Retention.RejectedAttempt after
-	// the draft's expiry), so that a draft never confirmed leaves an entry
-	// that says EXPIRED for as long as a refusal's entry is kept.
+	// RetentionDraft is a kept draft's entry: deleted Retention.RejectedAttempt after the draft's
+	// expiry.
 	RetentionDraft = "draft"
-	// RetentionIntroduction is the entry of a confirmed introduction: it is
-	// deleted with the introduction, Retention.Introduction after
-	// confirmation, and keeps that date when the introduction is withdrawn.
+	// RetentionIntroduction is a confirmed introduction's entry: deleted with it.
 	RetentionIntroduction = "introduction"
-	// RetentionRejectedEntry is the entry of an attempt that kept nothing:
-	// deleted Retention.RejectedAttempt after the attempt.
+	// RetentionRejectedEntry is an entry that kept nothing: deleted Retention.RejectedAttempt after it.
 	RetentionRejectedEntry = "rejected-attempt"
 )
 
 // RedactedFromLogs lists what the service never writes to its logs.
 var RedactedFromLogs = []string{"name", "company", "role", "email", "message", "conversation", "token", "clientAddress", "idempotencyKey"}
 
-// LedgerSchema is the JSON Schema (draft 2020-12) of a LedgerEntry as JSON,
-// every field group documented; its $defs.envelope is an Envelope's.
+// LedgerSchema is the JSON Schema of a LedgerEntry; its $defs.envelope is an Envelope's.
 //
 //go:embed ledger.schema.json
 var LedgerSchema []byte

@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// HashToken returns the SHA-256 of a confirmation token: the only form in
-// which a token is stored.
+// HashToken returns the SHA-256 of a confirmation token, its only stored form.
 func HashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
@@ -18,11 +17,8 @@ func (in *Introduction) heldBy(tokenHash []byte, now time.Time) bool {
 		subtle.ConstantTimeCompare(in.TokenHash, tokenHash) == 1
 }
 
-// ConfirmBy applies the confirm move for the holder of tokenHash at now and
-// keeps the introduction for keepFor from now. It reports changed=false for
-// a repeat on an introduction already confirmed (or handled): the same
-// success, no second transition. An expired draft, or a token that does not
-// match, is ErrNotFound.
+// ConfirmBy confirms for the holder of tokenHash and keeps the introduction keepFor from now;
+// changed is false for a repeat. Errors: ErrNotFound.
 func (in *Introduction) ConfirmBy(tokenHash []byte, now time.Time, keepFor time.Duration) (changed bool, err error) {
 	if !in.heldBy(tokenHash, now) {
 		return false, ErrNotFound
@@ -43,9 +39,8 @@ func (in *Introduction) ConfirmBy(tokenHash []byte, now time.Time, keepFor time.
 	return true, nil
 }
 
-// WithdrawBy applies the withdraw move for the holder of tokenHash at now.
-// ErrNotFound when the token does not match or the introduction is gone;
-// STATE_CONFLICT for a draft, which is never sent and simply expires.
+// WithdrawBy withdraws for the holder of tokenHash. Errors: ErrNotFound; STATE_CONFLICT for a
+// draft.
 func (in *Introduction) WithdrawBy(tokenHash []byte, now time.Time) error {
 	if !in.heldBy(tokenHash, now) {
 		return ErrNotFound
@@ -58,9 +53,7 @@ func (in *Introduction) WithdrawBy(tokenHash []byte, now time.Time) error {
 	return nil
 }
 
-// HandleAt applies the handle move (the owner has dealt with the
-// introduction) at now. STATE_CONFLICT when the state does not allow it: a
-// draft, or an introduction already handled; ErrNotFound when it is gone.
+// HandleAt applies the handle move. Errors: STATE_CONFLICT; ErrNotFound when gone.
 func (in *Introduction) HandleAt(now time.Time) error {
 	if !in.Live(now) {
 		return ErrNotFound

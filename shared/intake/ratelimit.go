@@ -15,9 +15,8 @@ type RateKey struct {
 	KeyHash string
 }
 
-// Admit applies the rule to the event times hits at now. It returns the hits
-// still inside the window (plus now when allowed), the decision to record,
-// and, when blocked, how long until the oldest hit leaves the window.
+// Admit applies the rule to hits at now: the hits still inside the window, the decision, and
+// when blocked the wait until the oldest hit leaves.
 func (k RateKey) Admit(hits []time.Time, now time.Time) (kept []time.Time, d RateDecision, retryAfter time.Duration) {
 	since := now.Add(-k.Window)
 	for _, h := range hits {
@@ -42,8 +41,7 @@ func (k RateKey) Admit(hits []time.Time, now time.Time) (kept []time.Time, d Rat
 	return kept, d, 0
 }
 
-// CoarseRetryAfter rounds a wait up to whole minutes (at least one), so the
-// answer tells a visitor when to come back without revealing exact counters.
+// CoarseRetryAfter rounds a wait up to whole minutes, at least one.
 func CoarseRetryAfter(d time.Duration) time.Duration {
 	if d <= time.Minute {
 		return time.Minute
@@ -56,11 +54,8 @@ func RateLimited(retryAfter time.Duration) *Error {
 	return &Error{Code: CodeRateLimited, Detail: "Too many introductions from here; please try again later.", RetryAfter: retryAfter}
 }
 
-// Escalation is the proof of work a source owes for a draft, by the drafts
-// it has already kept in the window of its Layer's rate counter (a
-// honeypot's decoy counts as kept): Base for the first Free, then at least
-// twice the previous draft's for each further one, never more than Max. A
-// zero Escalation owes nothing.
+// Escalation is the proof of work a source owes by the drafts it kept in the window: Base for
+// the first Free, then doubling, at most Max. Zero owes nothing.
 type Escalation struct {
 	Layer string
 	Free  int
@@ -68,9 +63,7 @@ type Escalation struct {
 	Max   int64
 }
 
-// Owed returns the least max number a solution must have been issued with
-// for a source that has kept drafts in the window: Base for kept < Free,
-// else Base·2^(kept−Free+1), capped at Max (and never below Base).
+// Owed returns the least max number owed after kept drafts.
 func (e Escalation) Owed(kept int) int64 {
 	if e.Base <= 0 {
 		return 0
@@ -82,8 +75,7 @@ func (e Escalation) Owed(kept int) int64 {
 	return max(e.Base, min(owed, e.Max))
 }
 
-// PowTooEasy returns the POW_TOO_EASY refusal of a solution below the
-// owed max number.
+// PowTooEasy returns the POW_TOO_EASY refusal.
 func PowTooEasy(owed int64) *Error {
 	return &Error{Code: CodePowTooEasy, RequiredMaxNumber: owed,
 		Detail: "More drafts than usual came from here: please let the page solve a harder challenge."}

@@ -3,9 +3,7 @@ package intake
 // State is where an introduction is in its life.
 type State string
 
-// The states. Expiry is none of them, nor a move: a draft never confirmed
-// is gone once past its expiry, and the sweep deletes it and turns its
-// ledger entry EXPIRED.
+// The states; expiry is none, and the sweep deletes an expired draft.
 const (
 	StateDraft     State = "DRAFT"
 	StateConfirmed State = "CONFIRMED"
@@ -23,8 +21,7 @@ const (
 	MoveWithdraw Move = "withdraw"
 )
 
-// stateBehaviour is the State pattern: each state answers the moves it allows
-// with the state they lead to, and refuses the others.
+// stateBehaviour answers each move a state allows with the state it leads to.
 type stateBehaviour interface {
 	confirm() (State, error)
 	handle() (State, error)
@@ -70,8 +67,7 @@ func behaviourOf(s State) stateBehaviour {
 	}
 }
 
-// Next returns the state that move m leads to from s, or a STATE_CONFLICT
-// *Error when s does not allow m.
+// Next returns the state m leads to from s, or a STATE_CONFLICT *Error.
 func (s State) Next(m Move) (State, error) {
 	b := behaviourOf(s)
 	switch m {

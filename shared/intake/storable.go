@@ -12,8 +12,7 @@ import (
 	"github.com/ownersite/introductions/shared/textrules"
 )
 
-// Caps on the stored bookkeeping values (ids, keys, codes), which no visitor
-// writes; the visitor's own words are capped by the MaxStored* constants.
+// Caps on stored bookkeeping values; the visitor's words are capped by the MaxStored* constants.
 const (
 	MaxStoredID        = 128  // bytes: introduction, ledger entry, and submission ids
 	MaxStoredKey       = 512  // bytes: challenge keys, key hashes, fingerprints
@@ -27,29 +26,19 @@ const (
 // TokenHashSize is the size of a stored token hash (SHA-256).
 const TokenHashSize = 32
 
-// StorableID reports whether id is a storable record id: 1 to MaxStoredID
-// bytes of ASCII letters, digits, '-' and '_', not of the reserved form
-// "__x__". An id failing it names nothing that is stored.
+// StorableID reports whether id is 1 to MaxStoredID bytes of ASCII letters, digits, '-' and
+// '_', not "__x__".
 func StorableID(id string) bool {
 	var c checker
 	c.id("id", id)
 	return len(c.problems) == 0
 }
 
-// The CheckStorable* functions re-check a record's limits just before it is
-// written, as a database constraint would, so that a bug in a handler cannot
-// store what the API refuses. Each returns nil, or an INTERNAL *Error whose
-// cause names the offending field and rule but never its value (causes are
-// logged, values may be personal data).
+// The CheckStorable* functions re-check a record just before it is written. Each returns nil
+// or an INTERNAL *Error whose cause names the field and rule, never the value.
 
-// CheckStorableIntroduction checks an introduction as stored: a valid id, a
-// storable state (DRAFT, CONFIRMED or HANDLED), the visitor's words as the
-// API keeps them (see words: valid UTF-8 within the MaxStored* caps, the
-// character rules of textrules, line breaks only in the message and the
-// fields a version adds, at most MaxStoredLinks links in the message; an
-// email with nothing invisible at all), a 32-byte token hash, set creation and
-// expiry times, a confirmation time exactly when confirmed, storable
-// consent evidence, and a storable attachment (CheckStorableAttachment).
+// CheckStorableIntroduction checks an introduction as stored: id, state, the visitor's words
+// as the API keeps them (see words), token hash, times, consent evidence and attachment.
 func CheckStorableIntroduction(in Introduction) error {
 	var c checker
 	c.id("introduction.id", in.ID)
@@ -105,9 +94,7 @@ func CheckStorableIntroduction(in Introduction) error {
 	return c.result()
 }
 
-// CheckStorableTranscript checks a transcript: the id of its introduction,
-// non-empty text as the API keeps it (see words) within
-// MaxStoredConversation characters, and a set expiry.
+// CheckStorableTranscript checks a transcript's id, text (see words) and expiry.
 func CheckStorableTranscript(t Transcript) error {
 	var c checker
 	c.id("transcript.introductionId", t.IntroductionID)
@@ -116,12 +103,9 @@ func CheckStorableTranscript(t Transcript) error {
 	return c.result()
 }
 
-// CheckStorableLedgerEntry checks a ledger entry: a valid id, the current
-// LedgerVersion, known decision, validation, abuse and verdict values,
-// bounded bookkeeping strings and lists, storable consent evidence, a known
-// retention class whose delete-after is the entry's expiry, and a set
-// expiry. It cannot tell a visitor's words from a code; keeping them out is
-// the caller's duty.
+// CheckStorableLedgerEntry checks a ledger entry's id, version, known values, bounded
+// bookkeeping, consent evidence, retention and expiry. Keeping visitor's words out is the
+// caller's duty.
 func CheckStorableLedgerEntry(e LedgerEntry) error {
 	var c checker
 	c.id("ledger.id", e.ID)
@@ -223,13 +207,9 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	return c.result()
 }
 
-// CheckStorableAttachment checks the attachment of introduction id as
-// stored: an object under AttachmentPrefix(id) with a name of its own
-// after it, a type of AttachmentTypes, a positive size, a SHA-256 of 64
-// lowercase hex digits, and a display name of valid UTF-8, at most
-// MaxAttachmentNameLength characters, with no path separator and no
-// character textrules.BadCharacter refuses on one line. A nil attachment
-// (none) is storable.
+// CheckStorableAttachment checks introduction id's attachment: an object under
+// AttachmentPrefix(id), a type of AttachmentTypes, a positive size, a hex SHA-256 and a clean
+// display name. Nil is storable.
 func CheckStorableAttachment(id string, a *Attachment) error {
 	if a == nil {
 		return nil
@@ -243,9 +223,8 @@ func CheckStorableAttachment(id string, a *Attachment) error {
 	return c.result()
 }
 
-// CheckStorableDecoyAttachment checks what a honeypot's decoy keeps of
-// the attachment it was sent (see Attacher.SetDecoyAttachment): as
-// CheckStorableAttachment, with no object at all.
+// CheckStorableDecoyAttachment checks a decoy's attachment as CheckStorableAttachment, without
+// an object.
 func CheckStorableDecoyAttachment(a *Attachment) error {
 	if a == nil {
 		return nil
@@ -281,8 +260,7 @@ func (c *checker) attachmentEvidence(a *Attachment) {
 	}
 }
 
-// CheckStorableSpentChallenge checks a spent challenge: a non-empty key of
-// at most MaxStoredKey bytes of valid UTF-8, and a set expiry.
+// CheckStorableSpentChallenge checks a spent challenge's key and expiry.
 func CheckStorableSpentChallenge(s SpentChallenge) error {
 	var c checker
 	c.key("challenge.key", s.Key, true)
@@ -290,9 +268,7 @@ func CheckStorableSpentChallenge(s SpentChallenge) error {
 	return c.result()
 }
 
-// CheckStorableIdempotency checks an idempotency record: key hash,
-// fingerprint and introduction id present and bounded, a sealed token of 1
-// to MaxStoredSealed bytes, and a set expiry.
+// CheckStorableIdempotency checks an idempotency record's fields and expiry.
 func CheckStorableIdempotency(r IdempotencyRecord) error {
 	var c checker
 	c.key("idempotency.keyHash", r.KeyHash, true)
@@ -305,9 +281,7 @@ func CheckStorableIdempotency(r IdempotencyRecord) error {
 	return c.result()
 }
 
-// CheckStorableRateKey checks a rate key: a layer label of lowercase
-// letters, digits, '-' and '_', a non-empty key hash, a positive limit of at
-// most MaxStoredRateLimit and a window of at least one second.
+// CheckStorableRateKey checks a rate key's layer label, key hash, limit and window.
 func CheckStorableRateKey(k RateKey) error {
 	var c checker
 	c.label("rateKey.layer", k.Layer, true)
@@ -327,12 +301,7 @@ func CheckStorableRateKey(k RateKey) error {
 	return c.result()
 }
 
-// CheckStorableDraft checks everything KeepDraft writes, each record alone
-// and together: a set Now; a DRAFT introduction live at Now; a transcript
-// exactly when the introduction says it has a conversation, with the same id
-// and expiry; a spent challenge expiring after Now; an idempotency record
-// (if any) naming the introduction; distinct rate keys; and a ledger entry
-// awaiting confirmation that names the introduction as its submission.
+// CheckStorableDraft checks everything KeepDraft writes, each record alone and together.
 func CheckStorableDraft(k DraftKeeping) error {
 	var c checker
 	c.time("draft.now", k.Now)
@@ -425,8 +394,7 @@ func (c *checker) result() error {
 	return Internal(notStorable(c.problems))
 }
 
-// IsNotStorable reports whether err is a CheckStorable* refusal: the
-// record was refused before anything was written.
+// IsNotStorable reports whether err is a CheckStorable* refusal.
 func IsNotStorable(err error) bool {
 	var ns notStorable
 	return errors.As(err, &ns)
@@ -437,8 +405,7 @@ type notStorable []string
 
 func (ns notStorable) Error() string { return "not storable: " + strings.Join(ns, "; ") }
 
-// id checks a document id: 1 to MaxStoredID bytes of letters, digits, '-'
-// and '_', so it is safe as a path segment anywhere.
+// id checks a document id, safe as a path segment.
 func (c *checker) id(field, s string) {
 	if s == "" || len(s) > MaxStoredID {
 		c.fail(field, fmt.Sprintf("not 1 to %d bytes", MaxStoredID))
@@ -455,8 +422,7 @@ func (c *checker) id(field, s string) {
 	}
 }
 
-// bounded checks valid UTF-8 of at most max bytes, without control
-// characters, and not empty when required.
+// bounded checks valid UTF-8 of at most max bytes without control characters.
 func (c *checker) bounded(field, s string, max int, required bool) {
 	switch {
 	case required && s == "":
@@ -486,8 +452,7 @@ func (c *checker) lang(field, s string) {
 func (c *checker) key(field, s string, required bool) { c.bounded(field, s, MaxStoredKey, required) }
 func (c *checker) text(field, s string)               { c.bounded(field, s, MaxStoredText, false) }
 
-// wordsKind says which of the content rules' line and link rules apply to
-// a visitor's words.
+// wordsKind says which line and link rules apply to a visitor's words.
 type wordsKind int
 
 const (
@@ -496,11 +461,8 @@ const (
 	linesAndLinks                  // line breaks allowed, at most MaxStoredLinks links
 )
 
-// words checks a visitor's words as the content rules keep them: valid
-// UTF-8 of at most max characters that textrules.BadCharacter accepts (no
-// control character but LF where lines are allowed, no bidi control,
-// nothing invisible or hidden but what writing needs), and at most
-// MaxStoredLinks links where the link rule applies.
+// words checks a visitor's words as the content rules keep them: at most max characters that
+// textrules.BadCharacter accepts, and at most MaxStoredLinks links where links count.
 func (c *checker) words(field, s string, max int, required bool, kind wordsKind) {
 	multiline := kind != oneLine
 	switch {
@@ -562,9 +524,7 @@ func (c *checker) consents(field string, cs []ConsentEvidence) {
 	}
 }
 
-// CheckStorableEnvelope checks an envelope: valid envelope and submission
-// ids, a known destination, event and status, bounded content-free details
-// and at most MaxStoredList attempts, set creation and expiry times.
+// CheckStorableEnvelope checks an envelope's ids, known values, bounded details and times.
 func CheckStorableEnvelope(e Envelope) error {
 	var c checker
 	c.id("envelope.id", e.ID)

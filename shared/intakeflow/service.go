@@ -478,11 +478,8 @@ func storedFields(in intake.Introduction) []string {
 	return append(out, "consents", "tokenHash")
 }
 
-// fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
-// shownIn returns v in the language the page showed it in: lang, or the
-// version file's own when the page named none. A language v is not shown
-// in is FORM_VERSION_UNKNOWN on lang: the evidence could not name the text
-// the visitor saw.
+// shownIn returns v in lang (its first language when lang is empty), or
+// FORM_VERSION_UNKNOWN on lang.
 func shownIn(v *formregistry.Version, lang string) (*formregistry.Version, error) {
 	if lang == "" {
 		lang = v.Langs()[0]
@@ -495,6 +492,7 @@ func shownIn(v *formregistry.Version, lang string) (*formregistry.Version, error
 	return in, nil
 }
 
+// fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
 func fingerprintOf(sub intake.Submission) string {
 	b, _ := json.Marshal(sub)
 	h := sha256.Sum256(b)

@@ -7,13 +7,9 @@ import (
 	"github.com/ownersite/introductions/shared/strictjson"
 )
 
-// ReadConsents reads the "consents" member of a draft or a revision body:
-// absent or null is none; otherwise a list of claims, each exactly the
-// members "purpose", "textVersion" and "given", spelled as here and of
-// their types. Anything else — a member in another case ("GIVEN"), an
-// unknown member, a value of another type, not a list — is the field error
-// it returns, CONSENT_REQUIRED on "consents": read leniently, it would
-// count as a consent the page never sent.
+// ReadConsents reads the "consents" member: absent or null is none, otherwise a list of
+// claims of exactly "purpose", "textVersion" and "given". Anything else is CONSENT_REQUIRED
+// on "consents".
 func ReadConsents(raw json.RawMessage) ([]intake.ConsentClaim, *intake.FieldError) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil

@@ -6,9 +6,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// KeptDraft is the answer that shows a draft exactly as it was kept, with
-// its one-time token: the drafts function's 201 and, with the number of
-// revisions beside it, the confirmation function's answer to a revision.
+// KeptDraft is the answer showing a draft as kept, with its one-time token.
 type KeptDraft struct {
 	ID          string       `json:"id"`
 	State       intake.State `json:"state"`
@@ -36,8 +34,7 @@ type KeptFields struct {
 	Added map[string]string `json:"added,omitempty"`
 }
 
-// KeptDraftOf is the answer for in as kept, with its token and its
-// transcript as kept ("" when none).
+// KeptDraftOf is the answer for in as kept, with its token and transcript ("" when none).
 func KeptDraftOf(in intake.Introduction, token, conversation string) KeptDraft {
 	f := in.Fields
 	return KeptDraft{

@@ -14,10 +14,8 @@ import (
 // MaxBody is the largest request body the API reads.
 const MaxBody = 64 << 10
 
-// edge sets the headers every JSON API answer carries: the exact CORS
-// allow-list of the site's origins (never *, never null, never
-// credentials), no-store caching (unless the handler says otherwise, as
-// WritePublicJSON does), nosniff and a CSP that allows nothing.
+// edge sets the headers every JSON answer carries: the exact CORS allow-list, no-store unless
+// the handler says otherwise, nosniff and a CSP that allows nothing.
 type edge struct{ allowed map[string]bool }
 
 func newEdge(allowedOrigins []string) edge {
@@ -68,13 +66,8 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	WriteError(w, r, nil, intake.ErrNotFound)
 }
 
-// ReadJSON reads r's body into v: UNSUPPORTED_MEDIA_TYPE unless the
-// Content-Type is application/json (UTF-8), BODY_TOO_LARGE past MaxBody,
-// UNREADABLE_BODY when it cannot be read, is not valid UTF-8, is not exactly
-// one JSON object, names a member of an object twice (comparing names
-// ignoring case, as encoding/json matches them) or has a member v does not
-// know by its exact name. It is the one prologue of every handler that
-// takes a body.
+// ReadJSON reads r's body into v. Errors: UNSUPPORTED_MEDIA_TYPE unless application/json,
+// BODY_TOO_LARGE past MaxBody, UNREADABLE_BODY for anything strictjson.Decode refuses.
 func ReadJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body, err := readBody(w, r)
 	if err != nil {

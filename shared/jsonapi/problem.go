@@ -59,8 +59,7 @@ var statusOf = map[intake.Code]int{
 	intake.CodeAttachmentNotOffered:  http.StatusConflict,
 }
 
-// titleOfCode gives the codes whose status shares a title that does not
-// fit them (the attachment's: its body is a file, not JSON) their own.
+// titleOfCode gives codes whose status's title does not fit them their own.
 var titleOfCode = map[intake.Code]string{
 	intake.CodeAttachmentTooLarge:    "The file is too large",
 	intake.CodeAttachmentTypeRefused: "The file's type is refused",
@@ -92,8 +91,7 @@ func statusFor(c intake.Code) int {
 	return http.StatusInternalServerError
 }
 
-// Problem is the RFC 9457 body. Type is a stable URN per code; there is no
-// instance member, so that answers for different ids are byte-identical.
+// Problem is the RFC 9457 body; Type is a stable URN per code, with no instance member.
 type Problem struct {
 	Type   string              `json:"type"`
 	Title  string              `json:"title"`
@@ -101,14 +99,11 @@ type Problem struct {
 	Code   intake.Code         `json:"code"`
 	Detail string              `json:"detail"`
 	Errors []intake.FieldError `json:"errors,omitempty"`
-	// RequiredMaxNumber is set on POW_TOO_EASY: the max number of the
-	// challenge to solve instead.
+	// RequiredMaxNumber is set on POW_TOO_EASY.
 	RequiredMaxNumber int64 `json:"requiredMaxNumber,omitempty"`
 }
 
-// ProblemFor builds the body for err, which the admin's pages show as
-// HTML too. Internal causes never reach it: only the code's safe detail
-// does.
+// ProblemFor builds the body for err: its code's safe detail, never its cause.
 func ProblemFor(err *intake.Error) Problem {
 	status := statusFor(err.Code)
 	detail := err.Detail
@@ -131,8 +126,7 @@ func ProblemFor(err *intake.Error) Problem {
 	}
 }
 
-// WriteError answers with err as problem+json. Internal and unavailable
-// causes are logged once here, with the code and the request id only.
+// WriteError answers with err as problem+json, logging internal and unavailable causes once.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	e := intake.AsError(err)
 	p := ProblemFor(e)
@@ -165,9 +159,7 @@ func retryAfterSeconds(d time.Duration) string {
 	return strconv.FormatInt(s, 10)
 }
 
-// WriteJSON answers with v as JSON and the given status. HTML characters
-// are not escaped: the answers are JSON, never HTML, and a challenge's salt
-// reads as the ALTCHA client hashes it.
+// WriteJSON answers with v as JSON, HTML characters unescaped.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	body, err := encodeJSON(v)
 	if err != nil {
@@ -177,12 +169,8 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, body)
 }
 
-// WritePublicJSON answers 200 with v as WriteJSON does, for a GET whose
-// answer is the same for every caller: any cache may keep it for maxAge
-// (Cache-Control: public, over the edge's no-store), its ETag is strong,
-// made from the answer's exact bytes, and a request whose If-None-Match
-// names that tag (in a list, weakly, or as *) is answered 304 Not Modified
-// with no body.
+// WritePublicJSON answers 200 with v, cacheable by anyone for maxAge, with a strong ETag; an
+// If-None-Match naming it is answered 304.
 func WritePublicJSON(w http.ResponseWriter, r *http.Request, maxAge time.Duration, v any) {
 	body, err := encodeJSON(v)
 	if err != nil {
@@ -200,10 +188,7 @@ func WritePublicJSON(w http.ResponseWriter, r *http.Request, maxAge time.Duratio
 	writeBody(w, http.StatusOK, body)
 }
 
-// listed reports whether the If-None-Match values name etag (a strong
-// tag): "*", or a listed tag equal to it once a weak prefix W/ is set
-// aside (the weak comparison If-None-Match calls for). A malformed value
-// names nothing from where it goes wrong.
+// listed reports whether the If-None-Match values name etag, by weak comparison.
 func listed(ifNoneMatch []string, etag string) bool {
 	for _, v := range ifNoneMatch {
 		for {

@@ -11,8 +11,7 @@ import (
 
 var traceID = regexp.MustCompile(`^[0-9a-fA-F]{32}`)
 
-// RequestID names a request in logs and the ledger's provenance: Cloud
-// Run's trace id when the front end sent one, a random id otherwise.
+// RequestID names a request: Cloud Run's trace id, or a random id.
 func RequestID(r *http.Request) string {
 	if m := traceID.FindString(r.Header.Get("X-Cloud-Trace-Context")); m != "" {
 		return strings.ToLower(m)
@@ -22,12 +21,8 @@ func RequestID(r *http.Request) string {
 	return hex.EncodeToString(b)
 }
 
-// ClientAddr returns the client address. With position 0 (no trusted proxy
-// in front) it is the connection's address and X-Forwarded-For is ignored:
-// the client wrote it. With position n ≥ 1 it is the X-Forwarded-For entry
-// n from the right (1 = rightmost), the one the trusted proxy appended; the
-// connection's address when the header is absent, shorter or unparsable
-// there. Entries left of the trusted one are client-controlled and ignored.
+// ClientAddr returns the client address: the connection's with position 0, else the
+// X-Forwarded-For entry position from the right, falling back to the connection's.
 func ClientAddr(r *http.Request, position int) netip.Addr {
 	var entries []string
 	for _, h := range r.Header.Values("X-Forwarded-For") {

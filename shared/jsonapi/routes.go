@@ -11,21 +11,17 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Handler is one route's handler: it answers on success and returns the
-// refusal instead of writing it, so that every refusal is written in one
-// place (WriteError, with the route set's logger).
+// Handler is one route's handler: it returns its refusal for WriteError to write.
 type Handler func(w http.ResponseWriter, r *http.Request) error
 
-// Route is one route of the API: a net/http ServeMux pattern that names its
-// method ("POST /api/introductions/{id}/confirmation"; a GET pattern also
-// answers HEAD), and its handler.
+// Route is one route: a ServeMux pattern with its method (a GET also answers HEAD) and its
+// handler.
 type Route struct {
 	Pattern string
 	Handle  Handler
 }
 
-// probedMethods are the methods a path is tried with to build its Allow
-// header; a pattern with any other method is refused by NewRoutes.
+// probedMethods are the methods a path's Allow header is built from.
 var probedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // routeSet serves a set of routes behind the edge headers.
@@ -36,17 +32,10 @@ type routeSet struct {
 	methods []string
 }
 
-// NewRoutes returns a handler serving routes, every answer with the edge
-// headers: the exact CORS allow-list of allowedOrigins (never *, null or
-// credentials), no-store (a handler may set its own Cache-Control, as
-// WritePublicJSON does), nosniff and a CSP that allows nothing. A path no
-// route has (or not in its clean form) is answered 404 NOT_FOUND; a path
-// some route has, with a method none has, 405 METHOD_NOT_ALLOWED with
-// Allow; an OPTIONS request (a CORS preflight) to a known path, 204 with
-// Allow. Both refusals are problem+json like every other. A panic in a
-// handler is answered 500 INTERNAL and logged. It returns an error for a
-// missing logger or handler, a pattern without a method or with one it does
-// not serve, and two patterns that conflict.
+// NewRoutes returns a handler serving routes with the edge headers: an unknown or unclean
+// path is 404 NOT_FOUND, a known path with another method 405 METHOD_NOT_ALLOWED, OPTIONS
+// 204, a panic 500 INTERNAL. It refuses a missing logger or handler, a pattern without a
+// served method, and conflicting patterns.
 func NewRoutes(routes []Route, allowedOrigins []string, logger *slog.Logger) (http.Handler, error) {
 	if logger == nil {
 		return nil, errors.New("jsonapi.NewRoutes: no logger")
@@ -77,8 +66,7 @@ func validMethod(m string) bool {
 	return false
 }
 
-// handle registers one route, turning ServeMux's panic on a conflicting
-// pattern into an error.
+// handle registers one route, a conflicting pattern being an error.
 func (s *routeSet) handle(rt Route) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -120,15 +108,13 @@ func (s *routeSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// clean reports whether p has no empty, "." or ".." segment (a trailing
-// slash aside).
+// clean reports whether p has no empty, "." or ".." segment.
 func clean(p string) bool {
 	c := path.Clean(p)
 	return c == p || c+"/" == p
 }
 
-// fallback answers what no route matched: 405 when the path has routes
-// under other methods, else 404.
+// fallback answers 405 when the path has routes under other methods, else 404.
 func (s *routeSet) fallback(w http.ResponseWriter, r *http.Request) {
 	if allow := s.allowed(r); allow != nil {
 		methodNotAllowed(w, r, allow)
@@ -137,8 +123,7 @@ func (s *routeSet) fallback(w http.ResponseWriter, r *http.Request) {
 	notFound(w, r)
 }
 
-// allowed returns the methods some route answers at r's path, nil when
-// none does.
+// allowed returns the methods answered at r's path.
 func (s *routeSet) allowed(r *http.Request) []string {
 	var allow []string
 	probe := r.Clone(r.Context())

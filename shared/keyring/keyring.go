@@ -23,8 +23,7 @@ const MinKeyLen = 32
 // maxVersionLen bounds a version name, which travels inside signed salts.
 const maxVersionLen = 64
 
-// Ring is an immutable set of master keys by version, one of them current.
-// It is safe for concurrent use.
+// Ring is an immutable set of master keys by version, one current; safe for concurrent use.
 type Ring struct {
 	keys    map[string][]byte
 	current string
@@ -32,10 +31,9 @@ type Ring struct {
 
 var _ intake.Keyring = (*Ring)(nil)
 
-// New returns a Ring holding a copy of keys, with current as the version new
-// signatures use. It refuses an empty ring, a current version that is not in
-// keys, a key shorter than MinKeyLen bytes, and a version name that is empty,
-// longer than 64 bytes or not made of ASCII letters, digits, '.', '_' and '-'.
+// New returns a Ring of a copy of keys, current signing. It refuses an empty ring, an unknown
+// current version, a key shorter than MinKeyLen and a version name that is empty, over 64
+// bytes or not of ASCII letters, digits, '.', '_' and '-'.
 func New(keys map[string][]byte, current string) (*Ring, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("keyring: no keys")
@@ -69,11 +67,8 @@ func checkVersion(v string) error {
 	return nil
 }
 
-// Local returns a Ring of one fresh MinKeyLen-byte key read from random,
-// under a version named "local-" and 8 hex digits (also read from random).
-// It is for runs without a configured secret: a challenge signed by another
-// process is then unknown here and simply fails. random must not be nil
-// (pass crypto/rand.Reader); a short read is an error.
+// Local returns a Ring of one fresh key read from random, under a "local-" version, for runs
+// without a configured secret. A short read is an error.
 func Local(random io.Reader) (*Ring, error) {
 	if random == nil {
 		return nil, errors.New("keyring: Local needs a random source")
@@ -91,8 +86,7 @@ func (r *Ring) Current() (version string, key []byte) {
 	return r.current, slices.Clone(r.keys[r.current])
 }
 
-// Key returns a copy of the key of version, and false when the ring does not
-// hold that version.
+// Key returns a copy of version's key; false when not held.
 func (r *Ring) Key(version string) ([]byte, bool) {
 	k, ok := r.keys[version]
 	if !ok {
@@ -127,10 +121,7 @@ func (r *Ring) LogValue() slog.Value {
 	)
 }
 
-// Derive returns HMAC-SHA256(key, purpose): a 32-byte key for one purpose
-// (ALTCHA signing, the rate-limit pepper, decoy ids…) derived from a master
-// key, so that no two purposes share a key. It does not judge key; a Ring
-// only ever holds keys of at least MinKeyLen bytes.
+// Derive returns HMAC-SHA256(key, purpose): a key for one purpose only.
 func Derive(key []byte, purpose string) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(purpose))

@@ -22,21 +22,17 @@ import (
 	"github.com/ownersite/introductions/shared/strictjson"
 )
 
-// MaxAge is how far a signature's timestamp may be from now, either way,
-// before the event is refused as stale.
+// MaxAge is how far a signature's timestamp may be from now.
 const MaxAge = 5 * time.Minute
 
-// MaxBodyBytes is the most a caller should read of an event's body; real
-// events are a few kilobytes.
+// MaxBodyBytes is the most a caller should read of an event's body.
 const MaxBodyBytes = 256 << 10
 
 // The refusals. Each means the event changes nothing.
 var (
-	// ErrMalformed: the body is not a Mailgun event (not JSON, or the
-	// signature or event fields are missing).
+	// ErrMalformed: the body is not a signed Mailgun event.
 	ErrMalformed = errors.New("mailgun: not a signed Mailgun event")
-	// ErrSignature: the signature does not match the body's timestamp and
-	// token under the signing key.
+	// ErrSignature: the signature does not match under the signing key.
 	ErrSignature = errors.New("mailgun: bad signature")
 	// ErrStale: the signature's timestamp is more than MaxAge from now.
 	ErrStale = errors.New("mailgun: stale timestamp")
@@ -44,34 +40,25 @@ var (
 
 // Event is a verified Mailgun event, content-free.
 type Event struct {
-	// Token is the signature's token, unique per webhook call: the key the
-	// caller records to refuse a replay.
+	// Token is the signature's token, unique per call: the replay key.
 	Token string
 	// ID is Mailgun's event id (event-data.id).
 	ID string
-	// Name is the event as Mailgun names it (delivered, failed, opened…),
-	// and Severity its severity for failures (temporary, permanent).
+	// Name is the event (delivered, failed…) and Severity a failure's (temporary, permanent).
 	Name     string
 	Severity string
-	// EnvelopeID is the envelope the mail was sent for, "" when the mail
-	// carried none (not ours).
+	// EnvelopeID is the envelope the mail was sent for, "" when none.
 	EnvelopeID string
-	// Status is what the event means for the envelope: DELIVERED,
-	// RETRY_PENDING or FAILED; "" when the event says nothing about
-	// delivery (opened, clicked, accepted…) and is to be ignored.
+	// Status is DELIVERED, RETRY_PENDING or FAILED; "" when the event says nothing about delivery.
 	Status intake.DeliveryStatus
-	// Detail says why, without content: the event, severity, Mailgun's
-	// reason code and the SMTP code, never the provider's message text
-	// (which quotes addresses).
+	// Detail says why, content-free: event, severity and codes, never provider text.
 	Detail string
-	// At is when the event happened (event-data.timestamp), SignedAt when
-	// Mailgun signed the call.
+	// At is when the event happened, SignedAt when Mailgun signed the call.
 	At       time.Time
 	SignedAt time.Time
 }
 
-// Applies reports whether the event moves an envelope: it names one and
-// its status is one of delivery.
+// Applies reports whether the event moves an envelope.
 func (e Event) Applies() bool { return e.EnvelopeID != "" && e.Status != "" }
 
 // Verifier checks and reads Mailgun events. It is safe for concurrent use.
@@ -80,9 +67,7 @@ type Verifier struct {
 	now func() time.Time
 }
 
-// NewVerifier returns a verifier for the account's webhook signing key
-// (MAILGUN_WEBHOOK_SIGNING_KEY), judging staleness by now; it names every
-// missing part.
+// NewVerifier returns a verifier for the webhook signing key; it names every missing part.
 func NewVerifier(signingKey string, now func() time.Time) (*Verifier, error) {
 	var errs []error
 	if signingKey == "" {
@@ -97,9 +82,7 @@ func NewVerifier(signingKey string, now func() time.Time) (*Verifier, error) {
 	return &Verifier{key: []byte(signingKey), now: now}, nil
 }
 
-// number accepts a JSON number or a string holding one: Mailgun's
-// documentation shows the signature's timestamp as a string while its
-// table calls it an int.
+// number accepts a JSON number or a string holding one.
 type number string
 
 func (n *number) UnmarshalJSON(b []byte) error {
@@ -137,9 +120,8 @@ type body struct {
 	} `json:"event-data"`
 }
 
-// Parse verifies one webhook body and reads its event. It returns
-// ErrMalformed, ErrSignature or ErrStale (in that order of checking), and
-// then the event, which may not apply to any envelope (see Applies).
+// Parse verifies one webhook body and reads its event. Errors: ErrMalformed, ErrSignature,
+// ErrStale.
 func (v *Verifier) Parse(raw []byte) (Event, error) {
 	var b body
 	if err := strictjson.Decode(raw, &b, strictjson.IgnoreUnknown); err != nil || b.Signature == nil || b.EventData == nil {
@@ -191,9 +173,7 @@ func signature(key []byte, timestamp, token string) []byte {
 	return mac.Sum(nil)
 }
 
-// Signature is the signature Mailgun puts beside timestamp and token: the
-// hex HMAC-SHA256 of their concatenation under the signing key. Tests that
-// post events build them with it.
+// Signature is the hex HMAC-SHA256 of timestamp+token under the signing key.
 func Signature(signingKey, timestamp, token string) string {
 	return hex.EncodeToString(signature([]byte(signingKey), timestamp, token))
 }
@@ -225,8 +205,7 @@ func meaning(event, severity, reason string, code int) (intake.DeliveryStatus, s
 	}
 }
 
-// safe keeps a provider's code word, and replaces anything else (free text)
-// with "other".
+// safe keeps a provider's code word and replaces free text with "other".
 func safe(s string) string {
 	if word.MatchString(s) {
 		return s

@@ -17,15 +17,10 @@ type Runner interface {
 	Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error)
 }
 
-// RunTimeout bounds every run, whoever asked for it: a run has its own
-// context, never a caller's, so that it neither dies with the request that
-// started it (another caller may have joined it) nor outlives the Sweep
-// function's request timeout.
+// RunTimeout bounds every run; a run has its own context, never a caller's.
 const RunTimeout = 5 * time.Minute
 
-// Launcher starts the sweeps of one instance, never two at once: a run
-// asked for while one is in flight joins it (Run) or is skipped (Start,
-// FirstDraftOfDay, Request). It is safe for concurrent use.
+// Launcher starts one instance's sweeps, never two at once; safe for concurrent use.
 type Launcher struct {
 	runner Runner
 	clock  intake.Clock
@@ -35,9 +30,7 @@ type Launcher struct {
 	mu       sync.Mutex
 	inFlight *flight
 	// draftDay is the UTC day (YYYY-MM-DD) of the newest draft seen here.
-	draftDay string
-	// lastRequest is when the newest request noted here arrived; zero
-	// before the first.
+	draftDay    string
 	lastRequest time.Time
 }
 
@@ -48,9 +41,8 @@ type flight struct {
 	err  error
 }
 
-// NewLauncher returns a Launcher over runner whose Request starts a run
-// after quiet without requests (config's SweepAfterIdle), or an error
-// naming every missing dependency.
+// NewLauncher returns a Launcher whose Request starts a run after quiet without requests;
+// it refuses a missing dependency.
 func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger *slog.Logger) (*Launcher, error) {
 	var missing []error
 	checks := map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil}
@@ -65,17 +57,12 @@ func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger 
 	return &Launcher{runner: runner, clock: clock, quiet: quiet, logger: logger}, nil
 }
 
-// Run runs a sweep and returns its record. When a run is already in flight
-// on this instance, Run waits for that one and returns its record instead
-// of starting a second. Every caller, the first included, waits with its
-// own ctx: when ctx ends first, Run returns UNAVAILABLE and the run goes on
-// (bounded by RunTimeout) for whoever else waits on it; otherwise the error
-// is the run's.
+// Run runs a sweep, or joins the one in flight, and returns its record. When ctx ends first
+// it returns UNAVAILABLE and the run goes on.
 func (l *Launcher) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
 	f, started := l.claim()
 	if started {
-		// The run keeps the request's values (its trace, for the logs),
-		// not its end.
+		// The run keeps the request's values (its trace), not its end.
 		go l.fly(context.WithoutCancel(ctx), f, trigger)
 	}
 	select {
@@ -86,9 +73,7 @@ func (l *Launcher) Run(ctx context.Context, trigger intake.SweepTrigger) (intake
 	}
 }
 
-// Start starts a run in the background, unless one is in flight on this
-// instance, and returns at once; it reports whether it started one. The
-// run is bounded by RunTimeout, not by any request.
+// Start starts a background run unless one is in flight, and reports whether it did.
 func (l *Launcher) Start(trigger intake.SweepTrigger) bool {
 	f, started := l.claim()
 	if !started {
@@ -98,9 +83,7 @@ func (l *Launcher) Start(trigger intake.SweepTrigger) bool {
 	return true
 }
 
-// FirstDraftOfDay starts a background run (as Start does) when this is the
-// first draft this instance sees on the current UTC day; it never waits.
-// It reports whether it started one.
+// FirstDraftOfDay starts a background run on this instance's first draft of the UTC day.
 func (l *Launcher) FirstDraftOfDay() bool {
 	day := l.clock.Now().UTC().Format(time.DateOnly)
 	l.mu.Lock()
@@ -110,12 +93,8 @@ func (l *Launcher) FirstDraftOfDay() bool {
 	return first && l.Start(intake.SweepByFirstDraftOfDay)
 }
 
-// Request notes a request arriving on this instance and, when the one
-// before it arrived at least the quiet spell ago, starts a background run
-// (as Start does); it never waits. The first request noted starts none:
-// the cold start that built this instance sweeps already. Of requests
-// arriving together after a quiet spell, one starts the run. It reports
-// whether it started one.
+// Request notes a request and starts a background run when the previous one came at least
+// the quiet spell ago (never on the first request). It reports whether it started one.
 func (l *Launcher) Request() bool {
 	l.mu.Lock()
 	now, last := l.clock.Now(), l.lastRequest
@@ -134,8 +113,7 @@ func (l *Launcher) Wait() {
 	}
 }
 
-// claim returns the flight in progress, or a new one that the caller must
-// fly (started is then true).
+// claim returns the flight in progress, or a new one the caller must fly.
 func (l *Launcher) claim() (f *flight, started bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -146,8 +124,6 @@ func (l *Launcher) claim() (f *flight, started bool) {
 	return l.inFlight, true
 }
 
-// fly runs the sweep for f, under a context of its own made from parent's
-// values and bounded by RunTimeout, and lands it.
 func (l *Launcher) fly(parent context.Context, f *flight, trigger intake.SweepTrigger) {
 	ctx, cancel := context.WithTimeout(parent, RunTimeout)
 	defer cancel()

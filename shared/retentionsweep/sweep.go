@@ -22,9 +22,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// The classes a run counts deletions under, besides one class per other
-// collection, named after it. Introductions are counted as drafts or
-// introductions by their state.
+// The classes a run counts deletions under, besides one per other collection.
 const (
 	ClassDrafts          = "drafts"
 	ClassIntroductions   = "introductions"
@@ -33,9 +31,7 @@ const (
 	ClassRateCounters    = "rateCounters"
 	ClassIdempotencyKeys = "idempotencyKeys"
 	ClassLedger          = "ledger"
-	// ClassAttachments counts the objects of the introductions a run
-	// deleted (when Config.Attachments is set) and those its scheduled
-	// bucket-wide pass deleted.
+	// ClassAttachments counts the attachment objects a run deleted.
 	ClassAttachments = "attachments"
 )
 
@@ -43,13 +39,10 @@ const (
 var Classes = []string{ClassDrafts, ClassIntroductions, ClassTranscripts, ClassSpentChallenges,
 	ClassRateCounters, ClassIdempotencyKeys, ClassLedger}
 
-// IntroductionsCollection is the collection whose documents are counted as
-// drafts or introductions.
+// IntroductionsCollection is counted as drafts or introductions.
 const IntroductionsCollection = "introductions"
 
-// Unfinished is the error a run's record carries until the run records its
-// outcome: a run cut off midway (its instance stopped, or Firestore failed
-// for good) stays recorded as not finished.
+// Unfinished is the error a run's record carries until the run records its outcome.
 const Unfinished = "unfinished: the run did not record its outcome (cut off, or still running)"
 
 // RunRetention is how long a run's record is kept when Config says nothing.
@@ -59,24 +52,19 @@ const RunRetention = 30 * 24 * time.Hour
 type Deleted struct {
 	// Documents is how many documents this run deleted.
 	Documents int
-	// Drafts is how many of them were unconfirmed drafts, whose ledger
-	// entries now say EXPIRED (the introductions collection only).
+	// Drafts is how many were unconfirmed drafts (introductions only).
 	Drafts int
-	// IDs are the ids of the documents this run deleted (the
-	// introductions collection only): their attachments go with them.
+	// IDs are the ids of the introductions deleted.
 	IDs []string
 }
 
-// Attachments deletes the attachments of the introductions a run deleted
-// (attachment.Files is one). Errors: UNAVAILABLE.
+// Attachments deletes the attachments of deleted introductions. Errors: UNAVAILABLE.
 type Attachments interface {
-	// DeleteUnder deletes every object whose name begins with prefix and
-	// returns how many it deleted; none is no error.
+	// DeleteUnder deletes every object under prefix and returns how many.
 	DeleteUnder(ctx context.Context, prefix string) (int, error)
 }
 
-// ConsentRecord is a kept introduction's consent evidence, without the
-// visitor's words.
+// ConsentRecord is a kept introduction's consent evidence.
 type ConsentRecord struct {
 	ID          string
 	FormID      string
@@ -85,32 +73,20 @@ type ConsentRecord struct {
 	Consents    []intake.ConsentEvidence
 }
 
-// Store is what a run needs of the database. Errors are *intake.Error:
-// UNAVAILABLE (Firestore down, slow or contended) or INTERNAL.
+// Store is what a run needs of the database. Errors: UNAVAILABLE, INTERNAL.
 type Store interface {
-	// Collections lists every collection of the database, in the order a
-	// run visits them: introductions before ledger (an expired draft marks
-	// its ledger entry), and any collection the database holds that the
-	// store does not write, after the rest.
+	// Collections lists the database's collections in visiting order, introductions before ledger.
 	Collections(ctx context.Context) ([]string, error)
-	// DeleteExpired deletes, in batches, every document of collection whose
-	// expireAt is at or before cutoff. Each document is deleted, and
-	// counted, by one run only, even when runs overlap; a document changed
-	// since it was read is left alone. An unconfirmed draft's ledger entry
-	// says EXPIRED, with a reason and no content, in the same write that
-	// deletes the draft. On an error Deleted counts what was deleted before
-	// it, and the rest stays for the next run.
+	// DeleteExpired deletes every document of collection expired at cutoff, each by one run only,
+	// and marks an unconfirmed draft's ledger entry EXPIRED in the same write. On an error Deleted
+	// counts what went before it.
 	DeleteExpired(ctx context.Context, collection string, cutoff time.Time) (Deleted, error)
-	// ConsentRecords calls visit with every introduction that is still
-	// live at now and carries consent evidence; an error from visit stops
-	// it and is returned.
+	// ConsentRecords calls visit with every live introduction carrying consent evidence;
+	// visit's error stops it.
 	ConsentRecords(ctx context.Context, now time.Time, visit func(ConsentRecord) error) error
-	// MarkRepairNeeded sets the decision of ledger entry id to
-	// REPAIR_NEEDED with reason, and reports false (writing nothing) when
-	// it already says so or the entry is gone.
+	// MarkRepairNeeded marks ledger entry id REPAIR_NEEDED; false when already so or gone.
 	MarkRepairNeeded(ctx context.Context, id, reason string, now time.Time) (bool, error)
-	// BeginRun records a run that starts (as Unfinished); FinishRun
-	// overwrites it with its outcome.
+	// BeginRun records a starting run as Unfinished; FinishRun records its outcome.
 	BeginRun(ctx context.Context, run intake.SweepRun) error
 	FinishRun(ctx context.Context, run intake.SweepRun) error
 	// LastRuns returns up to n of the newest runs, newest first.
@@ -121,26 +97,20 @@ type Store interface {
 type Config struct {
 	Store    Store
 	Registry *formregistry.Registry
-	// Tasks run after the deletions, in order (one line each in the
-	// wiring).
+	// Tasks run after the deletions, in order.
 	Tasks []intake.SweepTask
-	// ScheduledTasks run after Tasks on the Scheduler's trigger only: the
-	// safety nets whose cost grows with what is kept (the bucket-wide
-	// attachment pass), which a cold start or a draft must not pay.
+	// ScheduledTasks run after Tasks on the Scheduler's trigger only.
 	ScheduledTasks []intake.SweepTask
-	// Attachments, when set, deletes the attachment prefix of every
-	// introduction and draft the run deletes, in the same run.
+	// Attachments, when set, deletes the attachments of every introduction the run deletes.
 	Attachments Attachments
 	Clock       intake.Clock
 	Entropy     io.Reader // run ids; crypto/rand.Reader in production
 	Logger      *slog.Logger
-	// RunRetention is how long each run's record is kept (RunRetention
-	// when zero).
+	// RunRetention is how long a run's record is kept (RunRetention when zero).
 	RunRetention time.Duration
 }
 
-// Sweeper runs the sweep. It is safe for concurrent use: overlapping runs,
-// on one instance or several, delete each document once between them.
+// Sweeper runs the sweep; overlapping runs delete each document once.
 type Sweeper struct {
 	cfg Config
 }
@@ -171,23 +141,14 @@ func New(c Config) (*Sweeper, error) {
 	return &Sweeper{cfg: c}, nil
 }
 
-// recordTimeout bounds recording a run's outcome after the run's own
-// context has ended.
 const recordTimeout = 10 * time.Second
 
-// lastRunsForDigest is how many recent runs a run reads to find the newest
-// recorded consent digest.
 const lastRunsForDigest = 5
 
-// Run runs the sweep once and returns its record. The run deletes what
-// expired at or before its start, re-checks consent evidence when the
-// registry's consent texts changed since the last recorded check, then runs
-// every task. A failing step is recorded (content-free: the step and an
-// error code) and the run goes on with the next step, except that the
-// deletions stop at the first failure (the rest waits for the next run).
-// The error is nil when every step succeeded and the outcome was recorded;
-// otherwise an *intake.Error, UNAVAILABLE when any step found Firestore
-// unavailable, else INTERNAL.
+// Run deletes what expired at its start, re-checks consent evidence when the consent texts
+// changed, then runs every task, recording each failing step and going on (the deletions stop
+// at their first failure). Errors: UNAVAILABLE when a step found Firestore unavailable, else
+// INTERNAL.
 func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
 	log := s.cfg.Logger
 	start := s.cfg.Clock.Now().UTC().Truncate(time.Microsecond)
@@ -266,9 +227,7 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 	return s.finish(ctx, run, failures, true)
 }
 
-// deleteAttachments deletes the attachment prefix of each of ids and
-// returns how many objects it deleted; it stops at the first error (what
-// is left, the scheduled bucket-wide pass deletes).
+// deleteAttachments deletes each of ids' attachments, stopping at the first error.
 func (s *Sweeper) deleteAttachments(ctx context.Context, ids []string) (int, error) {
 	n := 0
 	for _, id := range ids {
@@ -281,14 +240,12 @@ func (s *Sweeper) deleteAttachments(ctx context.Context, ids []string) (int, err
 	return n, nil
 }
 
-// finish records run's outcome (when its start was recorded), logs it and
-// returns it with the run's error.
+// finish records and logs run's outcome.
 func (s *Sweeper) finish(ctx context.Context, run intake.SweepRun, f failures, begun bool) (intake.SweepRun, error) {
 	run.FinishedAt = s.cfg.Clock.Now().UTC().Truncate(time.Microsecond)
 	run.Error = f.String()
 	if begun {
-		// The outcome is recorded even when the run's own context has
-		// ended (a request deadline cut the deletions short).
+		// Recorded even when ctx has ended.
 		recordCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 		defer cancel()
 		if err := s.cfg.Store.FinishRun(recordCtx, run); err != nil {
@@ -315,9 +272,7 @@ func (s *Sweeper) finish(ctx context.Context, run intake.SweepRun, f failures, b
 	return run, f.err()
 }
 
-// recheckConsents marks every live introduction whose consent evidence no
-// longer matches the registry REPAIR_NEEDED, and returns how many it
-// marked.
+// recheckConsents marks each live introduction whose consent evidence no longer matches REPAIR_NEEDED.
 func (s *Sweeper) recheckConsents(ctx context.Context, now time.Time) (int, error) {
 	marked := 0
 	err := s.cfg.Store.ConsentRecords(ctx, now, func(rec ConsentRecord) error {
@@ -334,9 +289,8 @@ func (s *Sweeper) recheckConsents(ctx context.Context, now time.Time) (int, erro
 	return marked, err
 }
 
-// ConsentMismatch returns why rec's consent evidence no longer matches the
-// registry (content-free: purpose ids and text versions only), or "" when
-// every consent matches the text of the version it was given under.
+// ConsentMismatch returns why rec's consent evidence no longer matches the registry
+// (content-free), or "" when it matches.
 func ConsentMismatch(registry *formregistry.Registry, rec ConsentRecord) string {
 	v, ok := registry.Find(rec.FormID, rec.FormVersion)
 	if !ok && len(rec.Consents) > 0 {
@@ -354,8 +308,6 @@ func ConsentMismatch(registry *formregistry.Registry, rec ConsentRecord) string 
 	return ""
 }
 
-// newestDigest returns the consent digest of the newest run that recorded
-// one.
 func newestDigest(runs []intake.SweepRun) string {
 	for _, r := range runs {
 		if r.ConsentDigest != "" {
@@ -374,8 +326,7 @@ func (s *Sweeper) runID(start time.Time) (string, error) {
 	return strings.Replace(start.Format("20060102T150405.000000Z"), ".", "_", 1) + "-" + hex.EncodeToString(b), nil
 }
 
-// failures collects a run's failed steps: a content-free line per step for
-// the record, and the causes for the log.
+// failures collects a run's failed steps: lines for the record, causes for the log.
 type failures struct {
 	lines       []string
 	causes      []error

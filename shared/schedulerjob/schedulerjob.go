@@ -21,8 +21,7 @@ import (
 // jobName is a job's full resource name.
 var jobName = regexp.MustCompile(`^projects/[^/]+/locations/[^/]+/jobs/[^/]+$`)
 
-// CheckName reports whether name is a job's full resource name,
-// projects/P/locations/L/jobs/J.
+// CheckName reports whether name is projects/P/locations/L/jobs/J.
 func CheckName(name string) error {
 	if !jobName.MatchString(name) {
 		return fmt.Errorf("%q is not a job name like projects/P/locations/L/jobs/J", name)
@@ -37,8 +36,7 @@ type Reader struct {
 	timeout time.Duration
 }
 
-// Open returns a Reader of job (its full resource name) with the default
-// credentials; each read is bounded by timeout. Close releases it.
+// Open returns a Reader of job with the default credentials, each read bounded by timeout.
 func Open(ctx context.Context, job string, timeout time.Duration) (*Reader, error) {
 	if err := CheckName(job); err != nil {
 		return nil, err
@@ -56,8 +54,7 @@ func Open(ctx context.Context, job string, timeout time.Duration) (*Reader, erro
 // Close releases the client.
 func (r *Reader) Close() error { return r.client.Close() }
 
-// Status reads the job. Errors are the API's (permission denied, not
-// found, unavailable), for the caller to log.
+// Status reads the job; its errors are the API's.
 func (r *Reader) Status(ctx context.Context) (intake.SchedulerStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
@@ -68,10 +65,7 @@ func (r *Reader) Status(ctx context.Context) (intake.SchedulerStatus, error) {
 	return StatusOf(job), nil
 }
 
-// StatusOf translates the API's job into the domain's status: the state's
-// name (ENABLED, PAUSED, DISABLED, UPDATE_FAILED), the last attempt's time,
-// and its status as a gRPC code name (OK, PERMISSION_DENIED, …), "" when
-// the job has never run.
+// StatusOf translates the API's job into the domain's status ("" when never run).
 func StatusOf(job *schedulerpb.Job) intake.SchedulerStatus {
 	s := intake.SchedulerStatus{
 		Job: job.GetName(), Schedule: job.GetSchedule(), TimeZone: job.GetTimeZone(),

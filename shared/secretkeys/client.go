@@ -18,13 +18,10 @@ const Endpoint = "https://secretmanager.googleapis.com/v1/"
 // scope is the OAuth scope a Secret Manager call needs.
 const scope = "https://www.googleapis.com/auth/cloud-platform"
 
-// maxResponse bounds the body read from the service: a payload is at most
-// 64 KiB, base64 in JSON.
+// maxResponse bounds the body read from the service.
 const maxResponse = 1 << 20
 
-// Client reads secret versions through Secret Manager's REST API (the
-// versions.access method): one GET per version, JSON back. It is safe for
-// concurrent use.
+// Client reads secret versions through Secret Manager's REST API; safe for concurrent use.
 type Client struct {
 	endpoint string
 	http     *http.Client
@@ -33,19 +30,14 @@ type Client struct {
 // An Option changes what NewClient builds.
 type Option func(*Client)
 
-// WithEndpoint sends the calls to endpoint (a base URL ending in "/v1/",
-// e.g. a test's server) instead of Endpoint.
+// WithEndpoint sends the calls to endpoint (a base URL ending in "/v1/").
 func WithEndpoint(endpoint string) Option { return func(c *Client) { c.endpoint = endpoint } }
 
-// WithHTTPClient sends the calls with hc, which must authenticate them
-// itself, instead of a client holding Application Default Credentials.
+// WithHTTPClient sends the calls with hc, which must authenticate them.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
 
-// NewClient returns a Client. Without WithHTTPClient it authenticates with
-// Application Default Credentials: on Cloud Run the function's service
-// account, whose token the metadata server hands out (fetched on the first
-// call, then renewed as it expires). It refuses an endpoint that is not an
-// http(s) URL ending in "/".
+// NewClient returns a Client authenticating with Application Default Credentials unless
+// WithHTTPClient. It refuses an endpoint that is not an http(s) URL ending in "/".
 func NewClient(ctx context.Context, opts ...Option) (*Client, error) {
 	c := &Client{endpoint: Endpoint}
 	for _, o := range opts {
@@ -68,10 +60,7 @@ func NewClient(ctx context.Context, opts ...Option) (*Client, error) {
 type APIError struct {
 	// HTTPStatus is the HTTP status of the answer.
 	HTTPStatus int
-	// Status is the canonical status the answer names: NOT_FOUND for a
-	// missing version, FAILED_PRECONDITION for a disabled or destroyed
-	// one, PERMISSION_DENIED, UNAVAILABLE, … (the HTTP status's usual
-	// one when the body names none).
+	// Status is the canonical status of the answer (NOT_FOUND, FAILED_PRECONDITION, …).
 	Status string
 }
 
@@ -79,17 +68,14 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("Secret Manager answered %d %s", e.HTTPStatus, e.Status)
 }
 
-// statusOfHTTP is the canonical status an HTTP status usually carries, for
-// an error body that names none.
+// statusOfHTTP is an HTTP status's usual canonical status.
 var statusOfHTTP = map[int]string{
 	http.StatusBadRequest: "INVALID_ARGUMENT", http.StatusUnauthorized: "UNAUTHENTICATED", http.StatusForbidden: "PERMISSION_DENIED",
 	http.StatusNotFound: "NOT_FOUND", http.StatusConflict: "ABORTED", http.StatusTooManyRequests: "RESOURCE_EXHAUSTED",
 	http.StatusServiceUnavailable: "UNAVAILABLE", http.StatusGatewayTimeout: "DEADLINE_EXCEEDED",
 }
 
-// AccessSecretVersion reads the version name
-// ("projects/P/secrets/S/versions/N" or ".../versions/latest"). A refusal
-// is an *APIError; an answer it cannot read is an error saying so.
+// AccessSecretVersion reads version name. A refusal is an *APIError.
 func (c *Client) AccessSecretVersion(ctx context.Context, name string) (*Version, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+name+":access", nil)
 	if err != nil {

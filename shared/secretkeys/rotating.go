@@ -17,45 +17,24 @@ import (
 
 // Bounds on what a Rotating keyring reads after start.
 const (
-	// FetchAhead is how far past the newest version it holds a Rotating
-	// keyring looks: a version number further ahead is refused unfetched.
+	// FetchAhead is how far past its newest version a Rotating keyring fetches on demand.
 	FetchAhead = 5
-	// MaxFetched is how many versions learned after start (fetched or
-	// refreshed) it keeps (the oldest goes first).
+	// MaxFetched is how many versions learned after start it keeps.
 	MaxFetched = 4
-	// FetchEvery is the least time between two fetches, whatever versions
-	// requests name: a flood of made-up versions costs Secret Manager at
-	// most one access per FetchEvery per instance.
+	// FetchEvery is the least time between two fetches.
 	FetchEvery = 2 * time.Second
 	// FetchTimeout bounds one fetch.
 	FetchTimeout = 3 * time.Second
-	// RefreshEvery is how often a Rotating keyring in use asks Secret
-	// Manager for the latest version, so that it follows a rotation within
-	// it even when no signature names the new version: at most one access
-	// per RefreshEvery per instance, besides the fetches above.
+	// RefreshEvery is how often a Rotating keyring in use reads the latest version in the
+	// background.
 	RefreshEvery = 5 * time.Minute
 )
 
-// Rotating is an intake.Keyring that follows rotations of its Secret Manager
-// secret while the instance runs. It starts from the Ring Load made and
-// learns newer versions two ways:
-//
-//   - On demand: a version it does not hold yet, newer than the newest it
-//     holds by at most FetchAhead, is fetched the first time a signature
-//     names it (at most one fetch per FetchEvery, each bounded by
-//     FetchTimeout).
-//   - Periodically: the first call of any method once RefreshEvery has
-//     passed since the last refresh began (or since NewRotating) starts one
-//     in the background, which reads the latest version. The call itself
-//     and every call meanwhile answer from the versions already held; a
-//     failed refresh, or a latest version that is disabled or short,
-//     changes nothing, is logged and is tried again RefreshEvery later.
-//
-// Either way a newer version is kept (at most MaxFetched versions learned
-// after start) and becomes current, so an instance in use signs with it
-// within RefreshEvery of the rotation (and the one read) even if it never
-// verifies a newer signature. A version that is missing, disabled, destroyed or short stays
-// unknown. It is safe for concurrent use.
+// Rotating is an intake.Keyring that follows rotations of its secret: it fetches a newer
+// version (within FetchAhead) the first time a signature names it, and refreshes the latest
+// one in the background every RefreshEvery, answering meanwhile from what it holds. A newer
+// version becomes current; a missing, disabled, destroyed or short one stays unknown. It is
+// safe for concurrent use.
 type Rotating struct {
 	accessor SecretAccessor
 	secret   string
@@ -75,10 +54,8 @@ type Rotating struct {
 
 var _ intake.Keyring = (*Rotating)(nil)
 
-// NewRotating returns a Rotating keyring over ring, loaded from secret
-// through accessor just now: its first refresh is due RefreshEvery later.
-// now tells the time for FetchEvery and RefreshEvery (nil: time.Now). It
-// refuses a nil ring, accessor or logger and a malformed secret name.
+// NewRotating returns a Rotating keyring over ring, loaded from secret just now; now is
+// time.Now when nil. It refuses a nil ring, accessor or logger and a malformed secret name.
 func NewRotating(ring *keyring.Ring, accessor SecretAccessor, secret string, logger *slog.Logger, now func() time.Time) (*Rotating, error) {
 	var problems []error
 	if ring == nil {
@@ -102,8 +79,7 @@ func NewRotating(ring *keyring.Ring, accessor SecretAccessor, secret string, log
 		ring: ring, lastRefresh: now()}, nil
 }
 
-// Current returns the newest version held and its key. It never waits on
-// Secret Manager (a refresh it starts runs in the background).
+// Current returns the newest version held and its key, never waiting on Secret Manager.
 func (r *Rotating) Current() (string, []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -111,8 +87,7 @@ func (r *Rotating) Current() (string, []byte) {
 	return r.ring.Current()
 }
 
-// Versions lists every version held, learned ones included. It never waits
-// on Secret Manager.
+// Versions lists every version held, never waiting on Secret Manager.
 func (r *Rotating) Versions() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -120,8 +95,7 @@ func (r *Rotating) Versions() []string {
 	return r.ring.Versions()
 }
 
-// Key returns the key of version, fetching it from Secret Manager first
-// when it is a newer version not held yet (see Rotating); false when it
+// Key returns version's key, fetching a newer version first (see Rotating); false when it
 // cannot be had.
 func (r *Rotating) Key(version string) ([]byte, bool) {
 	if k, ok, fetch := r.lookup(version); !fetch {
@@ -158,9 +132,7 @@ func (r *Rotating) Key(version string) ([]byte, bool) {
 	return slices.Clone(key), true
 }
 
-// lookup returns the key of version when held; otherwise fetch says whether
-// the caller may fetch it now (a newer version within FetchAhead, and no
-// other fetch within FetchEvery, which this call then takes).
+// lookup returns version's key when held; fetch says whether the caller may fetch it now.
 func (r *Rotating) lookup(version string) (key []byte, ok, fetch bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -181,8 +153,7 @@ func (r *Rotating) lookup(version string) (key []byte, ok, fetch bool) {
 	return nil, false, true
 }
 
-// newestVersion returns the highest numbered of versions and its number
-// ("" and 0 when none is a number).
+// newestVersion returns the highest numbered of versions ("" and 0 when none).
 func newestVersion(versions []string) (string, uint64) {
 	newest, best := "", uint64(0)
 	for _, v := range versions {
@@ -193,8 +164,7 @@ func newestVersion(versions []string) (string, uint64) {
 	return newest, best
 }
 
-// addLocked replaces the ring by one that also holds version (current: the
-// newest), dropping the oldest fetched version past MaxFetched.
+// addLocked adds version, dropping the oldest fetched one past MaxFetched.
 func (r *Rotating) addLocked(version string, key []byte) error {
 	keys := map[string][]byte{version: key}
 	for _, v := range r.ring.Versions() {
@@ -215,9 +185,6 @@ func (r *Rotating) addLocked(version string, key []byte) error {
 	return nil
 }
 
-// refreshIfDueLocked starts a refresh in the background when RefreshEvery
-// has passed since the last one began, none is in flight and Close has not
-// been called.
 func (r *Rotating) refreshIfDueLocked() {
 	if r.refreshing != nil || r.ctx.Err() != nil {
 		return
@@ -232,12 +199,8 @@ func (r *Rotating) refreshIfDueLocked() {
 	go r.refresh(done)
 }
 
-// refresh reads the latest version and, when it is newer than every
-// version held, keeps it as current; then it closes done. It holds the
-// mutex only to look at and replace the ring, never across the access.
-// Its deadline is RefreshEvery, not FetchTimeout: between requests Cloud
-// Run may give the instance next to no CPU, and an answer that arrived
-// meanwhile is then read on the next request rather than timed out.
+// refresh keeps the latest version when it is newer than every one held, then closes done.
+// Its deadline is RefreshEvery: Cloud Run may starve an idle instance's CPU.
 func (r *Rotating) refresh(done chan struct{}) {
 	defer func() {
 		r.mu.Lock()
@@ -270,8 +233,6 @@ func (r *Rotating) refresh(done chan struct{}) {
 	r.follow(version, n, key)
 }
 
-// follow keeps version (number n), read as the latest, when it is newer
-// than every version held and Close has not been called.
 func (r *Rotating) follow(version string, n uint64, key []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -286,9 +247,7 @@ func (r *Rotating) follow(version string, n uint64, key []byte) {
 		slog.String("secret", r.secret), slog.String("version", version))
 }
 
-// Wait returns once no refresh is in flight: a test that advanced the
-// clock past RefreshEvery and made one call (which started the refresh)
-// calls Wait before it looks at what the refresh learned.
+// Wait returns once no refresh is in flight.
 func (r *Rotating) Wait() {
 	r.mu.Lock()
 	done := r.refreshing
@@ -298,9 +257,8 @@ func (r *Rotating) Wait() {
 	}
 }
 
-// Close stops a refresh in flight and waits for it, starts no other, and
-// closes the Secret Manager client Open made (nothing otherwise). The
-// versions held still answer after Close.
+// Close stops and waits for a refresh in flight and closes the client Open made; the versions
+// held still answer.
 func (r *Rotating) Close() error {
 	r.mu.Lock()
 	r.cancel()

@@ -21,43 +21,31 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
-// PreviousVersions is how many versions before the latest one Load
-// looks at, so that challenges signed just before a rotation still verify.
+// PreviousVersions is how many versions before the latest Load keeps for verifying.
 const PreviousVersions = 2
 
-// SecretAccessor is the one Secret Manager call Load needs; *Client is the
-// real one. Implementations report a refusal as an *APIError: a missing
-// version with Status NOT_FOUND, a disabled or destroyed one with
-// FAILED_PRECONDITION.
+// SecretAccessor is the one Secret Manager call Load needs. A missing version is an *APIError
+// with Status NOT_FOUND, a disabled or destroyed one FAILED_PRECONDITION.
 type SecretAccessor interface {
 	AccessSecretVersion(ctx context.Context, name string) (*Version, error)
 }
 
 // Version is one secret version as Secret Manager returns it.
 type Version struct {
-	// Name is its resource name, ".../versions/N" (the project may come
-	// back as a number instead of an id).
+	// Name is its resource name, ".../versions/N".
 	Name string
 	// Data is its payload.
 	Data []byte
-	// DataCRC32C is the payload's CRC32C (Castagnoli) checksum when the
-	// service sent one.
+	// DataCRC32C is the payload's CRC32C checksum, when sent.
 	DataCRC32C *int64
 }
 
 var _ SecretAccessor = (*Client)(nil)
 
-// Load loads a keyring.Ring from the Secret Manager secret named
-// secret ("projects/P/secrets/S" or "projects/P/locations/L/secrets/S").
-// Each version's payload bytes are a master key, and the version number is
-// the key's version name.
-//
-// The latest version is current and must be at least keyring.MinKeyLen bytes, or
-// the load fails. Up to PreviousVersions versions just before it are kept
-// too, for verifying; one that is missing, disabled, destroyed or shorter
-// than keyring.MinKeyLen is left out. Any other failure (permissions, outage, a
-// payload whose checksum does not match) fails the load. Errors name the
-// secret and version, never the key.
+// Load loads a keyring.Ring from secret ("projects/P/secrets/S" or with locations/L): each
+// version's payload is a key named by its number. The latest is current and must be at least
+// keyring.MinKeyLen bytes; up to PreviousVersions before it are kept when usable. Other
+// failures fail the load. Errors name the secret and version, never the key.
 func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring.Ring, error) {
 	var problems []error
 	if accessor == nil {
@@ -100,12 +88,9 @@ func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring
 	return keyring.New(keys, current)
 }
 
-// errDataLoss is a payload that is missing or whose checksum does not
-// match.
 var errDataLoss = errors.New("payload lost")
 
-// access fetches one version and checks its payload checksum when the
-// service sent one (errDataLoss when it does not match).
+// access fetches one version and checks its checksum (errDataLoss).
 func access(ctx context.Context, accessor SecretAccessor, name string) (*Version, error) {
 	v, err := accessor.AccessSecretVersion(ctx, name)
 	if err != nil {
@@ -117,19 +102,14 @@ func access(ctx context.Context, accessor SecretAccessor, name string) (*Version
 	return v, nil
 }
 
-// unavailableVersion reports whether err says the version is missing,
-// disabled or destroyed, which Load and a Rotating keyring skip.
+// unavailableVersion reports whether err says the version is missing, disabled or destroyed.
 func unavailableVersion(err error) bool {
 	s := StatusOf(err)
 	return s == "NOT_FOUND" || s == "FAILED_PRECONDITION"
 }
 
-// StatusOf names what an access's error says, for logs: the service's
-// canonical status (NOT_FOUND, PERMISSION_DENIED, …) for an *APIError,
-// DATA_LOSS for a payload that is missing or whose checksum does not
-// match,
-// DEADLINE_EXCEEDED or CANCELLED for the context's end, else UNAVAILABLE
-// (no answer).
+// StatusOf names an access error for logs: an *APIError's status, DATA_LOSS, DEADLINE_EXCEEDED,
+// CANCELLED, else UNAVAILABLE.
 func StatusOf(err error) string {
 	var api *APIError
 	switch {
@@ -147,8 +127,7 @@ func StatusOf(err error) string {
 	return "UNAVAILABLE"
 }
 
-// checkSecretName accepts "projects/P/secrets/S" and
-// "projects/P/locations/L/secrets/S" with non-empty segments.
+// checkSecretName accepts "projects/P/secrets/S" and "projects/P/locations/L/secrets/S".
 func checkSecretName(secret string) error {
 	parts := strings.Split(secret, "/")
 	ok := false
@@ -167,9 +146,7 @@ func checkSecretName(secret string) error {
 	return nil
 }
 
-// versionNumber reads the version number from a version resource name
-// returned for secret (whose project may come back as a number instead of
-// an id).
+// versionNumber reads the number of a version name returned for secret.
 func versionNumber(secret, name string) (uint64, error) {
 	id := secret[strings.LastIndex(secret, "/")+1:]
 	i := strings.LastIndex(name, "/versions/")
@@ -183,10 +160,8 @@ func versionNumber(secret, name string) (uint64, error) {
 	return n, nil
 }
 
-// Open builds a Secret Manager client with opts (Application Default
-// Credentials when none), loads the Ring of secret as Load does, and returns
-// it as a Rotating keyring that keeps the client to fetch versions added
-// after start; Close closes the client.
+// Open opens a Secret Manager client with opts, loads secret as Load does and returns it as a
+// Rotating keyring; Close closes the client.
 func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...Option) (*Rotating, error) {
 	client, err := NewClient(ctx, opts...)
 	if err != nil {
@@ -206,9 +181,7 @@ func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...Optio
 	return r, nil
 }
 
-// OpenPepper builds a Secret Manager client with opts, reads the pinned
-// secret version named version ("projects/P/secrets/S/versions/N") as
-// LoadPepper does, and closes the client again.
+// OpenPepper reads the pinned version as LoadPepper does, with a client of its own.
 func OpenPepper(ctx context.Context, version string, opts ...Option) ([]byte, error) {
 	client, err := NewClient(ctx, opts...)
 	if err != nil {
@@ -218,11 +191,9 @@ func OpenPepper(ctx context.Context, version string, opts ...Option) ([]byte, er
 	return LoadPepper(ctx, client, version)
 }
 
-// LoadPepper reads the keyed-hash pepper from the pinned secret version
-// named version ("projects/P/secrets/S/versions/N", a number: never
-// "latest", so that a new version never silently changes every keyed hash).
-// It refuses a payload shorter than keyring.MinKeyLen bytes. Errors name the
-// version, never the pepper.
+// LoadPepper reads the keyed-hash pepper from a version pinned by number
+// ("projects/P/secrets/S/versions/N"), refusing one shorter than keyring.MinKeyLen. Errors
+// name the version, never the pepper.
 func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([]byte, error) {
 	if accessor == nil {
 		return nil, errors.New("secretkeys: LoadPepper needs a SecretAccessor")
@@ -241,8 +212,7 @@ func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([
 	return pepper, nil
 }
 
-// checkPinnedVersion accepts a secret version name that pins a version by
-// number: "projects/P/secrets/S/versions/N" (or with locations/L).
+// checkPinnedVersion accepts a secret version name pinned by number.
 func checkPinnedVersion(version string) error {
 	i := strings.LastIndex(version, "/versions/")
 	if i < 0 || checkSecretName(version[:i]) != nil {

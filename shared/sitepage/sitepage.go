@@ -19,12 +19,10 @@ import (
 //go:embed assets
 var embedded embed.FS
 
-// CSP is the page's Content-Security-Policy. The page needs nothing beyond
-// default-src 'self': no inline script or style, no third-party origin.
+// CSP is the page's Content-Security-Policy.
 const CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-// Assets returns the page's files (index.html, js/…, css/…), the tree a
-// static site copies.
+// Assets returns the page's files, the tree a static site copies.
 func Assets() fs.FS {
 	sub, err := fs.Sub(embedded, "assets")
 	if err != nil {
@@ -47,10 +45,8 @@ var contentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 }
 
-// Handler serves GET and HEAD of / (index.html), /favicon.svg, /js/<file> and
-// /css/<file>, with their content types, Cache-Control, an ETag,
-// X-Content-Type-Options: nosniff and the page CSP. Any other path is 404;
-// another method on a served path is 405.
+// Handler serves GET and HEAD of /, /favicon.svg, /js/<file> and /css/<file> with their
+// headers and the page CSP; another path is 404, another method 405.
 func Handler() http.Handler {
 	files := map[string]asset{}
 	root := Assets()

@@ -35,8 +35,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// DefaultTimeout bounds one attempt's SMTP session when Options.Timeout is
-// zero.
+// DefaultTimeout bounds one SMTP session when Options.Timeout is zero.
 const DefaultTimeout = 15 * time.Second
 
 // HeaderMailgunVariables carries the envelope id to Mailgun's events.
@@ -49,13 +48,11 @@ type Options struct {
 	Now func() time.Time
 	// Timeout bounds one attempt; zero means DefaultTimeout.
 	Timeout time.Duration
-	// RootCAs are the authorities trusted for the server's certificate;
-	// nil means the system's (tests pass their own).
+	// RootCAs are the trusted authorities; nil means the system's.
 	RootCAs *x509.CertPool
 }
 
-// Sender mails envelopes to the owner. It implements intake.Sender and is
-// safe for concurrent use (each attempt is its own SMTP session).
+// Sender mails envelopes to the owner; safe for concurrent use.
 type Sender struct {
 	cfg     config.SMTP
 	from    *mail.Address
@@ -67,8 +64,7 @@ type Sender struct {
 
 var _ intake.Sender = (*Sender)(nil)
 
-// New builds the mail sender from its configuration, naming every missing
-// part at once.
+// New builds the mail sender, naming every missing part at once.
 func New(cfg config.SMTP, opts Options) (*Sender, error) {
 	var errs []error
 	if cfg.Host == "" {
@@ -111,10 +107,7 @@ func New(cfg config.SMTP, opts Options) (*Sender, error) {
 // Destination is intake.DestinationEmail.
 func (s *Sender) Destination() intake.Destination { return intake.DestinationEmail }
 
-// Payload is the mail's body as Send sends it for d: the plain-text part, a
-// NUL byte, then the HTML part (visitor text never holds a NUL: the content
-// rules refuse control characters). The headers (subject, date,
-// Message-ID) are not part of it.
+// Payload is the body Send sends for d: the plain-text part, a NUL byte, then the HTML part.
 func (s *Sender) Payload(d intake.Delivery) ([]byte, error) {
 	text, html, err := render(d)
 	if err != nil {
@@ -127,9 +120,8 @@ func joinBody(text, html string) []byte {
 	return append(append([]byte(text), 0), html...)
 }
 
-// Send mails the envelope's event to the owner and reports the server's
-// verdict: ACCEPTED on 250, RETRY_PENDING or FAILED otherwise. The body is
-// d.Payload (as Payload renders it), or rendered now when it is nil.
+// Send mails the envelope's event to the owner: ACCEPTED on 250, RETRY_PENDING or FAILED
+// otherwise. The body is d.Payload, or rendered now when nil.
 func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
 	res := s.send(ctx, d)
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "email attempt",
@@ -156,9 +148,7 @@ func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryRes
 		opts = append(opts, gomail.WithTLSConfig(&tls.Config{ServerName: s.cfg.Host, MinVersion: tls.VersionTLS12, RootCAs: s.roots}))
 	}
 	if s.cfg.Username != "" {
-		// The strongest mechanism the server offers; over SMTP_TLS=none,
-		// which the configuration allows with a password only to loopback,
-		// PLAIN.
+		// The strongest mechanism offered; PLAIN over SMTP_TLS=none (loopback only).
 		mech := gomail.SMTPAuthAutoDiscover
 		if s.cfg.TLS == config.SMTPPlain {
 			mech = gomail.SMTPAuthPlainNoEnc
@@ -178,8 +168,7 @@ func (s *Sender) send(ctx context.Context, d intake.Delivery) intake.DeliveryRes
 	return intake.DeliveryResult{Status: intake.DeliveryAccepted, Detail: "SMTP 250: accepted by the server, not yet delivered"}
 }
 
-// failure names a failed attempt by the server's reply code, never by its
-// text (which quotes addresses).
+// failure names a failed attempt by the reply code, never its text.
 func failure(err error) intake.DeliveryResult {
 	code := 0
 	var sendErr *gomail.SendError
@@ -211,10 +200,7 @@ func failure(err error) intake.DeliveryResult {
 
 var idSafe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
-// MessageID is the Message-ID (without angle brackets) of envelopeID's mail
-// sent from fromAddress: the envelope id at the sender's domain, so every
-// retry carries the same one. An id with other characters is replaced by
-// its SHA-256.
+// MessageID is the Message-ID of envelopeID's mail: the same on every retry.
 func MessageID(envelopeID, fromAddress string) string {
 	local := envelopeID
 	if !idSafe.MatchString(local) {
@@ -228,13 +214,10 @@ func MessageID(envelopeID, fromAddress string) string {
 	return local + "@" + domain
 }
 
-// LikelySpamPrefix begins the subject of a likely-spam introduction's mail
-// (the spam signals' verdict at intake, which never changes, so a retry
-// mails the same subject), for the owner's mail filters.
+// LikelySpamPrefix begins the subject of a likely-spam introduction's mail.
 const LikelySpamPrefix = "[likely spam] "
 
-// view checks a delivery and returns what its mail shows, with its
-// subject. Its error is content-free and says what the delivery lacks.
+// view returns what d's mail shows and its subject; its error is content-free.
 func view(d intake.Delivery) (mailView, string, error) {
 	env := d.Envelope
 	if env.ID == "" || env.SubmissionID == "" {
@@ -287,8 +270,7 @@ func render(d intake.Delivery) (text, html string, err error) {
 	return t.String(), h.String(), nil
 }
 
-// addedFields lists the fields a form version adds, by label (the name
-// when the label is unknown), in the order of their names.
+// addedFields lists a form version's added fields by label, in the order of their names.
 func addedFields(added, labels map[string]string) []addedField {
 	out := make([]addedField, 0, len(added))
 	for _, name := range slices.Sorted(maps.Keys(added)) {
@@ -301,9 +283,7 @@ func addedFields(added, labels map[string]string) []addedField {
 	return out
 }
 
-// message builds the mail for one delivery without sending it: its body is
-// d.Payload when set (see Payload), rendered now otherwise. Its error is
-// content-free and says what the delivery lacks.
+// message builds d's mail without sending it; its error is content-free.
 func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	view, subject, err := view(d)
 	if err != nil {
@@ -340,8 +320,7 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	return m, nil
 }
 
-// replyTo accepts the visitor's address as Reply-To only when it is one
-// plain address and nothing else.
+// replyTo accepts the visitor's address only when it is one plain address.
 func replyTo(s string) (*mail.Address, bool) {
 	if s == "" || oneLine(s, 320) != s || strings.ContainsAny(s, "<>,;\"") {
 		return nil, false
@@ -353,10 +332,8 @@ func replyTo(s string) (*mail.Address, bool) {
 	return a, true
 }
 
-// oneLine makes visitor text safe for a header: every control character
-// and every Unicode line or paragraph separator (CR, LF, NEL, VT, FF,
-// U+2028, U+2029) becomes a space, runs of spaces shrink to one, and the
-// text is cut to at most max runes with an ellipsis.
+// oneLine makes visitor text safe for a header: control characters and line separators become
+// spaces, runs of spaces one, cut to max runes.
 func oneLine(s string, max int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
@@ -403,8 +380,7 @@ type addedField struct {
 	Label, Value string
 }
 
-// withdrawalSentence tells the owner how the visitor withdraws: the owner
-// has no part in it and no link to follow.
+// withdrawalSentence tells the owner how the visitor withdraws.
 const withdrawalSentence = "The visitor can withdraw this introduction at any time with the link the page gave them after confirming; you would then get a notice asking you to delete this mail."
 
 var funcs = map[string]any{

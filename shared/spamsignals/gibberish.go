@@ -7,13 +7,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// A word of Latin letters looks random (gibberish) when it has
-// caseSwitches or more changes from a lower-case to an upper-case letter
-// ("xKqPzRt": no name or brand has three), or at least minRandomLen letters
-// and no vowel ("xkcdqw"), or a run of consonantRun or more consonants
-// ("asdfghjkl"; German compounds reach six, with "sch" read as one). Words
-// of other scripts are never gibberish: these rules know Latin writing
-// only, and a rule that does not know a script must stay silent on it.
+// A Latin word looks random with caseSwitches lower-to-upper changes, minRandomLen letters and
+// no vowel, or a run of consonantRun consonants. Other scripts are never gibberish.
 const (
 	caseSwitches = 3
 	minRandomLen = 5
@@ -30,9 +25,8 @@ func gibberishName(s string) bool {
 	return false
 }
 
-// gibberishText reports a message with two random-looking words, or one
-// in a message of at most three words; links and addresses are left out
-// (a link's path is often random on purpose).
+// gibberishText reports two random-looking words, or one in at most three words, links and
+// addresses aside.
 func gibberishText(s string) bool {
 	var words, random int
 	for _, tok := range strings.Fields(s) {

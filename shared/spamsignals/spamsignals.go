@@ -22,19 +22,14 @@ import (
 const (
 	// Gibberish: a name, company or message that looks like random letters.
 	Gibberish = "gibberish"
-	// FilledFast: the page reports less than FastFill from the form's
-	// first render to Review.
+	// FilledFast: the page reports less than FastFill from first render to Review.
 	FilledFast = "filled-fast"
-	// Automation: the page reports navigator.webdriver or a headless
-	// browser.
+	// Automation: the page reports navigator.webdriver or a headless browser.
 	Automation = "automation"
-	// RepeatedMessage: the same normalised message (RepeatKey) reached
-	// another intake within RepeatWindow from another email address (a
-	// visitor sending their own words again is no campaign); the store
-	// decides it, by keyed hashes.
+	// RepeatedMessage: the same message (RepeatKey) came from another email within RepeatWindow;
+	// the store decides it.
 	RepeatedMessage = "repeated-message"
-	// MixedScript: a word mixes Latin, Cyrillic or Greek letters, as a
-	// look-alike spelling does.
+	// MixedScript: a word mixes Latin, Cyrillic or Greek letters.
 	MixedScript = "mixed-script"
 	// ShortenedLink: a link through a known link shortener.
 	ShortenedLink = "shortened-link"
@@ -45,12 +40,8 @@ const (
 // FastFill is the fill time under which a draft is filled-fast.
 const FastFill = 3000 // milliseconds
 
-// weights is each signal's part of the score; Threshold is the score that
-// makes an introduction likely spam. Alone, only what a person's writing
-// never does reaches it: a browser driven by automation, a message that
-// other senders sent too, a word spelt with look-alike letters of another
-// alphabet. A throwaway address, a random-looking word, a form filled
-// faster than anyone reads it or a shortened link needs another signal.
+// weights is each signal's part of the score; Threshold makes an introduction likely spam.
+// Only automation, a repeated message or a mixed script reach it alone.
 var weights = map[string]int{
 	Automation:      3,
 	RepeatedMessage: 3,
@@ -64,8 +55,7 @@ var weights = map[string]int{
 // Threshold is the score at which an introduction is likely spam.
 const Threshold = 3
 
-// Score adds up the weights of the spam signals among signals (other names,
-// as the checks' own, weigh nothing).
+// Score adds up the weights of the spam signals among signals.
 func Score(signals []string) int {
 	n := 0
 	for _, s := range signals {
@@ -74,8 +64,7 @@ func Score(signals []string) int {
 	return n
 }
 
-// Known reports whether name is one of the spam signals (and not, say, a
-// refused check's code among a ledger entry's abuse signals).
+// Known reports whether name is a spam signal.
 func Known(name string) bool {
 	_, ok := weights[name]
 	return ok
@@ -84,8 +73,7 @@ func Known(name string) bool {
 // Likely reports whether signals make an introduction likely spam.
 func Likely(signals []string) bool { return Score(signals) >= Threshold }
 
-// Of returns the spam signals of a submission as the content rules keep
-// it, in a fixed order, except RepeatedMessage, which needs the store.
+// Of returns a submission's spam signals in a fixed order, RepeatedMessage aside.
 func Of(sub intake.Submission) []string {
 	f := sub.Fields
 	var out []string
@@ -114,12 +102,9 @@ func Of(sub intake.Submission) []string {
 	return out
 }
 
-// RepeatKey is the normal form of a message whose keyed hash names it for
-// RepeatedMessage: NFKC, case folded, invisible characters dropped, digits
-// and punctuation dropped and whitespace collapsed, so that a message sent
-// again with another number or spacing is the same one. "" for a message
-// too short to tell (fewer than RepeatMinLetters letters): a short "Hello!"
-// is not a campaign.
+// RepeatKey is the normal form whose keyed hash names a message for RepeatedMessage: NFKC,
+// case folded, without invisibles, digits and punctuation, spaces collapsed; "" with fewer
+// than RepeatMinLetters letters.
 func RepeatKey(message string) string {
 	s := norm.NFKC.String(strings.Map(textrules.DropInvisible, message))
 	s = cases.Fold().String(s)
@@ -203,10 +188,7 @@ func shortened(text string) bool {
 	return false
 }
 
-// mixedScript reports a word (a run of letters and marks) with letters of
-// two of the look-alike alphabets: Latin, Cyrillic, Greek. Other mixes are
-// ordinary writing (Chinese with a Latin brand name, Japanese kana with
-// kanji) and not signals.
+// mixedScript reports a word with letters of two of Latin, Cyrillic and Greek.
 func mixedScript(text string) bool {
 	text = norm.NFKC.String(text)
 	var seen [3]bool

@@ -11,26 +11,14 @@ import (
 	"golang.org/x/text/cases"
 )
 
-// The threat: encoding/json lets the last of two equal member names win,
-// matches member names to struct fields ignoring case, and turns invalid
-// UTF-8 into U+FFFD before any rule can see it, so {"given": false,
-// "GIVEN": true} reads as a consent the page never showed ticked, and a
-// proxy, a log or a second parser that takes the first member sees
-// something else than the service did. A document whose members are
-// ambiguous, or whose bytes are not text, is refused instead of guessed at.
-
-// errAmbiguousMembers is the refusal of a document with duplicate or
-// case-variant member names.
 var errAmbiguousMembers = errors.New("strictjson: a member named twice (perhaps in different case)")
 
-// checkMemberNames walks the first JSON value of data and refuses an object
-// that names a member twice, comparing names by Unicode case folding as encoding/json
-// matches them.
+// checkMemberNames refuses an object in data's first value that names a member twice, by
+// case folding.
 func checkMemberNames(body []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	// frame is one open object or array; in an object, tokens alternate
-	// between a key and a value (which may open a frame of its own).
+	// frame is one open object or array.
 	type frame struct {
 		object    bool
 		expectKey bool
@@ -81,9 +69,7 @@ func checkMemberNames(body []byte) error {
 	}
 }
 
-// exactMembers refuses a document whose top-level members name one of v's
-// fields in another case than its json tag spells it: encoding/json would
-// match "TOKEN" to "token", and DisallowUnknownFields does not object.
+// exactMembers refuses a top-level member naming a field of v in another case than its tag.
 func exactMembers(data []byte, v any) error {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {

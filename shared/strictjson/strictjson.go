@@ -12,26 +12,19 @@ import (
 	"unicode/utf8"
 )
 
-// Members says what Decode does with an object member that v has no field
-// for.
+// Members says what Decode does with a member v has no field for.
 type Members int
 
 const (
 	// RefuseUnknown makes an unknown member an error.
 	RefuseUnknown Members = iota
-	// IgnoreUnknown skips unknown members (for formats that grow, such as
-	// an ALTCHA payload's "took").
+	// IgnoreUnknown skips unknown members.
 	IgnoreUnknown
 )
 
-// Decode decodes data, which must hold exactly one JSON object with only
-// JSON whitespace around it, into v. It returns an error for anything else:
-// bytes that are not valid UTF-8, another kind of value, a syntax error, an
-// object (at any depth) that names a member twice — also in different case,
-// as encoding/json matches names —, a member that names a field of v in
-// another case than its json tag, a member of the wrong type, data after
-// the object, or (with RefuseUnknown) a member v does not know. The error
-// describes the document's shape, never its content.
+// Decode decodes data, exactly one JSON object, into v. It refuses invalid UTF-8, another
+// value, a member named twice (in any case), a member in another case than its tag, a wrong
+// type, trailing data, and with RefuseUnknown an unknown member. Its error never quotes content.
 func Decode(data []byte, v any, members Members) error {
 	if !utf8.Valid(data) {
 		return errors.New("strictjson: not valid UTF-8")

@@ -8,43 +8,20 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// CountLinks returns how many links s holds. The threat is a message that
-// carries more links than the limit while looking, to a simple counter, as
-// if it carried fewer: so links are counted on the text as a browser or a
-// mail client would read it — linkText: Unicode NFKC (full-width
-// "ｈｔｔｐｓ：／／" is "https://"), invisible characters removed (a zero-width
-// space inside "https" hides nothing), the full stops browsers accept in
-// host names (U+3002, U+FF0E, U+FF61) and defanged "[.]", "(.)", "[:]" read
-// as "." and ":", a backslash read as a slash (browsers treat "https:/\host"
-// as "https://host"), lower case. A link is then each of:
-//
-//   - a scheme of two or more letters followed by ":" and one or more
-//     slashes and a host character: "https://", "http:/", but also
-//     "hxxp://" and "ftp://" (a one-letter scheme is a drive letter, "C:/");
-//   - a scheme-relative "//host.tld" (as in "[text](//host.example)" or
-//     "<a href=//host.example>") not preceded by a scheme;
-//   - "www." at the start of a word;
-//   - a bare domain with a path at the start of a word: "example.com/page"
-//     (labels of letters, digits and hyphens, the last one two or more
-//     letters, then "/").
-//
-// Each form starts at the beginning of the text or after a character that
-// cannot continue it (not a letter or digit; for "www." and a bare domain
-// not '.', '-', '_', '/' or '@'; for "//" not ':' or '/'), so a host inside
-// a link, an address or a path is not counted again
-// ("https://www.example.com" is one link), while a link inside another
-// link's query is ("…?next=https://b.example"). A bare domain without a path ("example.com") is not a link:
-// it is not clickable in the owner's inbox, and counting it would refuse
-// ordinary sentences.
+// CountLinks returns how many links s holds, read as a browser would (linkText: NFKC,
+// invisible characters removed, the full stops browsers accept and defanged "[.]", "(.)",
+// "[:]" as "." and ":", a backslash as a slash, lower case). A link is a scheme of two or more
+// letters, ":" and slashes ("hxxp://" too); a scheme-relative "//host.tld"; "www." at a word's
+// start; or a bare domain with a path ("example.com/page"). Each starts where it cannot
+// continue a host, address or path, so "https://www.example.com" is one link. A bare domain
+// without a path is none.
 func CountLinks(s string) int {
 	n := 0
 	eachLink(linkText(s), func(string) { n++ })
 	return n
 }
 
-// LinkHosts returns the host of each link CountLinks counts in s, in order,
-// as it reads them (NFKC, lower case, invisible characters removed); a
-// "www." link's host keeps its "www.".
+// LinkHosts returns the host of each link CountLinks counts in s, in order, as it reads them.
 func LinkHosts(s string) []string {
 	var hosts []string
 	eachLink(linkText(s), func(host string) { hosts = append(hosts, host) })
@@ -103,8 +80,7 @@ func linkText(s string) string {
 	return defanged.Replace(s)
 }
 
-// DropInvisible is a strings.Map function that removes invisible and tag
-// characters (as links are counted, and as an address is normalised).
+// DropInvisible is a strings.Map function removing invisible and tag characters.
 func DropInvisible(r rune) rune {
 	if IsInvisible(r) || IsTag(r) {
 		return -1
@@ -115,9 +91,7 @@ func DropInvisible(r rune) rune {
 // defanged reads the usual "defanged" spellings of a link as the link.
 var defanged = strings.NewReplacer("[.]", ".", "(.)", ".", "{.}", ".", "[dot]", ".", "(dot)", ".", "[:]", ":", "[://]", "://")
 
-// continues reports whether a link cannot start after prev: prev is a
-// letter, a digit or one of also (so a host inside a link, an address or a
-// path does not start another). prev < 0 is the start of the text.
+// continues reports whether a link cannot start after prev (prev < 0: the text's start).
 func continues(prev rune, also string) bool {
 	return prev >= 0 && (unicode.IsLetter(prev) || unicode.IsDigit(prev) || strings.ContainsRune(also, prev))
 }
@@ -176,9 +150,7 @@ func domainWithPath(t string, i int) int {
 	return end + 1
 }
 
-// domain returns the end of a dotted host name starting at i — labels of
-// letters, digits and inner hyphens, at least two, the last of two or more
-// letters — or 0.
+// domain returns the end of a dotted host name starting at i, or 0.
 func domain(t string, i int) int {
 	labels, lastLetters, lastLen := 0, true, 0
 	j := i

@@ -34,12 +34,10 @@ const (
 	HeaderSignature = "webhook-signature"
 )
 
-// DefaultTimeout bounds one attempt, from dialling to the end of the
-// response, when Options.Timeout is zero.
+// DefaultTimeout bounds one attempt when Options.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
-// responseLimit is how much of a receiver's answer is read (then dropped):
-// enough to reuse the connection, never a whole page.
+// responseLimit is how much of a receiver's answer is read, then dropped.
 const responseLimit = 4 << 10
 
 // maxRetryAfter caps the wait a receiver may ask for.
@@ -54,8 +52,7 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// Sender delivers envelopes to the configured webhook. It implements
-// intake.Sender and is safe for concurrent use.
+// Sender delivers envelopes to the configured webhook; safe for concurrent use.
 type Sender struct {
 	url    string
 	key    []byte
@@ -66,8 +63,7 @@ type Sender struct {
 
 var _ intake.Sender = (*Sender)(nil)
 
-// New builds the webhook sender from its configuration, reporting every
-// missing or unusable part at once.
+// New builds the webhook sender, reporting every missing or unusable part at once.
 func New(cfg config.Webhook, opts Options) (*Sender, error) {
 	var errs []error
 	if cfg.URL == "" {
@@ -128,10 +124,8 @@ func (s *Sender) Destination() intake.Destination { return intake.DestinationWeb
 // Payload is the package's Payload: the exact body Send POSTs for d.
 func (s *Sender) Payload(d intake.Delivery) ([]byte, error) { return Payload(d) }
 
-// Send POSTs the envelope's event, signed, and reports the receiver's
-// verdict: d.Payload as the body, or Payload(d) when it is nil. Every
-// attempt carries the same webhook-id and body; only webhook-timestamp and
-// the signature change.
+// Send POSTs the envelope's event, signed, and reports the receiver's verdict. Every attempt
+// carries the same webhook-id and body (d.Payload, or Payload(d) when nil).
 func (s *Sender) Send(ctx context.Context, d intake.Delivery) intake.DeliveryResult {
 	res := s.send(ctx, d)
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "webhook attempt",
@@ -183,8 +177,7 @@ func verdict(resp *http.Response, now time.Time) intake.DeliveryResult {
 	}
 }
 
-// retryAfter reads a Retry-After header (seconds or an HTTP date), zero when
-// absent or unreadable, capped at a day.
+// retryAfter reads Retry-After (seconds or a date), zero when unreadable, at most a day.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -207,9 +200,7 @@ func retryAfter(v string, now time.Time) time.Duration {
 
 var errInsideAddress = errors.New("inside address refused")
 
-// transportFailure names a failed attempt without its error text (which can
-// carry the URL): a refused address is FAILED, anything else is worth
-// another try.
+// transportFailure names a failed attempt without its error text, which can carry the URL.
 func transportFailure(err error) intake.DeliveryResult {
 	var dnsErr *net.DNSError
 	var netErr net.Error
@@ -230,12 +221,9 @@ func transportFailure(err error) intake.DeliveryResult {
 	}
 }
 
-// guard is the dialer's last word on every address it is about to
-// connect to, after name resolution: an address Inside names a range for
-// is refused before a packet is sent.
+// guard refuses, after name resolution, every address Inside names a range for.
 type guard struct {
-	// own lists the host's own interface addresses, asked at each dial
-	// (they change as interfaces come and go).
+	// own lists the host's interface addresses, asked at each dial.
 	own func() ([]netip.Addr, error)
 }
 
@@ -270,17 +258,13 @@ func hostAddresses() ([]netip.Addr, error) {
 	return own, nil
 }
 
-// special is one range of IANA's IPv4 and IPv6 special-purpose address
-// registries (or the multicast and reserved space beside them) that is no
-// public internet.
+// special is one special-purpose address range that is no public internet.
 type special struct {
 	prefix netip.Prefix
 	name   string
 }
 
-// specialRanges are the ranges Inside refuses outright, most specific
-// first. Ranges the registries mark globally reachable (AS112, AMT, PCP
-// and TURN anycast within 192.0.0.0/24 and 2001::/23 aside) are not listed.
+// specialRanges are the ranges Inside refuses outright, most specific first.
 var specialRanges = func() []special {
 	var out []special
 	for _, r := range [][2]string{
@@ -324,8 +308,7 @@ var specialRanges = func() []special {
 	return out
 }()
 
-// The IPv6 forms that embed an IPv4 address: they are as public as the
-// address they embed.
+// The IPv6 forms that embed an IPv4 address.
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour = netip.MustParsePrefix("2002::/16")
@@ -333,12 +316,8 @@ var (
 	globalUnicast = netip.MustParsePrefix("2000::/3")
 )
 
-// Inside names why ip is no address on the public internet, or returns ""
-// when it is one: a special-purpose range (loopback, private, link-local,
-// carrier-grade NAT, documentation, benchmarking, Teredo, multicast,
-// reserved, …), IPv6 outside 2000::/3, one of own (the host's own
-// interface addresses), or an IPv4-mapped, NAT64 (64:ff9b::/96) or 6to4
-// (2002::/16) address whose embedded IPv4 address is any of these.
+// Inside names why ip is no public internet address (a special-purpose range, IPv6 outside
+// 2000::/3, one of own, or an embedded IPv4 address that is any of these), or returns "".
 func Inside(ip netip.Addr, own []netip.Addr) string {
 	if !ip.IsValid() {
 		return "invalid"
@@ -381,9 +360,8 @@ func Inside(ip netip.Addr, own []netip.Addr) string {
 	return ""
 }
 
-// Sign is the Standard Webhooks v1 signature of one message: "v1," and the
-// base64 HMAC-SHA256, under key, of "id.timestamp.body" (timestamp in Unix
-// seconds).
+// Sign is the Standard Webhooks v1 signature: "v1," and the base64 HMAC-SHA256 under key of
+// "id.timestamp.body".
 func Sign(key []byte, id string, timestamp time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(id))
@@ -411,13 +389,10 @@ type confirmed struct {
 	// Attachment describes the file attached, never its bytes.
 	Attachment  *attachmentRef `json:"attachment,omitempty"`
 	ConfirmedAt time.Time      `json:"confirmedAt"`
-	// LikelySpam is the spam signals' verdict at intake (never the owner's
-	// later mark, so every attempt sends the same bytes).
+	// LikelySpam is the signals' verdict at intake, never the owner's later mark.
 	LikelySpam bool `json:"likelySpam"`
 }
 
-// attachmentRef is an attachment as the webhook names it: what it is and
-// where the owner downloads it.
 type attachmentRef struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"`
@@ -431,22 +406,14 @@ type withdrawn struct {
 	WithdrawnAt time.Time `json:"withdrawnAt"`
 }
 
-// Payload is the JSON body of the envelope's event, the same bytes on every
-// attempt (so a receiver can compare retries, and the outbox can hash what
-// it sends):
+// Payload is the JSON body of the envelope's event, the same bytes on every attempt:
 //
 //	{"type": "introduction.confirmed", "timestamp", "data": {"id", "formId",
-//	"formVersion", "introduction": {…fields…}, "added": {…the fields the
-//	form version adds, when any…}, "conversation", "consents": […],
-//	"attachment": {"name", "type", "size", "sha256", "adminUrl"} (when a
-//	file is attached: never its bytes), "confirmedAt", "likelySpam" (the
-//	spam signals' verdict at intake)}}
-//	{"type": "introduction.withdrawn", "timestamp", "data": {"id",
-//	"withdrawnAt"}}
+//	"formVersion", "introduction": {…}, "added": {…}, "conversation", "consents": […],
+//	"attachment": {"name", "type", "size", "sha256", "adminUrl"}, "confirmedAt", "likelySpam"}}
+//	{"type": "introduction.withdrawn", "timestamp", "data": {"id", "withdrawnAt"}}
 //
-// timestamp is when the event happened: the envelope's creation, which is
-// the confirmation's or the withdrawal's own transaction. A withdrawal
-// carries no content. The error is content-free and names what is missing.
+// Its error is content-free.
 func Payload(d intake.Delivery) ([]byte, error) {
 	env := d.Envelope
 	if env.ID == "" || env.SubmissionID == "" || env.CreatedAt.IsZero() {
