@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make test: every test. `scripts/test.sh go` or `scripts/test.sh browser`
 # runs one part. Starts the Firestore emulator when FIRESTORE_EMULATOR_HOST
-# is unset, and stops it again at the end if it started it; likewise a
-# mailpit (scripts/mailpit.sh) when MAILPIT_SMTP_ADDR is unset, and
-# fake-gcs-server (scripts/storage-emulator.sh, the attachments' bucket)
-# when STORAGE_EMULATOR_HOST is unset.
+# is unset, and stops it again at the end if it started it; likewise
+# MailDev (scripts/maildev.sh, the mail server of make run) when
+# MAILDEV_SMTP_ADDR is unset, and fake-gcs-server
+# (scripts/storage-emulator.sh, the attachments' bucket) when
+# STORAGE_EMULATOR_HOST is unset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part=${1:-all}
@@ -14,12 +15,12 @@ if [ -z "${FIRESTORE_EMULATOR_HOST:-}" ]; then
   FIRESTORE_EMULATOR_HOST=$(scripts/emulator.sh start)
   export FIRESTORE_EMULATOR_HOST
 fi
-# mailpit, the real SMTP server the mail tests send to and read back from.
-mailpit_started=""
-if [ -z "${MAILPIT_SMTP_ADDR:-}" ]; then
-  curl -fsS "http://127.0.0.1:${MAILPIT_HTTP_PORT:-8025}/api/v1/info" >/dev/null 2>&1 || mailpit_started=yes
-  mailpit_env=$(scripts/mailpit.sh start)
-  export $mailpit_env
+# MailDev, the real SMTP server the mail tests send to and read back from.
+mail_started=""
+if [ -z "${MAILDEV_SMTP_ADDR:-}" ]; then
+  curl -fsS "http://127.0.0.1:${MAILDEV_WEB_PORT:-1080}/api/healthz" >/dev/null 2>&1 || mail_started=yes
+  mail_env=$(scripts/maildev.sh start)
+  export $mail_env
 fi
 # fake-gcs-server, the Cloud Storage the attachment tests write to.
 storage_started=""
@@ -30,7 +31,7 @@ if [ -z "${STORAGE_EMULATOR_HOST:-}" ]; then
 fi
 cleanup() {
   [ -z "$storage_started" ] || scripts/storage-emulator.sh stop
-  [ -z "$mailpit_started" ] || scripts/mailpit.sh stop
+  [ -z "$mail_started" ] || scripts/maildev.sh stop
   [ -z "$started" ] || scripts/emulator.sh stop
 }
 trap cleanup EXIT
@@ -39,7 +40,7 @@ if [ "$part" = all ] || [ "$part" = go ]; then
   scripts/test-deps.sh node # the ALTCHA interop tests run an npm client
   echo "== go vet" >&2
   go vet ./...
-  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, mailpit at $MAILPIT_SMTP_ADDR, fake-gcs-server at $STORAGE_EMULATOR_HOST)" >&2
+  echo "== go test (emulator at $FIRESTORE_EMULATOR_HOST, MailDev at $MAILDEV_SMTP_ADDR, fake-gcs-server at $STORAGE_EMULATOR_HOST)" >&2
   go test -count=1 -timeout 12m ./...
   echo "== infra/ checks (their own module: go vet, go test)" >&2
   (cd infra && go vet ./... && go test -count=1 -timeout 10m ./...)
