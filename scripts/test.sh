@@ -39,7 +39,7 @@ if [ -z "${STORAGE_EMULATOR_HOST:-}" ]; then
 fi
 fuzz=""
 cleanup() {
-  [ -z "$fuzz" ] || wait "$fuzz" || true
+  [ -z "$fuzz" ] || { wait "$fuzz" || true; cat "$work/fuzz.log" >&2; }
   # An install cut short would leave dpkg half done: it ends first.
   [ -z "$deps" ] || { wait "$deps" || true; cat "$work/deps.log" >&2; }
   [ -z "$storage_started" ] || scripts/storage-emulator.sh stop

@@ -10,9 +10,10 @@
 //
 // It reads one JSON request a line and answers each with one JSON line,
 // {"error": …} when it failed:
-//   {"id", "do": "start", "args": […], "dir", "smtp", "web"} → {"smtp", "web"} (ports; 0 picks free ones)
-//   {"id", "do": "stop"} → {}
-//   {"id", "do": "refuse", "stage", "code"} → {} (code 0 accepts again)
+//   {"do": "start", "dir", "args": […], "smtp", "web"} → {"smtp", "web"} (ports; 0 picks free ones)
+//   {"do": "stop", "dir"} → {}
+//   {"do": "refuse", "dir", "stage", "code"} → {} (code 0 accepts again)
+// where dir, the directory of its mail, names a MailDev.
 // It ends when its input closes.
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -21,7 +22,7 @@ import { MailDev } from 'maildev';
 console.info = () => {}; // MailDev's API server announces itself there
 const servers = new Map();
 
-async function start({ id, args, dir, smtp: smtpPort, web }) {
+async function start({ dir, args, smtp: smtpPort, web }) {
   const { values: o } = parseArgs({
     args, options: { tls: { type: 'string', default: 'none' }, cert: { type: 'string' }, key: { type: 'string' } },
   });
@@ -43,19 +44,19 @@ async function start({ id, args, dir, smtp: smtpPort, web }) {
   server.onAuth = (auth, _session, callback) => unless('AUTH', callback, () => callback(null, { user: auth.username }));
   server.onMailFrom = (_address, _session, callback) => unless('MAIL', callback, () => callback());
   server.onRcptTo = (_address, _session, callback) => unless('RCPT', callback, () => callback());
-  servers.set(id, { maildev, refusals });
+  servers.set(dir, { maildev, refusals });
   return { smtp: smtp.getPort(), web: api.getAddress().port };
 }
 
 const handlers = {
   start,
-  stop: async ({ id }) => {
-    await servers.get(id)?.maildev.stop();
-    servers.delete(id);
+  stop: async ({ dir }) => {
+    await servers.get(dir)?.maildev.stop();
+    servers.delete(dir);
     return {};
   },
-  refuse: async ({ id, stage, code }) => {
-    servers.get(id).refusals[stage] = code;
+  refuse: async ({ dir, stage, code }) => {
+    servers.get(dir).refusals[stage] = code;
     return {};
   },
 };

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,9 +48,8 @@ func SharedMail(t testing.TB) *MailServer {
 // this test binary's private MailDevs; it ends when the binary does.
 var mailHost struct {
 	sync.Mutex
-	in    io.Writer
-	out   *bufio.Scanner
-	count int
+	in  io.Writer
+	out *bufio.Scanner
 }
 
 // mailHostDo sends request to the private MailDevs' process, started on
@@ -88,11 +88,7 @@ func mailHostDo(t testing.TB, request map[string]any, answer any) {
 // "--key" files.
 func StartMail(t testing.TB, args ...string) *MailServer {
 	t.Helper()
-	mailHost.Lock()
-	mailHost.count++
-	id := mailHost.count
-	mailHost.Unlock()
-	s := &MailServer{SMTPHost: "127.0.0.1", start: map[string]any{"do": "start", "id": id, "args": append([]string{}, args...), "dir": t.TempDir(), "smtp": 0, "web": 0}}
+	s := &MailServer{SMTPHost: "127.0.0.1", start: map[string]any{"do": "start", "dir": t.TempDir(), "args": append([]string{}, args...), "smtp": 0, "web": 0}}
 	s.Restart(t)
 	t.Cleanup(func() { s.Stop(t) })
 	return s
@@ -101,7 +97,7 @@ func StartMail(t testing.TB, args ...string) *MailServer {
 // Stop ends a private MailDev; its SMTP port then refuses connections.
 func (s *MailServer) Stop(t testing.TB) {
 	t.Helper()
-	mailHostDo(t, map[string]any{"do": "stop", "id": s.start["id"]}, &struct{}{})
+	mailHostDo(t, map[string]any{"do": "stop", "dir": s.start["dir"]}, nil)
 }
 
 // Restart starts a stopped private MailDev again, on the same ports and
@@ -118,21 +114,17 @@ func (s *MailServer) Restart(t testing.TB) {
 // from now on; code 0 accepts again.
 func (s *MailServer) Refuse(t testing.TB, stage string, code int) {
 	t.Helper()
-	mailHostDo(t, map[string]any{"do": "refuse", "id": s.start["id"], "stage": stage, "code": code}, &struct{}{})
+	mailHostDo(t, map[string]any{"do": "refuse", "dir": s.start["dir"], "stage": stage, "code": code}, nil)
 }
 
 // Address is a mailbox.
-type Address struct {
-	Name    string
-	Address string
-}
+type Address struct{ Name, Address string }
 
 // Message is a message as received: Headers are its raw header fields as
 // they arrived; Bcc names the SMTP recipients that neither To nor Cc names;
 // Subject is decoded, Text and HTML are its decoded parts.
 type Message struct {
-	ID                   string
-	MessageID            string
+	ID, MessageID        string
 	From                 Address
 	To, Cc, Bcc, ReplyTo []Address
 	Subject, Text, HTML  string
@@ -175,25 +167,22 @@ func (s *MailServer) find(t testing.TB, keep func(received) bool) []Message {
 		if err != nil {
 			t.Fatalf("message %s as received: %v", r.ID, err)
 		}
-		m := Message{ID: r.ID, MessageID: strings.Trim(raw.Header.Get("Message-Id"), "<>"), Subject: r.Subject, Text: r.Text, HTML: r.HTML,
-			Headers: raw.Header, Bcc: r.CalculatedBcc}
-		for _, f := range []struct {
-			key  string
-			into *[]Address
-		}{{"From", nil}, {"To", &m.To}, {"Cc", &m.Cc}, {"Bcc", &m.Bcc}, {"Reply-To", &m.ReplyTo}} {
-			list, err := raw.Header.AddressList(f.key)
+		addresses := func(key string) (list []Address) {
+			parsed, err := raw.Header.AddressList(key)
 			if err != nil && err != mail.ErrHeaderNotPresent {
-				t.Fatalf("message %s: %s: %v", r.ID, f.key, err)
+				t.Fatalf("message %s: %s: %v", r.ID, key, err)
 			}
-			for _, a := range list {
-				if f.into == nil {
-					m.From = Address{a.Name, a.Address}
-				} else {
-					*f.into = append(*f.into, Address{a.Name, a.Address})
-				}
+			for _, a := range parsed {
+				list = append(list, Address{a.Name, a.Address})
 			}
+			return list
 		}
-		out = append(out, m)
+		from := addresses("From")
+		if len(from) != 1 {
+			t.Fatalf("message %s is from %v", r.ID, from)
+		}
+		out = append(out, Message{ID: r.ID, MessageID: strings.Trim(raw.Header.Get("Message-Id"), "<>"), From: from[0], To: addresses("To"), Cc: addresses("Cc"),
+			Bcc: append(r.CalculatedBcc, addresses("Bcc")...), ReplyTo: addresses("Reply-To"), Subject: r.Subject, Text: r.Text, HTML: r.HTML, Headers: raw.Header})
 	}
 	return out
 }
@@ -210,11 +199,6 @@ func (s *MailServer) WithMessageID(t testing.TB, id string) []Message {
 func (s *MailServer) SentTo(t testing.TB, address string) []Message {
 	t.Helper()
 	return s.find(t, func(r received) bool {
-		for _, a := range r.Envelope.To {
-			if strings.EqualFold(a.Address, address) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(r.Envelope.To, func(a Address) bool { return strings.EqualFold(a.Address, address) })
 	})
 }
