@@ -8,12 +8,12 @@
 run:
 	scripts/run.sh
 
-# Every test: Go (against the Firestore emulator and a mailpit, started if
-# needed, with a short fuzz run), the infra checks (the infra/ module), the
-# page in headless Chromium, and its flow and error states in Firefox and
-# WebKit too, with each engine's counts. It installs the node packages,
-# mailpit and (as root) Chromium, Firefox, WebKitGTK's driver and Xvfb when
-# they are missing.
+# Every test: Go (against the Firestore emulator, fake-gcs-server and
+# MailDev, started if needed, with a short fuzz run), the infra checks (the
+# infra/ module), the page in headless Chromium, and its flow and error
+# states in Firefox and WebKit too, with each engine's counts. It installs
+# the node packages (MailDev among them) and (as root) Chromium, Firefox,
+# WebKitGTK's driver and Xvfb when they are missing.
 test:
 	scripts/test.sh
 

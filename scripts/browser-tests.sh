@@ -32,8 +32,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/introductions-browser-XXXXXX")
 trap 'rm -rf "$out"' EXIT
 engines=${ENGINES:-chromium,firefox,webkit}
 status=0
-# The attachment black-box uses no browser and spends most of its time
-# waiting a minute for a draft to expire: it runs beside the Chromium
+# The attachment black-box uses no browser: it runs beside the Chromium
 # suite, with its own dev server, project and bucket, and has a row of its
 # own in the counts.
 blackbox=scripts/js/attachment-blackbox.test.mjs

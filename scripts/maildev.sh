@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The local mail server of make run: MailDev (npm maildev, installed with the
-# other node packages of scripts/js), an SMTP server on
+# The local mail server of make run and make test: MailDev (npm maildev,
+# installed with the other node packages of scripts/js), an SMTP server on
 # 127.0.0.1:${MAILDEV_SMTP_PORT:-1026} whose web inbox answers on
 # http://127.0.0.1:${MAILDEV_WEB_PORT:-1080}/. It keeps mail in memory only.
 # A server on those ports that this script did not start is never reused:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go, so that `make test` on a fresh clone
 # runs the same tests CI does. `scripts/test-deps.sh node` installs only the
-# node packages (the ALTCHA interop tests need them); with no argument it
+# node packages (the ALTCHA interop tests need them, and MailDev, the mail
+# server of make run and of the tests, is one); with no argument it
 # also makes sure the three engines are there for the browser tests and
 # `make bench-pow`.
 #   - scripts/js/node_modules: `npm ci` when missing or older than

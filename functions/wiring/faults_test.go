@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/mailpittest"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -50,7 +49,7 @@ func (h *harness) untilDue(envelopeID string) {
 // The webhook receiver is down for three attempts, then up: DELIVERED,
 // every attempt with the same webhook-id, the waits doubling.
 func TestWebhookReceiverDownThenUp(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusOK)
 	h := newHarness(t, handoffEnv(rcv, mp))
 	id, _ := h.confirmed("down@example.com")
@@ -79,25 +78,25 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 	}
 }
 
-// mailpit is down at confirmation: RETRY_PENDING; back up, the retry is
+// MailDev is down at confirmation: RETRY_PENDING; back up, the retry is
 // ACCEPTED and the mail is there.
 func TestMailServerDownThenBack(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusOK)
 	h := newHarness(t, handoffEnv(rcv, mp))
 	mp.Stop(t)
-	id, _ := h.confirmed("mailpit-down@example.com")
+	id, _ := h.confirmed("maildev-down@example.com")
 	mailID := intake.EnvelopeID(id, intake.DestinationEmail, intake.EventConfirmed)
 	e := h.envelope(mailID)
 	if e.Status != intake.DeliveryRetryPending || e.LastError == "" {
-		t.Fatalf("with mailpit down: %s %q", e.Status, e.LastError)
+		t.Fatalf("with MailDev down: %s %q", e.Status, e.LastError)
 	}
 	mp.Restart(t)
 	h.untilDue(mailID)
 	if e := h.envelope(mailID); e.Status != intake.DeliveryAccepted {
-		t.Fatalf("with mailpit back: %s %q", e.Status, e.LastError)
+		t.Fatalf("with MailDev back: %s %q", e.Status, e.LastError)
 	}
-	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 1 {
+	if mails := mp.SentTo(t, "owner@site.example"); len(mails) != 1 {
 		t.Fatalf("%d mails, want 1", len(mails))
 	}
 }
@@ -105,7 +104,7 @@ func TestMailServerDownThenBack(t *testing.T) {
 // A receiver answering 410 Gone: FAILED at once, its reason visible in the
 // envelope and the ledger.
 func TestWebhookGoneIsFailed(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusGone)
 	h := newHarness(t, handoffEnv(rcv, mp))
 	id, _ := h.confirmed("gone@example.com")
@@ -134,7 +133,7 @@ func TestWebhookGoneIsFailed(t *testing.T) {
 // had the content, and the webhook gets an introduction.withdrawn event,
 // signed the same way, without content.
 func TestWithdrawalAfterHandoff(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusOK)
 	h := newHarness(t, handoffEnv(rcv, mp))
 	id, token := h.confirmed("withdraw@example.com")
@@ -162,13 +161,13 @@ func TestWithdrawalAfterHandoff(t *testing.T) {
 // ownerNotice checks that the owner received, through the real mail server,
 // a content-free notice of introduction id's withdrawal dated by its
 // confirmation, besides the earlier mail.
-func (h *harness) ownerNotice(mp *mailpittest.Server, id string, receivedAt time.Time) {
+func (h *harness) ownerNotice(mp *testsupport.MailServer, id string, receivedAt time.Time) {
 	h.t.Helper()
-	mails := mp.Search(h.t, "to:owner@site.example")
+	mails := mp.SentTo(h.t, "owner@site.example")
 	if len(mails) != 2 {
 		h.t.Fatalf("the owner has %d mails, want the introduction and the notice", len(mails))
 	}
-	var notice *mailpittest.Message
+	var notice *testsupport.Message
 	for i := range mails {
 		if strings.Contains(mails[i].Text, "was withdrawn") {
 			notice = &mails[i]
@@ -210,7 +209,7 @@ func (h *harness) saysGone(id, title, sentence string, at time.Time) {
 // introduction (introduction.withdrawn), as a withdrawal does; the admin
 // link says it was erased.
 func TestErasureNotifiesTheOwnerAndTheWebhook(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusOK)
 	h := newHarness(t, handoffEnv(rcv, mp))
 	id, _ := h.confirmed("erase-me@example.com")

@@ -20,7 +20,6 @@ import (
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/mailgun"
-	"github.com/ownersite/introductions/shared/mailpittest"
 	"github.com/ownersite/introductions/shared/testsupport"
 	"github.com/ownersite/introductions/shared/webhook"
 )
@@ -90,8 +89,8 @@ func fmtJSON(v any) string {
 }
 
 // handoffEnv configures every destination: the webhook at rcv, mail to
-// mailpit, Mailgun events on.
-func handoffEnv(rcv *receiver, mp *mailpittest.Server) map[string]string {
+// MailDev, Mailgun events on.
+func handoffEnv(rcv *receiver, mp *testsupport.MailServer) map[string]string {
 	return map[string]string{
 		"WEBHOOK_URL": rcv.srv.URL + "/hooks/introductions", "WEBHOOK_SECRET": testWebhookSecret, "WEBHOOK_ALLOW_PRIVATE": "true",
 		"SMTP_HOST": mp.SMTPHost, "SMTP_PORT": strconv.Itoa(mp.SMTPPort), "SMTP_TLS": "none",
@@ -155,7 +154,7 @@ func (h *harness) sweepDeliveries() int {
 }
 
 // TestWorkedCase is the handoff's worked case end to end, on the emulator,
-// a real mailpit, fake-gcs-server, a local webhook receiver and signed
+// a real MailDev, fake-gcs-server, a local webhook receiver and signed
 // Mailgun events: the form's version 3 with its optional purpose and its
 // attachment; a draft retried after a timeout with the same
 // Idempotency-Key (one logical intake); a CV attached, its upload retried
@@ -167,7 +166,7 @@ func (h *harness) sweepDeliveries() int {
 // abuse decision on record; replayed and tampered events change nothing;
 // no personal data in the logs.
 func TestWorkedCase(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusNoContent)
 	h := newHarness(t, handoffEnv(rcv, mp))
 
@@ -246,7 +245,7 @@ func TestWorkedCase(t *testing.T) {
 	if raw := fmtJSON(hooks[0].body); strings.Contains(raw, "%PDF") || strings.Contains(raw, base64.StdEncoding.EncodeToString(cv[:30])) {
 		t.Fatal("the webhook carries the file's bytes")
 	}
-	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 1 || !strings.Contains(mails[0].Text, canaryFile) ||
+	if mails := mp.SentTo(t, "owner@site.example"); len(mails) != 1 || !strings.Contains(mails[0].Text, canaryFile) ||
 		!strings.Contains(mails[0].Text, cvHash) || !strings.Contains(mails[0].Text, wantRef["adminUrl"].(string)) || strings.Contains(mails[0].Text, "%PDF") {
 		t.Fatalf("the mail does not name the attachment and its admin link: %+v", mails)
 	}
@@ -276,11 +275,11 @@ func TestWorkedCase(t *testing.T) {
 	if l := h.ledger(id); l.Decision != intake.DecisionHandoffPending || l.Attachment == nil || *l.Attachment != wantEvidence {
 		t.Fatalf("after acceptance: decision %s %q, attachment evidence %+v", l.Decision, l.Reason, l.Attachment)
 	}
-	mails := mp.Search(t, "to:owner@site.example")
+	mails := mp.SentTo(t, "owner@site.example")
 	if len(mails) != 1 || !strings.Contains(mails[0].Text, canaryName) {
-		t.Fatalf("mailpit holds %d mails for the owner", len(mails))
+		t.Fatalf("MailDev holds %d mails for the owner", len(mails))
 	}
-	if hdr := mp.Headers(t, mails[0].ID); !strings.Contains(strings.Join(hdr["X-Mailgun-Variables"], ""), mailID) {
+	if hdr := mails[0].Headers; !strings.Contains(strings.Join(hdr["X-Mailgun-Variables"], ""), mailID) {
 		t.Fatalf("the mail does not carry its envelope id: %v", hdr["X-Mailgun-Variables"])
 	}
 
@@ -304,7 +303,7 @@ func TestWorkedCase(t *testing.T) {
 	if e := h.envelope(mailID); e.Status != intake.DeliveryAccepted || e.SendAttempts() != 2 {
 		t.Fatalf("after the retry: %s, %d sends", e.Status, e.SendAttempts())
 	}
-	if mails := mp.Search(t, "to:owner@site.example"); len(mails) != 2 || mails[0].MessageID != mails[1].MessageID {
+	if mails := mp.SentTo(t, "owner@site.example"); len(mails) != 2 || mails[0].MessageID != mails[1].MessageID {
 		t.Fatalf("the retry must re-send the same message: %d mails", len(mails))
 	}
 	// Accepted again is not received: the handoff stays pending until the
@@ -384,7 +383,7 @@ func (h *harness) settle() {
 // applied false (so Mailgun does not send it again) and moves neither: the
 // inbox stays DELIVERED, as does the webhook after its 2xx.
 func TestAMailgunEventNamingAnotherEnvelopeMovesNothing(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusNoContent)
 	h := newHarness(t, handoffEnv(rcv, mp))
 	d := h.postJSON("/api/introductions", h.draftBody(nil)).json(t)

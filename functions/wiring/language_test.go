@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/shared/formregistry"
-	"github.com/ownersite/introductions/shared/mailpittest"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -110,7 +109,7 @@ func TestAPersianDraftAndItsRevisionsInAnotherLanguage(t *testing.T) {
 // it was written in Persian, names the language each consent text was
 // shown in, and lets the visitor's words take their own direction.
 func TestTheOwnersMailSaysWhichLanguageTheVisitorWroteIn(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	to := "owner-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "@site.example"
 	h := newHarness(t, map[string]string{
 		"SMTP_HOST": mp.SMTPHost, "SMTP_PORT": strconv.Itoa(mp.SMTPPort), "SMTP_TLS": "none",
@@ -128,9 +127,9 @@ func TestTheOwnersMailSaysWhichLanguageTheVisitorWroteIn(t *testing.T) {
 		t.Fatalf("confirm: %d %s", c.status, c.body)
 	}
 	h.settle()
-	mails := mp.Search(t, "to:"+to)
+	mails := mp.SentTo(t, to)
 	if len(mails) != 1 {
-		t.Fatalf("mailpit holds %d mails for %s", len(mails), to)
+		t.Fatalf("MailDev holds %d mails for %s", len(mails), to)
 	}
 	text, html := strings.ReplaceAll(mails[0].Text, "\r\n", "\n"), strings.ReplaceAll(mails[0].HTML, "\r\n", "\n")
 	for _, want := range []string{"Someone introduced themselves through your site.", "Name:    مریم میرزاخانی", "version 2, written in Persian (fa); confirmed", "notice future-roles/1 (fa)"} {

@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/mailpittest"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // TestALikelySpamIntroductionFromThePageToTheOwnersErasure walks a
 // likely-spam introduction through the wired service, on the emulator, a
-// real mailpit, fake-gcs-server and a local webhook receiver: the page's
+// real MailDev, fake-gcs-server and a local webhook receiver: the page's
 // report makes it likely spam (filled fast, automated) and the ledger keeps
 // the signals and the solve; it is confirmed and handed on like any other,
 // its mail's subject beginning [likely spam] and its webhook saying
@@ -23,7 +22,7 @@ import (
 // leaves a tombstone, the clean one untouched; no typed value reaches the
 // logs.
 func TestALikelySpamIntroductionFromThePageToTheOwnersErasure(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	rcv := newReceiver(t, http.StatusNoContent)
 	h := newHarness(t, handoffEnv(rcv, mp))
 
@@ -50,7 +49,7 @@ func TestALikelySpamIntroductionFromThePageToTheOwnersErasure(t *testing.T) {
 	h.settle()
 
 	subjects := map[string]bool{}
-	for _, m := range mp.Search(t, "to:owner@site.example") {
+	for _, m := range mp.SentTo(t, "owner@site.example") {
 		subjects[m.Subject] = true
 	}
 	if !subjects["[likely spam] Introduction from "+spamName+" (Analytical Engines)"] || !subjects["Introduction from "+cleanName+" (Analytical Engines)"] || len(subjects) != 2 {

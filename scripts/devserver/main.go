@@ -9,6 +9,10 @@
 // loopback name (loopbackOnly): the admin has no sign-in here, and a page
 // on any other name that resolves to 127.0.0.1 (DNS rebinding) must reach
 // nothing.
+//
+// For tests only, DEVSERVER_CLOCK_STEP (a duration) makes each SIGUSR1 move
+// the service's clock that far ahead, so that a test sees a draft expire
+// without waiting for it; the deployed functions have no such clock.
 package main
 
 import (
@@ -23,6 +27,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -52,7 +57,15 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if cfg.FirestoreEmulatorHost == "" {
 		logger.Warn("FIRESTORE_EMULATOR_HOST is unset: using real Firestore with your default credentials")
 	}
-	svc, err := wiring.Build(ctx, cfg, logger, wiring.Overrides{})
+	var o wiring.Overrides
+	if v := getenv("DEVSERVER_CLOCK_STEP"); v != "" {
+		step, err := time.ParseDuration(v)
+		if err != nil || step <= 0 {
+			return fmt.Errorf("DEVSERVER_CLOCK_STEP=%q: want a duration such as 2m", v)
+		}
+		o.Clock = steppedClock(step, logger)
+	}
+	svc, err := wiring.Build(ctx, cfg, logger, o)
 	if err != nil {
 		return err
 	}
@@ -80,6 +93,25 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// stepClock is the system's clock moved ahead by ahead nanoseconds.
+type stepClock struct{ ahead atomic.Int64 }
+
+func (c *stepClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
+
+// steppedClock returns a clock that each SIGUSR1 moves step ahead, saying
+// so in the log once it has.
+func steppedClock(step time.Duration, logger *slog.Logger) *stepClock {
+	c, moves := &stepClock{}, make(chan os.Signal, 1)
+	signal.Notify(moves, syscall.SIGUSR1)
+	go func() {
+		for range moves {
+			ahead := time.Duration(c.ahead.Add(int64(step)))
+			logger.Info("the clock moved ahead", slog.String("ahead", ahead.String()))
+		}
+	}()
+	return c
 }
 
 // logs returns the dev server's logger: slog's text lines at a terminal

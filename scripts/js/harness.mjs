@@ -260,7 +260,8 @@ export async function powbench(args, input) {
 /**
  * devServer builds and starts scripts/devserver on a free port against the
  * Firestore emulator, with a project id unique to this run. Resolves once
- * it answers; stop() ends it.
+ * it answers; stop() ends it; moveClock() moves its clock ahead by the
+ * DEVSERVER_CLOCK_STEP it was started with, and resolves once it has.
  */
 export async function devServer(env = {}, options = {}) {
   const bin = await buildGo('scripts/devserver');
@@ -285,8 +286,10 @@ export async function devServer(env = {}, options = {}) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
+  let moves = 0;
   child.stderr.on('data', (d) => {
     log = (log + d).slice(-20000);
+    moves += String(d).split('the clock moved ahead').length - 1;
   });
   const exited = new Promise((r) => child.on('exit', r));
   const deadline = Date.now() + 60_000;
@@ -309,6 +312,14 @@ export async function devServer(env = {}, options = {}) {
     port,
     project,
     log: () => log,
+    async moveClock() {
+      const before = moves;
+      child.kill('SIGUSR1');
+      for (let i = 0; moves === before; i++) {
+        if (i === 100) throw new Error(`the dev server's clock did not move within 5 s:\n${log}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -122,7 +122,7 @@ func (w Webhook) Enabled() bool { return w.URL != "" }
 const (
 	SMTPStartTLS = "starttls" // submission on 587, STARTTLS required
 	SMTPTLS      = "tls"      // implicit TLS on 465
-	SMTPPlain    = "none"     // no TLS: a local server such as mailpit
+	SMTPPlain    = "none"     // no TLS: a local server such as MailDev
 )
 
 // SMTP configures the owner's email notification.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/mailpittest"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 const (
@@ -41,7 +41,7 @@ func confirmed(envelopeID string) intake.Delivery {
 	}
 }
 
-func smtpConfig(s *mailpittest.Server) config.SMTP {
+func smtpConfig(s *testsupport.MailServer) config.SMTP {
 	return config.SMTP{Host: s.SMTPHost, Port: s.SMTPPort, TLS: config.SMTPPlain,
 		From: `"Introductions" <intake@owner.example>`, To: []string{owner}}
 }
@@ -58,18 +58,18 @@ func newSender(t *testing.T, cfg config.SMTP, logs io.Writer) *Sender {
 	return s
 }
 
-// unique makes envelope ids that no other run of the shared mailpit used.
+// unique makes envelope ids that no other run of the shared MailDev used.
 func unique(t *testing.T, name string) string {
 	return fmt.Sprintf("env-%s-%d", name, time.Now().UnixNano())
 }
 
-func received(t *testing.T, mp *mailpittest.Server, envelopeID string) []mailpittest.Message {
+func received(t *testing.T, mp *testsupport.MailServer, envelopeID string) []testsupport.Message {
 	t.Helper()
-	return mp.Search(t, `message-id:"`+MessageID(envelopeID, "intake@owner.example")+`"`)
+	return mp.WithMessageID(t, MessageID(envelopeID, "intake@owner.example"))
 }
 
 func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	id := unique(t, "confirmed")
 	res := newSender(t, smtpConfig(mp), nil).Send(context.Background(), confirmed(id))
 	if res.Status != intake.DeliveryAccepted || !strings.HasPrefix(res.Detail, "SMTP 250") {
@@ -77,7 +77,7 @@ func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
 	}
 	msgs := received(t, mp, id)
 	if len(msgs) != 1 {
-		t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+		t.Fatalf("MailDev holds %d messages for %s", len(msgs), id)
 	}
 	m := msgs[0]
 	if m.From.Address != "intake@owner.example" || len(m.To) != 1 || m.To[0].Address != owner || len(m.Cc)+len(m.Bcc) != 0 {
@@ -100,7 +100,7 @@ func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
 			t.Errorf("the HTML lacks %q:\n%s", want, m.HTML)
 		}
 	}
-	h := mp.Headers(t, m.ID)
+	h := m.Headers
 	if got := h["X-Mailgun-Variables"]; len(got) != 1 || got[0] != `{"envelope-id":"`+id+`"}` {
 		t.Fatalf("X-Mailgun-Variables %q", got)
 	}
@@ -113,7 +113,7 @@ func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
 }
 
 func TestARetryCarriesTheSameMessageID(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	id := unique(t, "retry")
 	s := newSender(t, smtpConfig(mp), nil)
 	for range 2 {
@@ -127,7 +127,7 @@ func TestARetryCarriesTheSameMessageID(t *testing.T) {
 }
 
 func TestAWithdrawalMailCarriesNoContent(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	id := unique(t, "withdrawn")
 	d := confirmed(id) // the content is there, and must not be used
 	d.Envelope.Event = intake.EventWithdrawn
@@ -152,15 +152,15 @@ func TestAWithdrawalMailCarriesNoContent(t *testing.T) {
 	if len(m.ReplyTo) != 0 {
 		t.Fatalf("reply-to %v", m.ReplyTo)
 	}
-	if h := mp.Headers(t, m.ID); h["X-Mailgun-Variables"][0] != `{"envelope-id":"`+id+`"}` {
+	if h := m.Headers; h["X-Mailgun-Variables"][0] != `{"envelope-id":"`+id+`"}` {
 		t.Fatalf("X-Mailgun-Variables %q", h["X-Mailgun-Variables"])
 	}
 }
 
-// Every visitor field carries a line break and a would-be header; mailpit's
+// Every visitor field carries a line break and a would-be header; MailDev's
 // parse of what arrived shows no added header and no added recipient.
 func TestNoVisitorFieldCanAddAHeader(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	s := newSender(t, smtpConfig(mp), nil)
 	breaks := map[string]string{"CRLF": "\r\n", "LF": "\n", "CR": "\r", "LS": "\u2028", "PS": "\u2029", "NEL": "\u0085", "VT": "\v", "FF": "\f", "CRLF-fold": "\r\n "}
 	for name, br := range breaks {
@@ -186,7 +186,7 @@ func TestNoVisitorFieldCanAddAHeader(t *testing.T) {
 			if len(m.To) != 1 || m.To[0].Address != owner || len(m.Cc)+len(m.Bcc) != 0 || len(m.ReplyTo) != 0 {
 				t.Fatalf("recipients changed: to %v cc %v bcc %v reply-to %v", m.To, m.Cc, m.Bcc, m.ReplyTo)
 			}
-			h := mp.Headers(t, m.ID)
+			h := m.Headers
 			for key, values := range h {
 				switch key {
 				case "Bcc", "X-Injected", "Cc", "Reply-To":
@@ -230,37 +230,37 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
-// A private mailpit told to answer with SMTP errors, then stopped and
+// A private MailDev told to answer with SMTP errors, then stopped and
 // started again: 4xx is RETRY_PENDING, 5xx is FAILED with its code, a
 // server that is down is RETRY_PENDING, and the same mail goes through
 // once it is back.
 func TestServerVerdicts(t *testing.T) {
-	mp := mailpittest.Start(t, "--enable-chaos")
+	mp := testsupport.StartMail(t)
 	cfg := smtpConfig(mp)
 	s := newSender(t, cfg, nil)
 	send := func() intake.DeliveryResult { return s.Send(context.Background(), confirmed("env-verdicts")) }
 
-	mp.Chaos(t, "Recipient", 451, 100)
+	mp.Refuse(t, "RCPT", 451)
 	if res := send(); res.Status != intake.DeliveryRetryPending || res.Detail != "SMTP 451: try again later" {
 		t.Fatalf("451: %+v", res)
 	}
-	mp.Chaos(t, "Recipient", 550, 100)
+	mp.Refuse(t, "RCPT", 550)
 	if res := send(); res.Status != intake.DeliveryFailed || res.Detail != "SMTP 550: refused" {
 		t.Fatalf("550: %+v", res)
 	}
-	mp.Chaos(t, "Recipient", 451, 0)
-	mp.Chaos(t, "Sender", 452, 100)
+	mp.Refuse(t, "RCPT", 0)
+	mp.Refuse(t, "MAIL", 452)
 	if res := send(); res.Status != intake.DeliveryRetryPending || res.Detail != "SMTP 452: try again later" {
 		t.Fatalf("sender 452: %+v", res)
 	}
-	mp.Chaos(t, "Sender", 452, 0)
-	mp.Chaos(t, "Authentication", 535, 100)
+	mp.Refuse(t, "MAIL", 0)
+	mp.Refuse(t, "AUTH", 535)
 	withLogin := cfg
 	withLogin.Username, withLogin.Password = "intake", "secret"
 	if res := newSender(t, withLogin, nil).Send(context.Background(), confirmed("env-verdicts")); res.Status != intake.DeliveryFailed || res.Detail != "SMTP 535: refused" {
 		t.Fatalf("auth 535: %+v", res)
 	}
-	mp.Chaos(t, "Authentication", 535, 0)
+	mp.Refuse(t, "AUTH", 0)
 
 	mp.Stop(t)
 	if res := send(); res.Status != intake.DeliveryRetryPending || res.Detail != "the SMTP server is unreachable" {
@@ -270,8 +270,8 @@ func TestServerVerdicts(t *testing.T) {
 	if res := send(); res.Status != intake.DeliveryAccepted {
 		t.Fatalf("back: %+v", res)
 	}
-	if msgs := mp.Search(t, `message-id:"`+MessageID("env-verdicts", "intake@owner.example")+`"`); len(msgs) != 1 {
-		t.Fatalf("after the outage mailpit holds %d messages, want the one accepted", len(msgs))
+	if msgs := mp.WithMessageID(t, MessageID("env-verdicts", "intake@owner.example")); len(msgs) != 1 {
+		t.Fatalf("after the outage MailDev holds %d messages, want the one accepted", len(msgs))
 	}
 	// With a login, once authentication passes: accepted.
 	if res := newSender(t, withLogin, nil).Send(context.Background(), confirmed("env-login")); res.Status != intake.DeliveryAccepted {
@@ -280,7 +280,7 @@ func TestServerVerdicts(t *testing.T) {
 }
 
 func TestSTARTTLSIsRequiredByDefault(t *testing.T) {
-	mp := mailpittest.Start(t)
+	mp := testsupport.StartMail(t)
 	cfg := smtpConfig(mp)
 	cfg.TLS = config.SMTPStartTLS
 	res := newSender(t, cfg, nil).Send(context.Background(), confirmed("env-starttls"))
@@ -290,7 +290,7 @@ func TestSTARTTLSIsRequiredByDefault(t *testing.T) {
 }
 
 func TestLogsCarryNoContent(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	var logs bytes.Buffer
 	id := unique(t, "logs")
 	newSender(t, smtpConfig(mp), &logs).Send(context.Background(), confirmed(id))
@@ -329,7 +329,7 @@ func TestMessageID(t *testing.T) {
 // The fields a form version adds reach the owner's mail, by their labels
 // (by name when the label is unknown), in the text and the HTML.
 func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	id := unique(t, "added")
 	d := confirmed(id)
 	d.Introduction.FormVersion = "3"
@@ -340,7 +340,7 @@ func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
 	}
 	msgs := received(t, mp, id)
 	if len(msgs) != 1 {
-		t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+		t.Fatalf("MailDev holds %d messages for %s", len(msgs), id)
 	}
 	text := strings.ReplaceAll(msgs[0].Text, "\r\n", "\n")
 	for _, want := range []string{"When you are free to talk:\nTuesdays after 3pm\n", "portfolio:\nfirst line\nsecond <line>\n"} {
@@ -359,7 +359,7 @@ func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
 // delivery that carries its bound payload is mailed with exactly that
 // body, not a new rendering.
 func TestPayloadIsTheBodyMailed(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	s := newSender(t, smtpConfig(mp), nil)
 	id := unique(t, "payload")
 	d := confirmed(id)
@@ -403,7 +403,7 @@ func TestPayloadIsTheBodyMailed(t *testing.T) {
 // visitor withdraws instead; and it names the site's guide only when a
 // conversation with it was attached.
 func TestTheMailSaysHowTheVisitorWithdrawsAndNamesTheGuideOnlyWithAConversation(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	for _, tc := range []struct {
 		name         string
 		conversation string
@@ -421,7 +421,7 @@ func TestTheMailSaysHowTheVisitorWithdrawsAndNamesTheGuideOnlyWithAConversation(
 			}
 			msgs := received(t, mp, id)
 			if len(msgs) != 1 {
-				t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+				t.Fatalf("MailDev holds %d messages for %s", len(msgs), id)
 			}
 			for body, got := range map[string]string{"text": strings.ReplaceAll(msgs[0].Text, "\r\n", "\n"), "HTML": msgs[0].HTML} {
 				got = strings.Join(strings.Fields(got), " ")
@@ -440,7 +440,7 @@ func TestTheMailSaysHowTheVisitorWithdrawsAndNamesTheGuideOnlyWithAConversation(
 }
 
 func TestALikelySpamMailSaysSoInItsSubject(t *testing.T) {
-	mp := mailpittest.Shared(t)
+	mp := testsupport.SharedMail(t)
 	id := unique(t, "likely-spam")
 	d := confirmed(id)
 	d.Introduction.LikelySpam = true
@@ -449,7 +449,7 @@ func TestALikelySpamMailSaysSoInItsSubject(t *testing.T) {
 	}
 	msgs := received(t, mp, id)
 	if len(msgs) != 1 {
-		t.Fatalf("mailpit holds %d messages for %s", len(msgs), id)
+		t.Fatalf("MailDev holds %d messages for %s", len(msgs), id)
 	}
 	if got, want := msgs[0].Subject, "[likely spam] Introduction from "+canaryName+" (Acme & Sons)"; got != want {
 		t.Fatalf("subject %q, want %q", got, want)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/mailpittest"
+	"github.com/ownersite/introductions/shared/testsupport"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key into dir and
@@ -30,7 +30,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mailpit test"},
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "MailDev test"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -60,12 +60,13 @@ func tlsSender(t *testing.T, cfg config.SMTP, roots *x509.CertPool) *Sender {
 	return s
 }
 
-// The default mode against a server that requires STARTTLS: with the
-// server's certificate trusted, accepted (with a login, too); with an
-// unknown certificate, not sent.
+// The default mode against a server that offers STARTTLS (and a login only
+// after it): with the server's certificate trusted, accepted (with a login,
+// too); with an unknown certificate, not sent, though the server would take
+// the mail in plain text.
 func TestSTARTTLS(t *testing.T) {
 	certFile, keyFile, pool := selfSigned(t)
-	mp := mailpittest.Start(t, "--smtp-tls-cert", certFile, "--smtp-tls-key", keyFile, "--smtp-require-starttls")
+	mp := testsupport.StartMail(t, "--tls", "starttls", "--cert", certFile, "--key", keyFile)
 	cfg := smtpConfig(mp)
 	cfg.TLS = config.SMTPStartTLS
 	if res := tlsSender(t, cfg, pool).Send(context.Background(), confirmed("env-starttls-ok")); res.Status != intake.DeliveryAccepted {
@@ -79,15 +80,15 @@ func TestSTARTTLS(t *testing.T) {
 	if res := tlsSender(t, cfg, nil).Send(context.Background(), confirmed("env-starttls-unknown")); res.Status == intake.DeliveryAccepted {
 		t.Fatalf("sent to a server whose certificate nobody vouches for: %+v", res)
 	}
-	if n := len(mp.Search(t, "to:owner@example.com")); n != 2 {
-		t.Fatalf("mailpit holds %d messages, want 2", n)
+	if n := len(mp.SentTo(t, "owner@example.com")); n != 2 {
+		t.Fatalf("MailDev holds %d messages, want 2", n)
 	}
 }
 
 // SMTP_TLS=tls: TLS from the first byte.
 func TestImplicitTLS(t *testing.T) {
 	certFile, keyFile, pool := selfSigned(t)
-	mp := mailpittest.Start(t, "--smtp-tls-cert", certFile, "--smtp-tls-key", keyFile, "--smtp-require-tls")
+	mp := testsupport.StartMail(t, "--tls", "implicit", "--cert", certFile, "--key", keyFile)
 	cfg := smtpConfig(mp)
 	cfg.TLS = config.SMTPTLS
 	if res := tlsSender(t, cfg, pool).Send(context.Background(), confirmed("env-tls")); res.Status != intake.DeliveryAccepted {

@@ -1,9 +1,9 @@
 // Package testsupport is what tests across the module share, written once:
 // an ALTCHA v1 solver that answers a challenge as a visitor's browser does
 // and the independent npm client to check it against, a settable clock, a
-// log sink safe for concurrent writers, helpers for handler tests, and the
-// rule that a missing prerequisite skips a test outside CI and fails it
-// under CI. The Firestore emulator's part (a client on a wiped database, an
+// log sink safe for concurrent writers, helpers for handler tests, the mail
+// a real MailDev received, and the rule that a missing prerequisite skips a
+// test outside CI and fails it under CI. The Firestore emulator's part (a client on a wiped database, an
 // RPC counter) is package emulatortest.
 //
 // It imports no cloud SDK, so that tests of pure packages can use it.
