@@ -47,3 +47,14 @@ func ClientAddr(r *http.Request, position int) netip.Addr {
 	}
 	return netip.Addr{}
 }
+
+// BearerToken is the token of the request's Authorization header when its
+// scheme is Bearer, in any case and followed by one or more spaces; ""
+// without one.
+func BearerToken(r *http.Request) string {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
