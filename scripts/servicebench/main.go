@@ -1,8 +1,9 @@
 // Command servicebench prints the dev server's start-up and memory figures
 // (make bench): process start to first answered challenge, against a bare
 // net/http server started the same way in the same run; and resident memory
-// after 1,000 drafts, each from a source of its own, in an emptied
-// project, against Cloud Run's 128 MiB tier. It needs a built
+// after 1,000 drafts, each from a source of its own (X-Forwarded-For, as
+// behind Cloud Run) so none owes escalated work, in an emptied project,
+// against Cloud Run's 128 MiB tier. It needs a built
 // devserver binary and a running Firestore emulator (FIRESTORE_EMULATOR_HOST).
 //
 //	servicebench -devserver bin/devserver [-drafts 1000]
@@ -43,9 +44,6 @@ func main() {
 		fail("FIRESTORE_EMULATOR_HOST is unset: start the emulator (scripts/emulator.sh start)")
 	}
 	self, _ := os.Executable()
-	// Each draft comes from a source of its own, as distinct visitors' do
-	// (X-Forwarded-For, trusted as behind Cloud Run's front end), so none
-	// owes escalated work.
 	env := []string{"FIRESTORE_PROJECT=servicebench", "POW_MAX_NUMBER=1000", "CLIENT_ADDRESS=cloud-run",
 		"RATE_LIMIT_EMAIL_PER_HOUR=10000", "FLOOD_LIMIT=1000000", "LOG_LEVEL=error"}
 

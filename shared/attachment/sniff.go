@@ -76,9 +76,8 @@ var polyglotMarks = [][]byte{
 	[]byte("<iframe"), []byte("<svg"), []byte("pk\x03\x04"),
 }
 
-// markup is why plain text is refused when it holds a "<" followed by an
-// ASCII letter, "/", "!" or "?" anywhere: what a browser's HTML parser
-// reads as the start of a tag, a comment or a declaration.
+// markup is why text holding a "<" then an ASCII letter, "/", "!" or "?"
+// is refused: what HTML reads as a tag, a comment or a declaration.
 const markup = "it holds markup (a < followed by a letter, /, ! or ?)"
 
 // inspector sees every byte of a file once, in order, and keeps only its
@@ -89,8 +88,7 @@ type inspector struct {
 	hash hash.Hash
 	head []byte
 	tail []byte // the last tailSize bytes
-	// lt is whether the last byte seen was "<" (text only).
-	lt bool
+	lt   bool   // whether the last byte seen was "<" (text only)
 	// partial is an unfinished UTF-8 sequence at the end of the last chunk.
 	partial []byte
 	bad     string // why the bytes are not plain text; "" while they are

@@ -48,9 +48,8 @@ func ClientAddr(r *http.Request, position int) netip.Addr {
 	return netip.Addr{}
 }
 
-// BearerToken is the token of the request's Authorization header when its
-// scheme is Bearer, in any case and followed by one or more spaces; ""
-// without one.
+// BearerToken is the token of an Authorization header of scheme Bearer, in
+// any case, after one or more spaces; "" without one.
 func BearerToken(r *http.Request) string {
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !strings.EqualFold(scheme, "Bearer") {
