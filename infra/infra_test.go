@@ -1446,6 +1446,9 @@ var breakages = []breakage{
 		k.logged["delivery: attempted"] = [][]string{{"sent"}}
 	}, check: "monitoring", want: "no log call of it names them all"},
 	{name: "alerts to someone else", file: "monitoring.tf", old: `email_address = local.alert_email`, new: `email_address = "ops@example.com"`, check: "monitoring", want: "must mail local.alert_email"},
+	{name: "a delivery alert that waits for a second failure", file: "monitoring.tf", old: `"COMPARISON_GT"
+      threshold_value = 0`, new: `"COMPARISON_GT"
+      threshold_value = 1`, check: "monitoring", want: "alert delivery_failed: a condition that does not fire on the first event"},
 	{name: "a sweep silent for two days", file: "monitoring.tf", old: `sweep_silence = "26h"`, new: `sweep_silence = "48h"`, check: "monitoring", want: "must be 26h"},
 	{name: "no 5xx alert", file: "monitoring.tf", old: `resource "google_monitoring_alert_policy" "server_errors" {`, new: `resource "google_monitoring_alert_policy" "errors" {`, check: "monitoring", want: "no google_monitoring_alert_policy.server_errors"},
 	{name: "an alert mails no one", file: "monitoring.tf", old: `display_name          = "Introductions: a delivery FAILED"

@@ -170,6 +170,38 @@ func checkMonitoring(c *config, k code) []string {
 		if block(p, "documentation") == nil {
 			problems = append(problems, fmt.Sprintf("alert %s has no documentation: its mail must say what to do", name))
 		}
+		problems = append(problems, firesOnTheFirst(c, name, p)...)
+	}
+	return problems
+}
+
+// firesOnTheFirst checks each threshold condition of alert name's policy p
+// fires on the first event: the sum over 5 minutes of every series above
+// 0, at once.
+func firesOnTheFirst(c *config, name string, p *hclsyntax.Block) []string {
+	var problems []string
+	for _, cond := range p.Body.Blocks {
+		th := block(cond, "condition_threshold")
+		if cond.Type != "conditions" || th == nil {
+			continue
+		}
+		agg := block(th, "aggregations")
+		comparison, _ := literal(th, "comparison")
+		duration, _ := literal(th, "duration")
+		var aligner, reducer string
+		if agg != nil {
+			aligner, _ = literal(agg, "per_series_aligner")
+			reducer, _ = literal(agg, "cross_series_reducer")
+		}
+		threshold := cty.NilVal
+		if a, ok := th.Body.Attributes["threshold_value"]; ok {
+			threshold, _ = a.Expr.Value(nil)
+		}
+		if comparison != "COMPARISON_GT" || threshold.Type() != cty.Number || !threshold.Equals(cty.Zero).True() || duration != "0s" ||
+			aligner != "ALIGN_SUM" || reducer != "REDUCE_SUM" {
+			problems = append(problems, fmt.Sprintf("alert %s: a condition that does not fire on the first event (%s %s for %q, %s, %s): want COMPARISON_GT 0 for 0s, ALIGN_SUM, REDUCE_SUM",
+				name, comparison, c.sourceOf(th, "threshold_value"), duration, aligner, reducer))
+		}
 	}
 	return problems
 }

@@ -11,6 +11,7 @@ func TestActorIsTheIdentityTokensEmail(t *testing.T) {
 	tests := []struct{ name, header, want string }{
 		{"no token: the dev server", "", LocalOwner},
 		{"Cloud Run's token, signature removed", "Bearer " + enc([]byte(`{"alg":"RS256"}`)) + "." + enc([]byte(`{"email":"owner@site.example"}`)) + ".SIGNATURE_REMOVED_BY_GOOGLE", "owner@site.example"},
+		{"the scheme in lower case, two spaces", "bearer  h." + enc([]byte(`{"email":"o@x.example"}`)) + ".s", "o@x.example"},
 		{"padded payload", "Bearer h." + base64.URLEncoding.EncodeToString([]byte(`{"email":"o@x.example"}`)) + ".s", "o@x.example"},
 		{"no email claim", "Bearer h." + enc([]byte(`{"sub":"123"}`)) + ".s", "unidentified caller"},
 		{"not a JWT", "Bearer opaque-token", "unidentified caller"},

@@ -31,6 +31,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // PageSize is how many introductions one page of the list holds.
@@ -363,13 +364,11 @@ const LocalOwner = "local owner"
 // without a token, and "unidentified caller" for a token without an email.
 // It is never logged.
 func actor(r *http.Request) string {
-	auth := r.Header.Get("Authorization")
-	if auth == "" {
+	if r.Header.Get("Authorization") == "" {
 		return LocalOwner
 	}
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	parts := strings.Split(token, ".")
-	if !ok || len(parts) < 2 {
+	parts := strings.Split(jsonapi.BearerToken(r), ".")
+	if len(parts) < 2 {
 		return "unidentified caller"
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))

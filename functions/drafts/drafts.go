@@ -156,7 +156,6 @@ func (h *Handlers) Detach(w http.ResponseWriter, r *http.Request) error {
 // tokenRequest is the route's id with the bearer token the request
 // presents ("" when it presents none, which matches no draft).
 func (h *Handlers) tokenRequest(r *http.Request) intakeflow.TokenRequest {
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return intakeflow.TokenRequest{ID: r.PathValue("id"), Token: strings.TrimSpace(token),
+	return intakeflow.TokenRequest{ID: r.PathValue("id"), Token: jsonapi.BearerToken(r),
 		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition), RequestID: jsonapi.RequestID(r)}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -29,35 +30,49 @@ func TestReceive(t *testing.T) {
 		name, declared string
 		body           []byte
 		code           intake.Code
+		split          int // where the body's reader ends a chunk, if > 0
 	}{
-		{"pdf", "application/pdf", pdf, ""},
-		{"png", "image/png", pngBytes, ""},
-		{"jpeg", "image/jpeg", jpegBytes, ""},
-		{"text", "text/plain; charset=utf-8", []byte("A job description.\nRole: engineer — Zürich, 80–100 %.\n"), ""},
-		{"text without charset", "text/plain", []byte("plain words"), ""},
-		{"at the limit", "application/pdf", atTheLimit(), ""},
-		{"pdf renamed png", "image/png", pdf, intake.CodeAttachmentTypeRefused},
-		{"png declared jpeg", "image/jpeg", pngBytes, intake.CodeAttachmentTypeRefused},
-		{"html as text", "text/plain", []byte("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"), intake.CodeAttachmentTypeRefused},
-		{"html deep in text", "text/plain", append(bytes.Repeat([]byte("harmless line\n"), 3000), []byte("<ScRiPt>alert(1)</script>")...), intake.CodeAttachmentTypeRefused},
-		{"svg as text", "text/plain", []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`), intake.CodeAttachmentTypeRefused},
-		{"binary as text", "text/plain", []byte("text\x00with a NUL"), intake.CodeAttachmentTypeRefused},
-		{"latin-1 as text", "text/plain", []byte("caf\xe9"), intake.CodeAttachmentTypeRefused},
-		{"text in utf-16", "text/plain; charset=utf-16", []byte("\xff\xfeh\x00i\x00"), intake.CodeAttachmentTypeRefused},
-		{"polyglot: png then zip", "image/png", append(append([]byte{}, pngBytes...), []byte("PK\x03\x04 an archive follows")...), intake.CodeAttachmentTypeRefused},
-		{"polyglot: jpeg with html in its head", "image/jpeg", append(append([]byte{}, jpegBytes[:20]...), append([]byte("<html><script>x</script>"), jpegBytes[20:]...)...), intake.CodeAttachmentTypeRefused},
-		{"polyglot: pdf then html", "application/pdf", append(append([]byte{}, pdf...), []byte("<html><script>x</script></html>")...), intake.CodeAttachmentTypeRefused},
-		{"cut short png", "image/png", pngBytes[:len(pngBytes)-12], intake.CodeAttachmentTypeRefused},
-		{"gif", "image/gif", []byte("GIF89a\x01\x00\x01\x00"), intake.CodeAttachmentTypeRefused},
-		{"html declared", "text/html", []byte("<p>hi</p>"), intake.CodeAttachmentTypeRefused},
-		{"no type", "", pdf, intake.CodeAttachmentTypeRefused},
-		{"empty", "application/pdf", nil, intake.CodeAttachmentEmpty},
-		{"over the limit", "application/pdf", testsupport.SamplePDF(limit), intake.CodeAttachmentTooLarge},
+		{"pdf", "application/pdf", pdf, "", 0},
+		{"png", "image/png", pngBytes, "", 0},
+		{"jpeg", "image/jpeg", jpegBytes, "", 0},
+		{"text", "text/plain; charset=utf-8", []byte("A job description.\nRole: engineer — Zürich, 80–100 %.\n"), "", 0},
+		{"text without charset", "text/plain", []byte("plain words"), "", 0},
+		{"at the limit", "application/pdf", atTheLimit(), "", 0},
+		{"pdf renamed png", "image/png", pdf, intake.CodeAttachmentTypeRefused, 0},
+		{"png declared jpeg", "image/jpeg", pngBytes, intake.CodeAttachmentTypeRefused, 0},
+		{"html as text", "text/plain", []byte("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"), intake.CodeAttachmentTypeRefused, 0},
+		{"html deep in text", "text/plain", append(bytes.Repeat([]byte("harmless line\n"), 3000), []byte("<ScRiPt>alert(1)</script>")...), intake.CodeAttachmentTypeRefused, 0},
+		{"video past the head", "text/plain", append(lines(2000), `<video src=x onerror="alert(1)">`...), intake.CodeAttachmentTypeRefused, 0},
+		{"details across a chunk", "text/plain", append(lines(40000), `<details open ontoggle="alert(1)">`...), intake.CodeAttachmentTypeRefused, 40001},
+		{"an end tag across a chunk", "text/plain", append(lines(5000), "</p>"...), intake.CodeAttachmentTypeRefused, 5001},
+		{"a comment past the head", "text/plain", append(lines(5000), "<!-- -->"...), intake.CodeAttachmentTypeRefused, 0},
+		{"an xml declaration past the head", "text/plain", append(lines(5000), "<?xml ?>"...), intake.CodeAttachmentTypeRefused, 0},
+		{"a tag unknown to any list", "text/plain", append(lines(5000), "<x) onfocus=alert(1) autofocus tabindex=1>"...), intake.CodeAttachmentTypeRefused, 0},
+		{"less-than in words", "text/plain", append(lines(5000), "<3 and a < b, b <= c, 1<2, x <- y, <<>>, <@me> <\n <"...), "", 5001},
+		{"text that begins as a bitmap's magic", "text/plain", []byte("BMW Group: an engineer in Munich.\n"), "", 0},
+		{"text that begins as a pdf's magic", "text/plain", []byte("%PDF-1.7 is the version we read.\n"), "", 0},
+		{"svg as text", "text/plain", []byte(`<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`), intake.CodeAttachmentTypeRefused, 0},
+		{"binary as text", "text/plain", []byte("text\x00with a NUL"), intake.CodeAttachmentTypeRefused, 0},
+		{"latin-1 as text", "text/plain", []byte("caf\xe9"), intake.CodeAttachmentTypeRefused, 0},
+		{"text in utf-16", "text/plain; charset=utf-16", []byte("\xff\xfeh\x00i\x00"), intake.CodeAttachmentTypeRefused, 0},
+		{"polyglot: png then zip", "image/png", append(append([]byte{}, pngBytes...), []byte("PK\x03\x04 an archive follows")...), intake.CodeAttachmentTypeRefused, 0},
+		{"polyglot: jpeg with html in its head", "image/jpeg", append(append([]byte{}, jpegBytes[:20]...), append([]byte("<html><script>x</script>"), jpegBytes[20:]...)...), intake.CodeAttachmentTypeRefused, 0},
+		{"polyglot: pdf then html", "application/pdf", append(append([]byte{}, pdf...), []byte("<html><script>x</script></html>")...), intake.CodeAttachmentTypeRefused, 0},
+		{"cut short png", "image/png", pngBytes[:len(pngBytes)-12], intake.CodeAttachmentTypeRefused, 0},
+		{"gif", "image/gif", []byte("GIF89a\x01\x00\x01\x00"), intake.CodeAttachmentTypeRefused, 0},
+		{"html declared", "text/html", []byte("<p>hi</p>"), intake.CodeAttachmentTypeRefused, 0},
+		{"no type", "", pdf, intake.CodeAttachmentTypeRefused, 0},
+		{"empty", "application/pdf", nil, intake.CodeAttachmentEmpty, 0},
+		{"over the limit", "application/pdf", testsupport.SamplePDF(limit), intake.CodeAttachmentTooLarge, 0},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			object := "case/" + string(rune('a'+i))
-			got, err := attachment.Receive(context.Background(), files, object, c.declared, bytes.NewReader(c.body), limit)
+			object := fmt.Sprint("case/", i)
+			var body io.Reader = bytes.NewReader(c.body)
+			if c.split > 0 {
+				body = io.MultiReader(bytes.NewReader(c.body[:c.split]), bytes.NewReader(c.body[c.split:]))
+			}
+			got, err := attachment.Receive(context.Background(), files, object, c.declared, body, limit)
 			if code := intake.CodeOf(err); code != c.code {
 				t.Fatalf("code %q, want %q (%v)", code, c.code, err)
 			}
@@ -89,6 +104,11 @@ func TestReceive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lines is n bytes of plain text.
+func lines(n int) []byte {
+	return bytes.Repeat([]byte("harmless line\n"), n/14+1)[:n]
 }
 
 // endless is a body that never ends, counting what was read of it.

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"hash"
 	"mime"
-	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -77,14 +76,9 @@ var polyglotMarks = [][]byte{
 	[]byte("<iframe"), []byte("<svg"), []byte("pk\x03\x04"),
 }
 
-// markup is what plain text may hold nowhere: the polyglot marks and the
-// rest of what makes text HTML or XML.
-var markup = append([][]byte{[]byte("<object"), []byte("<embed"), []byte("<meta"), []byte("<?xml"),
-	[]byte("<style"), []byte("<img"), []byte("<a href"), []byte("<form")}, polyglotMarks...)
-
-// longestMarkup is the length of the longest mark, less one: what a chunk
-// keeps of the one before it so that no mark is missed across a boundary.
-const longestMarkup = 9 - 1
+// markup is why text holding a "<" then an ASCII letter, "/", "!" or "?"
+// is refused: what HTML reads as a tag, a comment or a declaration.
+const markup = "it holds markup (a < followed by a letter, /, ! or ?)"
 
 // inspector sees every byte of a file once, in order, and keeps only its
 // head, its tail, its hash and what the text rules need.
@@ -94,12 +88,10 @@ type inspector struct {
 	hash hash.Hash
 	head []byte
 	tail []byte // the last tailSize bytes
-	// carry is the end of the previous chunk, lower-cased (text only).
-	carry []byte
+	lt   bool   // whether the last byte seen was "<" (text only)
 	// partial is an unfinished UTF-8 sequence at the end of the last chunk.
 	partial []byte
 	bad     string // why the bytes are not plain text; "" while they are
-	scan    []byte // scratch for the text scan
 }
 
 func newInspector(typ string) *inspector {
@@ -128,14 +120,13 @@ func (in *inspector) write(p []byte) {
 // no control characters but tab, line feed, form feed and carriage
 // return, and no markup anywhere.
 func (in *inspector) checkText(p []byte) {
-	in.scan = append(append(in.scan[:0], in.carry...), bytes.ToLower(p)...)
-	for _, m := range markup {
-		if bytes.Contains(in.scan, m) {
-			in.bad = "it holds markup (HTML, SVG or XML)"
+	for _, b := range p {
+		if in.lt && (b == '/' || b == '!' || b == '?' || 'a' <= b|0x20 && b|0x20 <= 'z') {
+			in.bad = markup
 			return
 		}
+		in.lt = b == '<'
 	}
-	in.carry = append(in.carry[:0], in.scan[max(0, len(in.scan)-longestMarkup):]...)
 	text := append(in.partial, p...)
 	for len(text) > 0 {
 		r, size := utf8.DecodeRune(text)
@@ -167,18 +158,13 @@ func article(name string) string {
 	return "a " + name
 }
 
-// headVerdict judges the head alone: the type's magic, what a browser's
-// sniffing would take it for, and no markup in it.
+// headVerdict judges the head alone: the type's magic and no polyglot
+// mark in it.
 func (in *inspector) headVerdict() error {
-	head := in.head
-	if m := magic[in.typ]; m != nil && !bytes.HasPrefix(head, m) {
+	if m := magic[in.typ]; m != nil && !bytes.HasPrefix(in.head, m) {
 		return typeRefused(in.typ, "its bytes do not begin as one does")
 	}
-	sniffed, _, _ := mime.ParseMediaType(http.DetectContentType(head))
-	if sniffed != in.typ {
-		return typeRefused(in.typ, "its bytes read as "+sniffed)
-	}
-	lower := bytes.ToLower(head)
+	lower := bytes.ToLower(in.head)
 	for _, m := range polyglotMarks {
 		if bytes.Contains(lower, m) {
 			return typeRefused(in.typ, "it also holds markup or an archive (a polyglot)")

@@ -319,7 +319,8 @@ func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
 // and an admin action in one transaction; the folder filter, the waiting
 // count and CountSpam follow it; a draft, and a withdrawn introduction
 // (deleted), are NOT_FOUND; EraseSpam erases exactly what is still marked
-// spam in each erasure's transaction, leaving its tombstone.
+// spam in each erasure's transaction (one marked not spam after EraseSpam
+// found it is kept), leaving its tombstone.
 func TestTheOwnersWordFilesAndErases(t *testing.T) {
 	ts := newTestStore(t)
 	ctx := context.Background()
@@ -364,7 +365,20 @@ func TestTheOwnersWordFilesAndErases(t *testing.T) {
 		intake.FolderSpam, nil); !errors.Is(err, errNotInFolder) || !ts.exists(t, Introductions, "keep") {
 		t.Fatalf("erasing an inbox introduction as spam = %v", err)
 	}
-	erased, sent, err := ts.EraseSpam(ctx, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: intake.ErasureReasonSpam}, nil)
+	// EraseSpam itself: "keep", found marked spam, is marked not spam
+	// between the query and its erasure (as its notices are asked for).
+	if _, err := ts.MarkSpam(ctx, "keep", "owner", true, t0); err != nil {
+		t.Fatal(err)
+	}
+	meanwhile := func(id string) []intake.Envelope {
+		if id == "keep" {
+			if _, err := ts.MarkSpam(ctx, "keep", "owner", false, t0); err != nil {
+				t.Error(err)
+			}
+		}
+		return nil
+	}
+	erased, sent, err := ts.EraseSpam(ctx, intake.ErasureRecord{At: t0, RequestedBy: "owner", Reason: intake.ErasureReasonSpam}, meanwhile)
 	if err != nil || !slices.Equal(erased, []string{"junk"}) || len(sent) != 0 {
 		t.Fatalf("EraseSpam = %v, %v, %v", erased, sent, err)
 	}

@@ -50,3 +50,13 @@ func TestConsentDigestFollowsConsentTextsOnly(t *testing.T) {
 		t.Error("a reworded consent text kept the consent digest")
 	}
 }
+
+// TestConsentDigestFollowsTheLanguage: the same consent texts said to be
+// in another language move the digest (evidence names its language).
+func TestConsentDigestFollowsTheLanguage(t *testing.T) {
+	inPersian := introductionV1(t)
+	inPersian["lang"] = "fa"
+	if registryOf(t, inPersian).ConsentDigest() == registryOf(t, introductionV1(t)).ConsentDigest() {
+		t.Error("a version's language changed and the consent digest did not")
+	}
+}

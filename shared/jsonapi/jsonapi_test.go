@@ -240,3 +240,25 @@ func TestReadJSONRefusesAmbiguousOrInvalidText(t *testing.T) {
 		})
 	}
 }
+
+// TestBearerToken: the scheme in any case (RFC 9110 §11.1) and one or more
+// spaces before the token (RFC 6750 §2.1).
+func TestBearerToken(t *testing.T) {
+	cases := map[string]string{
+		"Bearer tok":   "tok",
+		"bearer tok":   "tok",
+		"BEARER  tok ": "tok",
+		"Bearer":       "",
+		"Bearertok":    "",
+		"Basic tok":    "",
+		"Bearer\ttok":  "",
+		"":             "",
+	}
+	for header, want := range cases {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("Authorization", header)
+		if got := BearerToken(r); got != want {
+			t.Errorf("BearerToken(%q) = %q, want %q", header, got, want)
+		}
+	}
+}

@@ -42,3 +42,13 @@ func ClientAddr(r *http.Request, position int) netip.Addr {
 	}
 	return netip.Addr{}
 }
+
+// BearerToken is the token of an Authorization header of scheme Bearer, in
+// any case, after one or more spaces; "" without one.
+func BearerToken(r *http.Request) string {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}

@@ -58,12 +58,15 @@ func TestAFailedStartBacksOff(t *testing.T) {
 		}
 	}
 
-	for _, wait := range []time.Duration{FirstRetry, 2 * FirstRetry, 4 * FirstRetry} {
+	// Each wait is the one before doubled, up to LastRetry: a request a
+	// millisecond before it ends starts nothing, one at its end does.
+	for wait, i := FirstRetry, 0; i < 7; wait, i = min(2*wait, LastRetry), i+1 {
 		before := attempts.Load()
+		now = now.Add(wait - time.Millisecond)
 		if w := serve(); w.Code != http.StatusServiceUnavailable || attempts.Load() != before {
-			t.Fatalf("within the backoff: %d and %d attempts, want 503 and none", w.Code, attempts.Load()-before)
+			t.Fatalf("%s into a wait of %s: %d and %d attempts, want 503 and none", wait-time.Millisecond, wait, w.Code, attempts.Load()-before)
 		}
-		now = now.Add(wait)
+		now = now.Add(time.Millisecond)
 		if serve(); attempts.Load() != before+1 {
 			t.Fatalf("after %s: %d attempts, want 1", wait, attempts.Load()-before)
 		}
