@@ -244,7 +244,7 @@ func CheckStorableAttachment(id string, a *Attachment) error {
 }
 
 // CheckStorableDecoyAttachment checks what a honeypot's decoy keeps of
-// the attachment it was sent (see Attacher.SetDecoyAttachment): as
+// the attachment it was sent (see Attacher): as
 // CheckStorableAttachment, with no object at all.
 func CheckStorableDecoyAttachment(a *Attachment) error {
 	if a == nil {

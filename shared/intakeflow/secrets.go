@@ -5,7 +5,6 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/ownersite/introductions/shared/contentrules"
+	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
@@ -168,8 +168,14 @@ func (s *Service) isDecoy(id string) bool {
 	return hmac.Equal(s.decoyMAC(body)[:decoyTag], tag)
 }
 
-func (s *Service) decoyTokenMatches(id, token string) bool {
-	return subtle.ConstantTimeCompare([]byte(s.decoyToken(id)), []byte(token)) == 1
+// claimOf is the claim of the holder of token on id; for a decoy, with
+// the hash of the decoy's own token, which no record keeps.
+func (s *Service) claimOf(id, token string) intake.Claim {
+	c := intake.Claim{ID: id, TokenHash: intake.HashToken(token)}
+	if s.isDecoy(id) {
+		c.DecoyTokenHash = intake.HashToken(s.decoyToken(id))
+	}
+	return c
 }
 
 // sealKey derives the key that seals a draft's token for replays from the
