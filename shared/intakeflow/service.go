@@ -130,6 +130,9 @@ func New(d Deps) (*Service, error) {
 // DraftRequest is one decoded draft with where it came from.
 type DraftRequest struct {
 	Submission intake.Submission
+	// Members are the body's members beyond the ones every draft carries:
+	// the fields its form version adds, and its honeypot (see readMembers).
+	Members map[string]json.RawMessage
 	// Client is the client address from the trusted X-Forwarded-For
 	// position.
 	Client netip.Addr
@@ -174,7 +177,8 @@ func WithdrawalPath(id string) string {
 // FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_* (POW_TOO_EASY
 // when the source owes a harder challenge: the decoy of a honeypot is
 // refused so too, as it counts as kept),
-// RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE. Every refusal past decoding
+// RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE, and UNREADABLE_BODY or
+// FIELD_INVALID for req.Members (see readMembers). Every refusal past decoding
 // leaves a content-free ledger entry: one of its own for a refusal by the
 // checks or the store, one per source and flood window with a count for a
 // refusal before the checks (a malformed Idempotency-Key, an unknown form
@@ -209,6 +213,10 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	if err != nil {
 		return nil, s.tally(clientKey, now, err, nil, moveDraft)
 	}
+	if sub, err = readMembers(version, sub, req.Members); err != nil {
+		return nil, err
+	}
+	req.Submission = sub
 	entry.Lang = version.Lang
 	entry.Purposes = purposesOf(version)
 
@@ -478,7 +486,41 @@ func storedFields(in intake.Introduction) []string {
 	return append(out, "consents", "tokenHash")
 }
 
-// fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
+// readMembers reads into sub the members v names beyond the ones every
+// draft carries: the fields it adds (Added; one that is no text is
+// FIELD_INVALID) and its honeypot (any value but "" fills it). A member v
+// does not know is UNREADABLE_BODY.
+func readMembers(v *formregistry.Version, sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
+	var errs []intake.FieldError
+	for _, name := range v.AddedFields() {
+		raw, ok := members[name]
+		var text string
+		switch {
+		case !ok || string(raw) == "null":
+		case json.Unmarshal(raw, &text) != nil:
+			errs = append(errs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
+		default:
+			if sub.Added == nil {
+				sub.Added = map[string]string{}
+			}
+			sub.Added[name] = text
+		}
+	}
+	for name, raw := range members {
+		if v.Honeypot != "" && name == v.Honeypot {
+			if json.Unmarshal(raw, &sub.Honeypot) != nil {
+				sub.Honeypot = string(raw)
+			}
+		} else if f, ok := v.Field(name); !ok || !f.Added() {
+			return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
+		}
+	}
+	if len(errs) > 0 {
+		return intake.Submission{}, intake.Invalid(errs...)
+	}
+	return sub, nil
+}
+
 // shownIn returns v in the language the page showed it in: lang, or the
 // version file's own when the page named none. A language v is not shown
 // in is FORM_VERSION_UNKNOWN on lang: the evidence could not name the text
@@ -495,6 +537,7 @@ func shownIn(v *formregistry.Version, lang string) (*formregistry.Version, error
 	return in, nil
 }
 
+// fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
 func fingerprintOf(sub intake.Submission) string {
 	b, _ := json.Marshal(sub)
 	h := sha256.Sum256(b)
