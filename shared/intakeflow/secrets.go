@@ -16,6 +16,7 @@ import (
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/spamsignals"
 )
 
 const (
@@ -38,10 +39,16 @@ func (s *Service) keyedHash(kind, value string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// emailKey is what the email limit counts: drafts naming one address (in
-// contentrules.NormaliseEmail's one normal form, so invisible characters,
-// full-width letters, case and +tags do not make a new sender) from one
-// client network (clientPrefix).
+// draftKeys are the keyed hashes a draft is named by in storage and logs,
+// computed once per request by keysOf ("" for what the draft has none of):
+// its client network (clientPrefix), its Idempotency-Key, its email, and
+// its message and sender for the repeated-message check.
+type draftKeys struct{ client, idempotency, email, message, sender string }
+
+// keysOf computes req's draftKeys. The email key is what the email limit
+// counts: drafts naming one address (in contentrules.NormaliseEmail's one
+// normal form, so invisible characters, full-width letters, case and +tags
+// do not make a new sender) from one client network.
 //
 // The threat it defends against is a lock-out: were the key the address
 // alone, anyone who knows a recruiter's address could send five drafts in
@@ -52,8 +59,19 @@ func (s *Service) keyedHash(kind, value string) string {
 // one address are each limited on their own — they still pay a proof of
 // work and the address limit per draft, and nothing reaches the owner
 // unconfirmed.
-func (s *Service) emailKey(email string, client netip.Addr) string {
-	return s.keyedHash("email", contentrules.NormaliseEmail(email)+"\x00"+clientPrefix(client))
+func (s *Service) keysOf(req DraftRequest) draftKeys {
+	f := req.Submission.Fields
+	k := draftKeys{client: s.keyedHash("ip", clientPrefix(req.Client))}
+	if req.IdempotencyKey != "" {
+		k.idempotency = s.keyedHash("idempotency", req.IdempotencyKey)
+	}
+	if f.Email != "" {
+		k.email = s.keyedHash("email", contentrules.NormaliseEmail(f.Email)+"\x00"+clientPrefix(req.Client))
+	}
+	if key := spamsignals.RepeatKey(f.Message); key != "" {
+		k.message, k.sender = s.keyedHash("message", key), s.keyedHash("message-sender", contentrules.NormaliseEmail(f.Email))
+	}
+	return k
 }
 
 // clientPrefix is the rate-limit identity of an address: IPv4 as is, IPv6
@@ -127,17 +145,19 @@ func (s *Service) decoyMAC(data []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// newIDAndToken returns a fresh id and token: for a draft, a random id that
-// is never a decoy's and a random token; for a honeypot's decoy, newDecoy's.
-func (s *Service) newIDAndToken(decoy bool) (id, token string, err error) {
+// newIdentity returns a fresh id and token — for a draft, a random id that
+// is never a decoy's and a random token; for a honeypot's decoy, newDecoy's
+// — and, for an Idempotency-Key, the token sealed under it.
+func (s *Service) newIdentity(decoy bool, idempotencyKey string) (id, token string, sealed []byte, err error) {
 	if decoy {
-		return s.newDecoy()
+		id, token, err = s.newDecoy()
+	} else if id, err = s.newID(); err == nil {
+		token, err = s.newToken()
 	}
-	if id, err = s.newID(); err != nil {
-		return "", "", err
+	if err == nil && idempotencyKey != "" {
+		sealed, err = s.seal(idempotencyKey, token)
 	}
-	token, err = s.newToken()
-	return id, token, err
+	return id, token, sealed, err
 }
 
 // newDecoy returns an id and token for a honeypot's decoy: they look like

@@ -192,13 +192,14 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	entry := s.newEntry(req.RequestID, now)
 	sub := req.Submission
 	entry.FormID, entry.FormVersion = sub.FormID, sub.FormVersion
-	clientKey := s.keyedHash("ip", clientPrefix(req.Client))
+	keys := s.keysOf(req)
+	clientKey := keys.client
 
 	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
 		return nil, s.tally(clientKey, now, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."), nil, moveDraft)
 	}
 	if req.IdempotencyKey != "" {
-		entry.IdempotencyKeyHash = s.keyedHash("idempotency", req.IdempotencyKey)
+		entry.IdempotencyKeyHash = keys.idempotency
 		if !s.claim(entry.IdempotencyKeyHash) {
 			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
 			return nil, intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")
@@ -220,10 +221,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	entry.Lang = version.Lang
 	entry.Purposes = purposesOf(version)
 
-	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey}
-	if sub.Fields.Email != "" {
-		a.EmailKey = s.emailKey(sub.Fields.Email, req.Client)
-	}
+	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey, EmailKey: keys.email}
 	err = s.Chain.Run(ctx, a)
 	entry.RateLimits = a.RateDecisions
 	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
@@ -234,7 +232,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 		entry.Validation = validationAfter(a.Abuse, err)
 		return nil, s.refuse(ctx, entry, err)
 	}
-	return s.keep(ctx, entry, a, version, req)
+	return s.keep(ctx, entry, a, version, req, keys)
 }
 
 // decoyKeeping turns k into the keeping of a honeypot's decoy: everything a
@@ -261,9 +259,9 @@ func (s *Service) decoyKeeping(k intake.DraftKeeping, a *checks.Attempt) intake.
 	return k
 }
 
-func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest) (*Draft, error) {
+func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest, keys draftKeys) (*Draft, error) {
 	now, kept := a.Now, a.Submission
-	id, token, err := s.newIDAndToken(a.Honeypot)
+	id, token, sealed, err := s.newIdentity(a.Honeypot, req.IdempotencyKey)
 	if err != nil {
 		return nil, intake.Internal(err)
 	}
@@ -300,8 +298,8 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	if kept.Conversation != "" {
 		k.Transcript = &intake.Transcript{IntroductionID: id, Text: kept.Conversation, ExpireAt: in.ExpireAt}
 	}
-	if key := spamsignals.RepeatKey(kept.Fields.Message); key != "" && !a.Honeypot {
-		k.Repeat = &intake.RepeatCheck{MessageHash: s.keyedHash("message", key), SenderHash: s.keyedHash("message-sender", contentrules.NormaliseEmail(kept.Fields.Email)),
+	if keys.message != "" && !a.Honeypot {
+		k.Repeat = &intake.RepeatCheck{MessageHash: keys.message, SenderHash: keys.sender,
 			Window: spamsignals.RepeatWindow * time.Second, Signal: spamsignals.RepeatedMessage, LikelyIfRepeated: spamsignals.Likely(append(spam, spamsignals.RepeatedMessage))}
 	}
 	if a.Honeypot {
@@ -309,10 +307,6 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	}
 	fingerprint := fingerprintOf(req.Submission)
 	if req.IdempotencyKey != "" {
-		sealed, err := s.seal(req.IdempotencyKey, token)
-		if err != nil {
-			return nil, intake.Internal(err)
-		}
 		k.Idempotency = &intake.IdempotencyRecord{KeyHash: entry.IdempotencyKeyHash, Fingerprint: fingerprint,
 			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt, Decoy: k.Decoy}
 	}
