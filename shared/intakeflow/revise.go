@@ -80,7 +80,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		if lang == "" {
 			lang = current.Lang
 		}
-		version, err := shownIn(version, lang)
+		version, err := version.Shown(lang)
 		if err != nil {
 			return intake.Revision{}, err
 		}

@@ -60,16 +60,17 @@ type draftKeys struct{ client, idempotency, email, message, sender string }
 // work and the address limit per draft, and nothing reaches the owner
 // unconfirmed.
 func (s *Service) keysOf(req DraftRequest) draftKeys {
-	f := req.Submission.Fields
-	k := draftKeys{client: s.keyedHash("ip", clientPrefix(req.Client))}
+	f, prefix := req.Submission.Fields, clientPrefix(req.Client)
+	email, repeat := contentrules.NormaliseEmail(f.Email), spamsignals.RepeatKey(f.Message)
+	k := draftKeys{client: s.keyedHash("ip", prefix)}
 	if req.IdempotencyKey != "" {
 		k.idempotency = s.keyedHash("idempotency", req.IdempotencyKey)
 	}
 	if f.Email != "" {
-		k.email = s.keyedHash("email", contentrules.NormaliseEmail(f.Email)+"\x00"+clientPrefix(req.Client))
+		k.email = s.keyedHash("email", email+"\x00"+prefix)
 	}
-	if key := spamsignals.RepeatKey(f.Message); key != "" {
-		k.message, k.sender = s.keyedHash("message", key), s.keyedHash("message-sender", contentrules.NormaliseEmail(f.Email))
+	if repeat != "" {
+		k.message, k.sender = s.keyedHash("message", repeat), s.keyedHash("message-sender", email)
 	}
 	return k
 }

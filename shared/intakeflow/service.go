@@ -182,7 +182,7 @@ func WithdrawalPath(id string) string {
 // leaves a content-free ledger entry: one of its own for a refusal by the
 // checks or the store, one per source and flood window with a count for a
 // refusal before the checks (a malformed Idempotency-Key, an unknown form
-// version, the flood layer, a remembered block). A honeypot gets a decoy
+// version or member, the flood layer, a remembered block). A honeypot gets a decoy
 // success.
 func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	if len(s.Chain) == 0 {
@@ -190,14 +190,14 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	}
 	now := s.Clock.Now()
 	entry := s.newEntry(req.RequestID, now)
-	sub := req.Submission
-	entry.FormID, entry.FormVersion = sub.FormID, sub.FormVersion
+	entry.FormID, entry.FormVersion = req.Submission.FormID, req.Submission.FormVersion
 	keys := s.keysOf(req)
 	clientKey := keys.client
-
-	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
-		return nil, s.tally(clientKey, now, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."), nil, moveDraft)
+	version, sub, err := s.resolve(req)
+	if err != nil {
+		return nil, s.tally(clientKey, now, err, nil, moveDraft)
 	}
+	req.Submission = sub
 	if req.IdempotencyKey != "" {
 		entry.IdempotencyKeyHash = keys.idempotency
 		if !s.claim(entry.IdempotencyKeyHash) {
@@ -206,18 +206,6 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 		}
 		defer s.release(entry.IdempotencyKeyHash)
 	}
-
-	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
-	if err == nil {
-		version, err = shownIn(version, sub.Lang)
-	}
-	if err != nil {
-		return nil, s.tally(clientKey, now, err, nil, moveDraft)
-	}
-	if sub, err = readMembers(version, sub, req.Members); err != nil {
-		return nil, err
-	}
-	req.Submission = sub
 	entry.Lang = version.Lang
 	entry.Purposes = purposesOf(version)
 
@@ -480,6 +468,24 @@ func storedFields(in intake.Introduction) []string {
 	return append(out, "consents", "tokenHash")
 }
 
+// resolve reads what a draft names before any check runs: a well-formed
+// Idempotency-Key, its published form version in the language the page
+// showed it in, and the members that version adds (readMembers).
+func (s *Service) resolve(req DraftRequest) (*formregistry.Version, intake.Submission, error) {
+	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
+		return nil, intake.Submission{}, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters.")
+	}
+	sub := req.Submission
+	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
+	if err == nil {
+		version, err = version.Shown(sub.Lang)
+	}
+	if err == nil {
+		sub, err = readMembers(version, sub, req.Members)
+	}
+	return version, sub, err
+}
+
 // readMembers reads into sub the members v names beyond the ones every
 // draft carries: the fields it adds (Added; one that is no text is
 // FIELD_INVALID) and its honeypot (any value but "" fills it). A member v
@@ -513,22 +519,6 @@ func readMembers(v *formregistry.Version, sub intake.Submission, members map[str
 		return intake.Submission{}, intake.Invalid(errs...)
 	}
 	return sub, nil
-}
-
-// shownIn returns v in the language the page showed it in: lang, or the
-// version file's own when the page named none. A language v is not shown
-// in is FORM_VERSION_UNKNOWN on lang: the evidence could not name the text
-// the visitor saw.
-func shownIn(v *formregistry.Version, lang string) (*formregistry.Version, error) {
-	if lang == "" {
-		lang = v.Langs()[0]
-	}
-	in, ok := v.In(lang)
-	if !ok {
-		return nil, intake.Invalid(intake.FieldError{Field: "lang", Code: intake.CodeFormVersionUnknown,
-			Detail: "This form is not shown in this language any more. Please reload the page and send your introduction again."})
-	}
-	return in, nil
 }
 
 // fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
