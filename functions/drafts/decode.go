@@ -3,6 +3,7 @@ package drafts
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
@@ -27,26 +28,18 @@ var stringFields = []struct {
 	{"altcha", intake.CodePowInvalid, func(s *intake.Submission, v string) { s.Altcha = v }},
 }
 
-// HoneypotName returns the honeypot member of a form version, "" when the
-// version is unknown.
-type HoneypotName func(formID, version string) string
-
-// AddedFieldNames returns the names of the fields a form version adds
-// beyond the ones every draft carries, none when the version is unknown.
-type AddedFieldNames func(formID, version string) []string
-
-// decodeDraft turns the members of a draft body into a Submission (the
-// fields the version adds into Added). A member
-// of the wrong JSON type is reported at its field with that field's code; a
-// member the form version does not know is UNREADABLE_BODY. Absent text
-// members are empty.
-func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, added AddedFieldNames) (intake.Submission, error) {
-	var sub intake.Submission
+// decodeDraft turns the members of a draft body that every draft carries
+// into a Submission, and returns the others as rest: the service reads the
+// fields the form version adds and its honeypot from them, and refuses a
+// member the version does not know. A member of the wrong JSON type is
+// reported at its field with that field's code. Absent text members are
+// empty.
+func decodeDraft(members map[string]json.RawMessage) (sub intake.Submission, rest map[string]json.RawMessage, err error) {
 	var fieldErrs []intake.FieldError
-	seen := map[string]bool{}
+	rest = maps.Clone(members)
 	for _, f := range stringFields {
 		raw, ok := members[f.name]
-		seen[f.name] = true
+		delete(rest, f.name)
 		if !ok || string(raw) == "null" {
 			continue
 		}
@@ -62,56 +55,15 @@ func decodeDraft(members map[string]json.RawMessage, honeypot HoneypotName, adde
 		fieldErrs = append(fieldErrs, *fe)
 	}
 	sub.Consents = consents
-	seen["consents"] = true
-	page, err := decodePage(members["page"])
-	if err != nil {
-		return intake.Submission{}, err
+	if sub.Page, err = decodePage(members["page"]); err != nil {
+		return intake.Submission{}, nil, err
 	}
-	sub.Page = page
-	seen["page"] = true
-	if added != nil {
-		for _, field := range added(sub.FormID, sub.FormVersion) {
-			raw, ok := members[field]
-			if seen[field] {
-				continue
-			}
-			seen[field] = true
-			if !ok || string(raw) == "null" {
-				continue
-			}
-			var v string
-			if err := json.Unmarshal(raw, &v); err != nil {
-				fieldErrs = append(fieldErrs, intake.FieldError{Field: field, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
-				continue
-			}
-			if sub.Added == nil {
-				sub.Added = map[string]string{}
-			}
-			sub.Added[field] = v
-		}
-	}
-	name := honeypot(sub.FormID, sub.FormVersion)
-	if name != "" && !seen[name] {
-		seen[name] = true
-		if raw, ok := members[name]; ok {
-			var v string
-			if json.Unmarshal(raw, &v) != nil {
-				v = string(raw) // anything but an empty string fills the honeypot
-			}
-			sub.Honeypot = v
-		}
-	}
-	// Unknown members are refused only for a known form version: for an
-	// unknown one, FORM_VERSION_UNKNOWN is the clearer answer.
-	for member := range members {
-		if name != "" && !seen[member] {
-			return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
-		}
-	}
+	delete(rest, "consents")
+	delete(rest, "page")
 	if len(fieldErrs) > 0 {
-		return intake.Submission{}, intake.Invalid(fieldErrs...)
+		return intake.Submission{}, nil, intake.Invalid(fieldErrs...)
 	}
-	return sub, nil
+	return sub, rest, nil
 }
 
 // decodePage reads the page's content-free report, the optional member

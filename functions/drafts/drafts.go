@@ -31,11 +31,6 @@ type Options struct {
 	// ForwardedForPosition is the trusted X-Forwarded-For entry, counted
 	// from the right.
 	ForwardedForPosition int
-	// Honeypot names each form version's honeypot member.
-	Honeypot HoneypotName
-	// AddedFields names the fields each form version adds beyond the ones
-	// every draft carries; nil when no version adds any.
-	AddedFields AddedFieldNames
 	// AttachmentMaxBytes is the most an attachment may be: a body that
 	// says it is longer is refused before a byte is read.
 	AttachmentMaxBytes int64
@@ -47,18 +42,10 @@ type Handlers struct {
 	opts Options
 }
 
-// New returns the function's handlers; it refuses a nil flow or honeypot
-// lookup, naming each one missing.
+// New returns the function's handlers; it refuses a nil flow.
 func New(flow Flow, opts Options) (*Handlers, error) {
-	var missing []error
 	if flow == nil {
-		missing = append(missing, errors.New("drafts.New: no Flow"))
-	}
-	if opts.Honeypot == nil {
-		missing = append(missing, errors.New("drafts.New: no Options.Honeypot"))
-	}
-	if err := errors.Join(missing...); err != nil {
-		return nil, err
+		return nil, errors.New("drafts.New: no Flow")
 	}
 	return &Handlers{flow: flow, opts: opts}, nil
 }
@@ -70,13 +57,14 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
 		return err
 	}
-	sub, err := decodeDraft(members, h.opts.Honeypot, h.opts.AddedFields)
+	sub, rest, err := decodeDraft(members)
 	if err != nil {
 		return err
 	}
 	key, malformed := idempotencyKey(r)
 	d, err := h.flow.Draft(r.Context(), intakeflow.DraftRequest{
 		Submission:              sub,
+		Members:                 rest,
 		Client:                  jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
 		IdempotencyKey:          key,
 		IdempotencyKeyMalformed: malformed,

@@ -49,15 +49,8 @@ func (f *fakeFlow) Draft(_ context.Context, req intakeflow.DraftRequest) (*intak
 	}, nil
 }
 
-func honeypot(formID, version string) string {
-	if formID == "introduction" && version == "1" {
-		return "website"
-	}
-	return ""
-}
-
 func serve(t *testing.T, flow drafts.Flow) http.Handler {
-	h := testsupport.Must(drafts.New(flow, drafts.Options{ForwardedForPosition: 1, Honeypot: honeypot}))(t)
+	h := testsupport.Must(drafts.New(flow, drafts.Options{ForwardedForPosition: 1}))(t)
 	return testsupport.Must(wiring.Serve(&wiring.Handlers{Drafts: h}, "Drafts", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
@@ -138,7 +131,6 @@ func TestRefusals(t *testing.T) {
 		{"too large", "", `{"message":"` + strings.Repeat("x", 65<<10) + `"}`, nil, 413, "BODY_TOO_LARGE", false},
 		{"unreadable", "", `{"name":`, nil, 400, "UNREADABLE_BODY", false},
 		{"not an object", "", `["a"]`, nil, 400, "UNREADABLE_BODY", false},
-		{"a member the form does not know", "", `{"formId":"introduction","formVersion":"1","admin":true}`, nil, 400, "UNREADABLE_BODY", false},
 		{"a field of the wrong type", "", `{"formId":"introduction","formVersion":"1","name":7}`, nil, 422, "NAME_INVALID", false},
 		{"refused by a check", "", body, intake.Invalid(intake.FieldError{Field: "altcha", Code: intake.CodePowSpent, Detail: "spent"}), 422, "POW_SPENT", false},
 		{"rate limited", "", body, &intake.Error{Code: intake.CodeRateLimited, Detail: "later", RetryAfter: time.Minute}, 429, "RATE_LIMITED", true},
@@ -163,9 +155,9 @@ func TestEdges(t *testing.T) {
 	testsupport.CheckEdges(t, serve(t, &fakeFlow{}), path, "POST")
 }
 
-func TestNewNamesEveryMissingDependency(t *testing.T) {
+func TestNewRefusesANilFlow(t *testing.T) {
 	_, err := drafts.New(nil, drafts.Options{})
-	if err == nil || !strings.Contains(err.Error(), "Flow") || !strings.Contains(err.Error(), "Honeypot") {
+	if err == nil || !strings.Contains(err.Error(), "Flow") {
 		t.Fatalf("New(nil, {}) error = %v", err)
 	}
 }

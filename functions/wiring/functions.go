@@ -40,25 +40,9 @@ func buildDrafts(p *parts, h *Handlers) (err error) {
 	if h.Sweeps, err = p.retention(); err != nil {
 		return err
 	}
-	registry, err := p.Forms()
-	if err != nil {
-		return err
-	}
 	h.Drafts, err = drafts.New(flow, drafts.Options{
 		ForwardedForPosition: p.cfg.ForwardedForPosition,
-		Honeypot: func(formID, v string) string {
-			if found, ok := registry.Find(formID, v); ok {
-				return found.Honeypot
-			}
-			return ""
-		},
-		AttachmentMaxBytes: p.cfg.AttachmentMaxBytes,
-		AddedFields: func(formID, v string) []string {
-			if found, ok := registry.Find(formID, v); ok {
-				return found.AddedFields()
-			}
-			return nil
-		},
+		AttachmentMaxBytes:   p.cfg.AttachmentMaxBytes,
 	})
 	return err
 }

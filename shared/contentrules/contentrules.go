@@ -48,41 +48,37 @@ func fieldValues(s *intake.Submission) []struct {
 func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission, errs []intake.FieldError) {
 	kept = s
 	kept.Consents = append([]intake.ConsentClaim(nil), s.Consents...)
-	values := map[string]*string{}
+	kept.Added = nil
+	carried := map[string]*string{}
 	for _, fv := range fieldValues(&kept) {
-		values[fv.name] = fv.value
-		if _, ok := v.Field(fv.name); !ok {
-			*fv.value = ""
-		}
+		carried[fv.name] = fv.value
 	}
-	// The fields the version adds: each one's value, checked like any
-	// other; a value the version does not ask for is dropped.
-	added := map[string]*string{}
-	for _, name := range v.AddedFields() {
-		value := s.Added[name]
-		added[name], values[name] = &value, &value
-	}
-	defer func() {
-		kept.Added = nil
-		for _, name := range v.AddedFields() {
-			if *added[name] != "" {
-				if kept.Added == nil {
-					kept.Added = map[string]string{}
-				}
-				kept.Added[name] = *added[name]
-			}
-		}
-	}()
+	// Each field of the version, in its order: one every draft carries, or
+	// one it adds (kept in Added); a value the version does not ask for is
+	// dropped.
+	values := map[string]*string{}
 	for i := range v.Fields {
 		f := &v.Fields[i]
-		value := values[f.Name]
+		value := carried[f.Name]
 		if value == nil {
-			continue // not a field a submission carries; the registry refuses it at load
+			value = new(string)
+			*value = s.Added[f.Name]
 		}
+		values[f.Name] = value
 		var fe *intake.FieldError
-		*value, fe = checkField(f, *value)
-		if fe != nil {
+		if *value, fe = checkField(f, *value); fe != nil {
 			errs = append(errs, *fe)
+		}
+		if carried[f.Name] == nil && *value != "" {
+			if kept.Added == nil {
+				kept.Added = map[string]string{}
+			}
+			kept.Added[f.Name] = *value
+		}
+	}
+	for name, value := range carried {
+		if values[name] == nil {
+			*value = ""
 		}
 	}
 	if fe := checkConsents(v, kept, values); fe != nil {
@@ -161,10 +157,14 @@ func checkConsents(v *formregistry.Version, kept intake.Submission, values map[s
 	fail := func(detail string) *intake.FieldError {
 		return &intake.FieldError{Field: ConsentsField, Code: intake.CodeConsentRequired, Detail: detail}
 	}
+	purposes := map[string]*formregistry.Purpose{}
+	for i := range v.Purposes {
+		purposes[v.Purposes[i].ID] = &v.Purposes[i]
+	}
 	seen := map[string]bool{}
 	for _, c := range kept.Consents {
-		p, ok := v.Purpose(c.Purpose)
-		if !ok || p.Consent == nil || c.TextVersion != p.Consent.TextVersion {
+		p := purposes[c.Purpose]
+		if p == nil || p.Consent == nil || c.TextVersion != p.Consent.TextVersion {
 			return fail("The consent text has changed since this page was loaded. Please reload the page, read the text again, and send your introduction again.")
 		}
 		if seen[c.Purpose] {
@@ -173,7 +173,7 @@ func checkConsents(v *formregistry.Version, kept intake.Submission, values map[s
 		seen[c.Purpose] = true
 	}
 	for _, f := range v.Fields {
-		if f.Purpose == "" || values[f.Name] == nil || *values[f.Name] == "" || given(v, kept, f.Purpose) {
+		if f.Purpose == "" || *values[f.Name] == "" || given(purposes[f.Purpose], kept) {
 			continue
 		}
 		return fail(fmt.Sprintf("“%s” is sent only with your consent. Please tick the box that allows it, or leave it empty.", f.Label))
@@ -181,15 +181,14 @@ func checkConsents(v *formregistry.Version, kept intake.Submission, values map[s
 	return nil
 }
 
-// given reports whether kept gives consent to the version's purpose id under
+// given reports whether kept gives consent to purpose p (nil: none) under
 // its current text version.
-func given(v *formregistry.Version, kept intake.Submission, id string) bool {
-	p, ok := v.Purpose(id)
-	if !ok || p.Consent == nil {
+func given(p *formregistry.Purpose, kept intake.Submission) bool {
+	if p == nil || p.Consent == nil {
 		return false
 	}
 	for _, c := range kept.Consents {
-		if c.Purpose == id && c.Given && c.TextVersion == p.Consent.TextVersion {
+		if c.Purpose == p.ID && c.Given && c.TextVersion == p.Consent.TextVersion {
 			return true
 		}
 	}

@@ -21,7 +21,7 @@ func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, wit
 	var evidence []intake.ConsentEvidence
 	records := make([]intake.PurposeRecord, 0, len(v.Purposes))
 	for _, p := range v.Purposes {
-		g := p.Consent != nil && given(v, kept, p.ID)
+		g := given(&p, kept)
 		records = append(records, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: p.Required || g})
 		if !g {
 			continue

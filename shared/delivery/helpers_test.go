@@ -172,7 +172,7 @@ func (w *world) confirmed(id string) []string {
 		w.t.Fatal(err)
 	}
 	outbox := w.svc.Outbox(id, intake.EventConfirmed, intake.Provenance{RequestID: "req-confirm-" + id, Time: now})
-	if _, err := w.db.Intake(nil).Confirm(ctx, id, intake.HashToken(token), now, keepFor, outbox); err != nil {
+	if _, err := w.db.Intake(nil).Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token)}, now, keepFor, outbox); err != nil {
 		w.t.Fatal(err)
 	}
 	ids := make([]string, len(outbox))
@@ -185,7 +185,7 @@ func (w *world) confirmed(id string) []string {
 func (w *world) withdraw(id string) {
 	w.t.Helper()
 	notices := w.svc.Outbox(id, intake.EventWithdrawn, intake.Provenance{RequestID: "req-withdraw-" + id, Time: w.clock.Now()})
-	if err := w.db.Intake(nil).Withdraw(context.Background(), id, intake.HashToken("token-"+id), w.clock.Now(), notices); err != nil {
+	if err := w.db.Intake(nil).Withdraw(context.Background(), intake.Claim{ID: id, TokenHash: intake.HashToken("token-" + id)}, w.clock.Now(), notices); err != nil {
 		w.t.Fatal(err)
 	}
 }

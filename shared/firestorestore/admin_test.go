@@ -20,7 +20,7 @@ func (ts *testStore) keepConfirmed(t *testing.T, id string, at time.Time) {
 	if _, err := ts.KeepDraft(ctx, draft(id, at)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), at, keepFor, nil); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, at, keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -144,7 +144,7 @@ func TestARevisedEmailMovesTheDraftToItsNewSubject(t *testing.T) {
 	}
 	r := revisionOf("moved", "")
 	r.SubjectKey = "subject-new"
-	if _, err := ts.ReviseDraft(ctx, "moved", intake.HashToken(token("moved")), t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil }); err != nil {
+	if _, err := ts.ReviseDraft(ctx, intake.Claim{ID: "moved", TokenHash: intake.HashToken(token("moved"))}, t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil }); err != nil {
 		t.Fatal(err)
 	}
 	for key, want := range map[string]int{"subject-old": 0, "subject-new": 1} {
@@ -279,7 +279,7 @@ func TestErasureRemovesTheTranscriptAndEnvelopes(t *testing.T) {
 		if _, err := ts.KeepDraft(ctx, k); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), at, keepFor, fullOutbox(id, at)); err != nil {
+		if _, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, at, keepFor, fullOutbox(id, at)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -330,7 +330,7 @@ func TestTheOwnersWordFilesAndErases(t *testing.T) {
 	if _, err := ts.KeepDraft(ctx, draft("draft", t0)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Withdraw(ctx, "gone", intake.HashToken(token("gone")), t0, nil); err != nil {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "gone", TokenHash: intake.HashToken(token("gone"))}, t0, nil); err != nil {
 		t.Fatal(err)
 	}
 	in, err := ts.MarkSpam(ctx, "junk", "owner", true, t0)

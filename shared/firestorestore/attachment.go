@@ -13,19 +13,23 @@ import (
 
 var _ intake.Attacher = (*IntakeStore)(nil)
 
-// AttachableDraft reads the draft id for the holder of tokenHash (see
-// intake.Attacher). Errors: NOT_FOUND, STATE_CONFLICT, UNAVAILABLE.
-func (s *IntakeStore) AttachableDraft(ctx context.Context, id string, tokenHash []byte, now time.Time) (*intake.Introduction, error) {
-	if !intake.StorableID(id) {
+// AttachableDraft reads c's draft for the holder of its token in one
+// round trip (see intake.Attacher). Errors: NOT_FOUND, STATE_CONFLICT,
+// UNAVAILABLE.
+func (s *IntakeStore) AttachableDraft(ctx context.Context, c intake.Claim, now time.Time) (*intake.Introduction, error) {
+	if !intake.StorableID(c.ID) {
 		return nil, intake.ErrNotFound
 	}
 	var in intake.Introduction
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		snap, err := s.introductionRef(id).Get(ctx)
-		if in, err = liveIntroduction(snap, err, id, now); err != nil {
+		sub, err := s.readSubject(func(refs []*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
+			return s.client.GetAll(ctx, refs)
+		}, c, now)
+		if err != nil {
 			return err
 		}
-		return in.AttachableBy(tokenHash, now)
+		in = sub.in
+		return in.AttachableBy(c.TokenHash, now)
 	})
 	if err != nil {
 		return nil, err
@@ -34,40 +38,46 @@ func (s *IntakeStore) AttachableDraft(ctx context.Context, id string, tokenHash 
 }
 
 // SetAttachment sets or removes the draft's attachment with its ledger
-// evidence in one transaction (see intake.Attacher).
-func (s *IntakeStore) SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *intake.Attachment,
+// evidence in one transaction (see intake.Attacher); a decoy's file keeps
+// no object.
+func (s *IntakeStore) SetAttachment(ctx context.Context, c intake.Claim, now time.Time, a *intake.Attachment,
 	purposeOf func(formID, formVersion string) string) (*intake.Attachment, error) {
-	if !intake.StorableID(id) {
+	if !intake.StorableID(c.ID) {
 		return nil, intake.ErrNotFound
 	}
-	if err := intake.CheckStorableAttachment(id, a); err != nil {
-		return nil, err
+	check := intake.CheckStorableAttachment(c.ID, a)
+	if c.Decoy() {
+		check = intake.CheckStorableDecoyAttachment(a)
+	}
+	if check != nil {
+		return nil, check
 	}
 	now = now.UTC().Truncate(time.Microsecond)
+	id := c.ID
 	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
 	var previous *intake.Attachment
-	err := s.op(ctx, []string{lockKey(ref), lockKey(ledgerRef)}, func(ctx context.Context) error {
+	err := s.op(ctx, append(s.moveLocks(id), lockKey(s.decoyAttachmentRef(id))), func(ctx context.Context) error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
+			sub, err := s.readSubject(tx.GetAll, c, now)
 			if err != nil {
 				return err
 			}
-			in, err := liveIntroduction(snaps[0], nil, id, now)
-			if err != nil {
+			in := sub.in
+			if err := in.AttachableBy(c.TokenHash, now); err != nil {
 				return err
 			}
-			if err := in.AttachableBy(tokenHash, now); err != nil {
-				return err
+			previous = in.Attachment
+			if sub.decoy != nil {
+				return s.setDecoyAttachment(tx, id, sub.decoy, now, a)
 			}
-			if !snaps[1].Exists() {
+			if !sub.ledger.Exists() {
 				return intake.Internal(errors.New("SetAttachment: the draft has no ledger entry"))
 			}
 			var e intake.LedgerEntry
-			if err := snaps[1].DataTo(&e); err != nil {
+			if err := sub.ledger.DataTo(&e); err != nil {
 				return err
 			}
 			e.RecordAttachment(purposeOf(in.FormID, in.FormVersion), a)
-			previous = in.Attachment
 			var kept, evidence any = firestore.Delete, firestore.Delete
 			if a != nil {
 				kept, evidence = a, e.Attachment

@@ -30,7 +30,7 @@ func TestSetAttachmentRefusesWhatTheServiceWouldRefuse(t *testing.T) {
 	for name, change := range cases {
 		a := good
 		change(&a)
-		if _, err := ts.SetAttachment(ctx, "att1", intake.HashToken(token("att1")), t0, &a, noPurpose); codeOf(t, err) != intake.CodeInternal || !intake.IsNotStorable(err) {
+		if _, err := ts.SetAttachment(ctx, intake.Claim{ID: "att1", TokenHash: intake.HashToken(token("att1"))}, t0, &a, noPurpose); codeOf(t, err) != intake.CodeInternal || !intake.IsNotStorable(err) {
 			t.Errorf("%s: %v, want INTERNAL from the store's check", name, err)
 		}
 	}
@@ -43,7 +43,7 @@ func TestSetAttachmentRefusesWhatTheServiceWouldRefuse(t *testing.T) {
 			}
 		}
 	}
-	if _, err := ts.SetAttachment(ctx, "att1", intake.HashToken(token("att1")), t0, &good, noPurpose); err != nil {
+	if _, err := ts.SetAttachment(ctx, intake.Claim{ID: "att1", TokenHash: intake.HashToken(token("att1"))}, t0, &good, noPurpose); err != nil {
 		t.Fatalf("a storable attachment: %v", err)
 	}
 }

@@ -41,7 +41,7 @@ func BenchmarkConfirm(b *testing.B) {
 		}
 		before := ts.rpcs.Count()
 		b.StartTimer()
-		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+		if _, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, t0.Add(time.Minute), keepFor, nil); err != nil {
 			b.Fatal(err)
 		}
 		rpcs += ts.rpcs.Count() - before
@@ -66,7 +66,7 @@ func BenchmarkConfirmWithOutbox(b *testing.B) {
 		outbox := fullOutbox(id, t0.Add(time.Minute))
 		before := ts.rpcs.Count()
 		b.StartTimer()
-		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, outbox); err != nil {
+		if _, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, t0.Add(time.Minute), keepFor, outbox); err != nil {
 			b.Fatal(err)
 		}
 		rpcs += ts.rpcs.Count() - before

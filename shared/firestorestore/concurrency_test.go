@@ -51,7 +51,7 @@ func TestConcurrentConfirm(t *testing.T) {
 			}
 			// Each caller has its own now, so the winner is recognisable.
 			now := t0.Add(time.Minute + time.Duration(i)*time.Millisecond)
-			results[i], errs[i] = instances[i%len(instances)].Confirm(ctx, id, tok, now, keepFor, nil)
+			results[i], errs[i] = instances[i%len(instances)].Confirm(ctx, intake.Claim{ID: id, TokenHash: tok}, now, keepFor, nil)
 		})
 		after := int64(0)
 		for _, s := range instances {
@@ -81,7 +81,7 @@ func TestConcurrentConfirm(t *testing.T) {
 		if winner.State != intake.StateConfirmed {
 			t.Fatalf("round %d: state %s", r, winner.State)
 		}
-		stored, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Hour), keepFor, nil)
+		stored, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, t0.Add(time.Hour), keepFor, nil)
 		if err != nil || !reflect.DeepEqual(stored, winner) {
 			t.Fatalf("round %d: stored introduction %+v (%v) is not what callers got %+v", r, stored, err, winner)
 		}

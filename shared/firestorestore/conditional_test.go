@@ -24,11 +24,11 @@ func TestConfirmLosesRaceToOtherInstance(t *testing.T) {
 	ts.beforeCommit = func(string) {
 		ts.beforeCommit = nil
 		var err error
-		if theirs, err = other.Confirm(ctx, "lost", right, t0.Add(2*time.Minute), keepFor, nil); err != nil {
+		if theirs, err = other.Confirm(ctx, intake.Claim{ID: "lost", TokenHash: right}, t0.Add(2*time.Minute), keepFor, nil); err != nil {
 			t.Errorf("other instance: %v", err)
 		}
 	}
-	ours, err := ts.Confirm(ctx, "lost", right, t0.Add(time.Minute), keepFor, nil)
+	ours, err := ts.Confirm(ctx, intake.Claim{ID: "lost", TokenHash: right}, t0.Add(time.Minute), keepFor, nil)
 	if err != nil {
 		t.Fatalf("Confirm: %v", err)
 	}
@@ -50,16 +50,16 @@ func TestWithdrawLosesRaceToOtherInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	right := intake.HashToken(token("gone"))
-	if _, err := ts.Confirm(ctx, "gone", right, t0.Add(time.Minute), keepFor, nil); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "gone", TokenHash: right}, t0.Add(time.Minute), keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 	ts.beforeCommit = func(string) {
 		ts.beforeCommit = nil
-		if err := other.Withdraw(ctx, "gone", right, t0.Add(2*time.Minute), nil); err != nil {
+		if err := other.Withdraw(ctx, intake.Claim{ID: "gone", TokenHash: right}, t0.Add(2*time.Minute), nil); err != nil {
 			t.Errorf("other instance: %v", err)
 		}
 	}
-	if err := ts.Withdraw(ctx, "gone", right, t0.Add(3*time.Minute), nil); err != intake.ErrNotFound {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "gone", TokenHash: right}, t0.Add(3*time.Minute), nil); err != intake.ErrNotFound {
 		t.Fatalf("Withdraw after another instance withdrew = %v, want ErrNotFound", err)
 	}
 	var ledger intake.LedgerEntry
@@ -93,7 +93,7 @@ func TestConfirmAllOrNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := ts.dump(t)
-			_, err := ts.Confirm(ctx, "half", intake.HashToken(token("half")), t0.Add(time.Minute), keepFor, nil)
+			_, err := ts.Confirm(ctx, intake.Claim{ID: "half", TokenHash: intake.HashToken(token("half"))}, t0.Add(time.Minute), keepFor, nil)
 			if codeOf(t, err) != intake.CodeInternal {
 				t.Fatalf("Confirm = %v, want INTERNAL", err)
 			}

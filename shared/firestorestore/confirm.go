@@ -38,37 +38,40 @@ const (
 // read. A lost race is re-read and decided again, so exactly one
 // confirmation wins, its outbox is written once, and every holder of the
 // token gets the same introduction. Times are stored, and returned, in UTC
-// to the microsecond. Errors: intake.ErrNotFound for an unknown id, an
+// to the microsecond. A decoy's confirmation writes only its ledger
+// entry's confirmation time and retention. Errors: intake.ErrNotFound for an unknown id, an
 // expired draft or a wrong token alike; UNAVAILABLE; INTERNAL when the
 // transcript or ledger entry the introduction needs is missing, or an
 // envelope is not storable or already exists.
-func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
-	if !intake.StorableID(id) {
+func (s *IntakeStore) Confirm(ctx context.Context, c intake.Claim, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
+	if !intake.StorableID(c.ID) {
 		return nil, intake.ErrNotFound
 	}
 	if keepFor <= 0 {
 		return nil, intake.Internal(errors.New("confirm: keepFor must be positive"))
 	}
 	now = now.UTC().Truncate(time.Microsecond)
-	ref := s.introductionRef(id)
+	id, ref := c.ID, s.introductionRef(c.ID)
 	var result *intake.Introduction
-	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		return s.conditionally(ctx, "confirm", ref, now, func(in *intake.Introduction, snap, ledgerSnap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error) {
-			changed, err := in.ConfirmBy(tokenHash, now, keepFor)
+	err := s.op(ctx, s.moveLocks(id), func(ctx context.Context) error {
+		return s.conditionally(ctx, "confirm", c, now, func(sub *subject, b *firestore.WriteBatch) (bool, error) {
+			in := &sub.in
+			result = in
+			changed, err := in.ConfirmBy(c.TokenHash, now, keepFor)
 			if err != nil || !changed {
-				result = in
-				return nil, err
+				return false, err
+			}
+			if sub.decoy != nil {
+				b.Update(sub.guard.Ref, decoyConfirmation(*in, now), firestore.LastUpdateTime(sub.guard.UpdateTime))
+				return true, nil
 			}
 			if err := intake.CheckStorableIntroduction(*in); err != nil {
-				return nil, err
+				return false, err
 			}
 			envelopes, err := boundOutbox(outbox, id, intake.EventConfirmed, now, in.ExpireAt)
 			if err != nil {
-				return nil, err
+				return false, err
 			}
-			result = in
-			//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
-			b := s.client.Batch() //nolint:staticcheck // see above
 			b.Update(ref, []firestore.Update{
 				{Path: "state", Value: in.State},
 				{Path: "confirmedAt", Value: in.ConfirmedAt},
@@ -76,7 +79,7 @@ func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, 
 				{Path: ExpireAtField, Value: in.ExpireAt},
 				// As kept; a draft an earlier version kept gets its folder here.
 				{Path: "folder", Value: in.Folder()},
-			}, firestore.LastUpdateTime(snap.UpdateTime))
+			}, firestore.LastUpdateTime(sub.guard.UpdateTime))
 			if in.HasConversation {
 				b.Update(s.transcriptRef(id), []firestore.Update{{Path: ExpireAtField, Value: in.ExpireAt}})
 			}
@@ -86,10 +89,10 @@ func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, 
 				handoffs = append(handoffs, e.Record())
 			}
 			decision, reason := intake.DecisionHandoffPending, ReasonConfirmed
-			if s.decide != nil && ledgerSnap.Exists() {
+			if s.decide != nil && sub.ledger.Exists() {
 				var entry intake.LedgerEntry
-				if err := ledgerSnap.DataTo(&entry); err != nil {
-					return nil, err
+				if err := sub.ledger.DataTo(&entry); err != nil {
+					return false, err
 				}
 				entry.ID, entry.Consents, entry.Handoffs = id, in.Consents, handoffs
 				entry.Decision, entry.Reason = decision, reason
@@ -105,7 +108,7 @@ func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, 
 				{Path: ExpireAtField, Value: in.ExpireAt},
 				{Path: "updatedAt", Value: now},
 			})
-			return b, nil
+			return true, nil
 		})
 	})
 	if err != nil {
@@ -121,27 +124,35 @@ func (s *IntakeStore) Confirm(ctx context.Context, id string, tokenHash []byte, 
 // the content had already been handed (ACCEPTED or DELIVERED). Each notice
 // envelope (introduction.withdrawn) is written, and mirrored in the ledger,
 // only when its destination had an envelope of the confirmation, so a
-// receiver that may hold a copy is told to erase it. Errors:
+// receiver that may hold a copy is told to erase it. A decoy's withdrawal
+// marks its ledger entry withdrawn and erases its file. Errors:
 // intake.ErrNotFound (unknown id, gone, wrong token); STATE_CONFLICT for a
 // draft, which is never sent and simply expires; UNAVAILABLE; INTERNAL when
 // the ledger entry is missing or a notice is not storable.
-func (s *IntakeStore) Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []intake.Envelope) error {
-	if !intake.StorableID(id) {
+func (s *IntakeStore) Withdraw(ctx context.Context, c intake.Claim, now time.Time, notices []intake.Envelope) error {
+	if !intake.StorableID(c.ID) {
 		return intake.ErrNotFound
 	}
 	now = now.UTC().Truncate(time.Microsecond)
-	ref := s.introductionRef(id)
-	return s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
-		return s.conditionally(ctx, "withdraw", ref, now, func(in *intake.Introduction, snap, ledgerSnap *firestore.DocumentSnapshot) (*firestore.WriteBatch, error) {
-			if err := in.WithdrawBy(tokenHash, now); err != nil {
-				return nil, err
+	id, ref := c.ID, s.introductionRef(c.ID)
+	return s.op(ctx, s.moveLocks(id), func(ctx context.Context) error {
+		return s.conditionally(ctx, "withdraw", c, now, func(sub *subject, b *firestore.WriteBatch) (bool, error) {
+			in := &sub.in
+			if err := in.WithdrawBy(c.TokenHash, now); err != nil {
+				return false, err
 			}
-			if !ledgerSnap.Exists() {
-				return nil, intake.Internal(fmt.Errorf("withdraw: ledger entry of %s missing", id))
+			if sub.decoy != nil {
+				b.Update(sub.guard.Ref, []firestore.Update{{Path: "decoy.withdrawnAt", Value: now}, {Path: "updatedAt", Value: now}},
+					firestore.LastUpdateTime(sub.guard.UpdateTime))
+				b.Delete(s.decoyAttachmentRef(id))
+				return true, nil
+			}
+			if !sub.ledger.Exists() {
+				return false, intake.Internal(fmt.Errorf("withdraw: ledger entry of %s missing", id))
 			}
 			var entry intake.LedgerEntry
-			if err := ledgerSnap.DataTo(&entry); err != nil {
-				return nil, err
+			if err := sub.ledger.DataTo(&entry); err != nil {
+				return false, err
 			}
 			record := intake.WithdrawalRecord{At: now, AlreadyDeliveredTo: handedOn(entry.Handoffs)}
 			var sent []intake.Envelope
@@ -153,11 +164,9 @@ func (s *IntakeStore) Withdraw(ctx context.Context, id string, tokenHash []byte,
 			}
 			envelopes, err := boundOutbox(sent, id, intake.EventWithdrawn, now, entry.ExpireAt)
 			if err != nil {
-				return nil, err
+				return false, err
 			}
-			//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
-			b := s.client.Batch() //nolint:staticcheck // see above
-			b.Delete(ref, firestore.LastUpdateTime(snap.UpdateTime))
+			b.Delete(ref, firestore.LastUpdateTime(sub.guard.UpdateTime))
 			b.Delete(s.transcriptRef(id))
 			updates := []firestore.Update{
 				{Path: "decision", Value: intake.DecisionWithdrawn},
@@ -179,7 +188,7 @@ func (s *IntakeStore) Withdraw(ctx context.Context, id string, tokenHash []byte,
 				updates = append(updates, firestore.Update{Path: "handoffs", Value: firestore.ArrayUnion(records...)})
 			}
 			b.Update(s.ledgerRef(id), updates)
-			return b, nil
+			return true, nil
 		})
 	})
 }
@@ -227,36 +236,30 @@ func withdrawnReason(r intake.WithdrawalRecord) string {
 	return ReasonWithdrawn + "; already handed to " + strings.Join(names, ", ") + " before the withdrawal"
 }
 
-// conditionally reads the introduction at ref and its ledger entry (in one
-// round trip), lets decide build the write (nil: nothing to write) and
-// commits it. When the commit fails because the
-// introduction changed (precondition) or vanished since the read, it reads
-// again and decides again; when it fails although the introduction did not
-// change, a record beside it is missing and that is INTERNAL.
-func (s *DB) conditionally(ctx context.Context, move string, ref *firestore.DocumentRef, now time.Time,
-	decide func(in *intake.Introduction, snap, ledger *firestore.DocumentSnapshot) (*firestore.WriteBatch, error)) error {
+// conditionally reads c's subject (readSubject: one round trip), lets
+// decide add the move's writes to a batch (write false: nothing to write) and
+// commits it. When the commit fails because the subject changed
+// (precondition) or vanished since the read, it reads again and decides
+// again; when it fails although the subject did not change, a record
+// beside it is missing and that is INTERNAL.
+func (s *DB) conditionally(ctx context.Context, move string, c intake.Claim, now time.Time,
+	decide func(sub *subject, b *firestore.WriteBatch) (write bool, err error)) error {
 	var lastRead time.Time
+	get := func(refs []*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error) {
+		return s.client.GetAll(ctx, refs)
+	}
 	for race := 0; race < maxRaces; race++ {
-		// One read of both: the introduction and its ledger entry.
-		snaps, err := s.client.GetAll(ctx, []*firestore.DocumentRef{ref, s.ledgerRef(ref.ID)})
+		sub, err := s.readSubject(get, c, now)
 		if err != nil {
 			return err
 		}
-		snap := snaps[0]
-		if !live(snap, now) {
-			return intake.ErrNotFound
-		}
-		if race > 0 && snap.UpdateTime.Equal(lastRead) {
+		if race > 0 && sub.guard.UpdateTime.Equal(lastRead) {
 			return intake.Internal(fmt.Errorf("%s: write refused while the introduction is unchanged (transcript or ledger entry missing?)", move))
 		}
-		lastRead = snap.UpdateTime
-		var d introductionDoc
-		if err := snap.DataTo(&d); err != nil {
-			return err
-		}
-		in := d.introduction(ref.ID)
-		b, err := decide(&in, snap, snaps[1])
-		if err != nil || b == nil {
+		lastRead = sub.guard.UpdateTime
+		//lint:ignore SA1019 WriteBatch is the one atomic, precondition-checked multi-document write that costs a single RPC.
+		b := s.client.Batch() //nolint:staticcheck // see above
+		if write, err := decide(&sub, b); err != nil || !write {
 			return err
 		}
 		if s.beforeCommit != nil {
@@ -268,16 +271,22 @@ func (s *DB) conditionally(ctx context.Context, move string, ref *firestore.Docu
 			if move == "confirm" {
 				s.transitions.Add(1)
 			}
-			s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore."+move, slog.String("introductionId", ref.ID), slog.String("state", string(in.State)))
+			s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore."+move, slog.String("introductionId", c.ID), slog.String("state", string(sub.in.State)))
 			return nil
 		case codes.FailedPrecondition, codes.NotFound:
-			s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore."+move+" lost a race; reading again", slog.String("introductionId", ref.ID), slog.Int("race", race))
+			s.logger.LogAttrs(ctx, slog.LevelDebug, "firestorestore."+move+" lost a race; reading again", slog.String("introductionId", c.ID), slog.Int("race", race))
 			continue
 		default:
 			return err
 		}
 	}
 	return intake.Unavailable(fmt.Errorf("%s: lost %d races in a row", move, maxRaces), RetryAfter)
+}
+
+// moveLocks are the in-process locks of a move on id: its introduction's
+// and its ledger entry's.
+func (s *DB) moveLocks(id string) []string {
+	return []string{lockKey(s.introductionRef(id)), lockKey(s.ledgerRef(id))}
 }
 
 // RecordAttempt creates ledger/{e.ID}, the entry of an attempt that kept

@@ -58,7 +58,7 @@ func TestConfirmFilesADraftAnEarlierVersionKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts.asKeptBefore(t, c.id, c.likelySpam, nil)
-		if _, err := ts.Confirm(ctx, c.id, intake.HashToken(token(c.id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+		if _, err := ts.Confirm(ctx, intake.Claim{ID: c.id, TokenHash: intake.HashToken(token(c.id))}, t0.Add(time.Minute), keepFor, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := ts.folderOf(t, c.id); got != c.want {

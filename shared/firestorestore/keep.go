@@ -223,21 +223,18 @@ func (s *DB) replay(tx *firestore.Transaction, snap *firestore.DocumentSnapshot,
 	if !intake.StorableID(d.IntroductionID) {
 		return nil, errors.New("idempotency record names an unstorable introduction id")
 	}
+	c := intake.Claim{ID: d.IntroductionID}
 	if d.Decoy {
-		return s.replayDecoy(tx, d, keyHash, now)
+		c.DecoyTokenHash = []byte{} // the answer carries no token hash
 	}
-	intro, err := tx.GetAll([]*firestore.DocumentRef{s.introductionRef(d.IntroductionID)})
+	sub, err := s.readSubject(tx.GetAll, c, now)
+	if intake.CodeOf(err) == intake.CodeNotFound {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !live(intro[0], now) {
-		return nil, nil
-	}
-	var id introductionDoc
-	if err := intro[0].DataTo(&id); err != nil {
-		return nil, err
-	}
-	return &intake.Replay{Record: d.record(keyHash), Introduction: id.introduction(d.IntroductionID)}, nil
+	return &intake.Replay{Record: d.record(keyHash), Introduction: sub.in}, nil
 }
 
 // newest returns the latest of ts (zero for none).

@@ -20,7 +20,7 @@ func TestConfirmWritesTheOutboxOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := t0.Add(time.Minute)
-	in, err := ts.Confirm(ctx, "ob", intake.HashToken(token("ob")), at, keepFor, fullOutbox("ob", at))
+	in, err := ts.Confirm(ctx, intake.Claim{ID: "ob", TokenHash: intake.HashToken(token("ob"))}, at, keepFor, fullOutbox("ob", at))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestConfirmWritesTheOutboxOnce(t *testing.T) {
 		t.Fatalf("due = %v, %v (want the email and webhook envelopes, not the DELIVERED inbox one)", due, err)
 	}
 	before := ts.dump(t)
-	if _, err := ts.Confirm(ctx, "ob", intake.HashToken(token("ob")), at.Add(time.Minute), keepFor, fullOutbox("ob", at.Add(time.Minute))); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "ob", TokenHash: intake.HashToken(token("ob"))}, at.Add(time.Minute), keepFor, fullOutbox("ob", at.Add(time.Minute))); err != nil {
 		t.Fatal(err)
 	}
 	if n := ts.count(t, Envelopes); n != 3 || !reflect.DeepEqual(before, ts.dump(t)) {
@@ -60,7 +60,7 @@ func TestConfirmWritesTheOutboxOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	dump := ts.dump(t)
-	_, err = ts.Confirm(ctx, "ob2", intake.HashToken(token("ob2")), at, keepFor, fullOutbox("ob", at))
+	_, err = ts.Confirm(ctx, intake.Claim{ID: "ob2", TokenHash: intake.HashToken(token("ob2"))}, at, keepFor, fullOutbox("ob", at))
 	if codeOf(t, err) != intake.CodeInternal {
 		t.Fatalf("confirming with another submission's outbox: %v, want INTERNAL", err)
 	}
@@ -80,7 +80,7 @@ func TestAProviderEventMovesOnlyAnEnvelopeOfItsDestination(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := t0.Add(time.Minute)
-	if _, err := ts.Confirm(ctx, "pe", intake.HashToken(token("pe")), at, keepFor, fullOutbox("pe", at)); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "pe", TokenHash: intake.HashToken(token("pe"))}, at, keepFor, fullOutbox("pe", at)); err != nil {
 		t.Fatal(err)
 	}
 	fail := func(e *intake.Envelope, entry *intake.LedgerEntry) error {
@@ -120,7 +120,7 @@ func TestAWithdrawalNamesAnEmailAcceptedBeforeIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := t0.Add(time.Minute)
-	if _, err := ts.Confirm(ctx, "wa", intake.HashToken(token("wa")), at, keepFor, fullOutbox("wa", at)); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "wa", TokenHash: intake.HashToken(token("wa"))}, at, keepFor, fullOutbox("wa", at)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ts.UpdateEnvelope(ctx, intake.EnvelopeID("wa", intake.DestinationEmail, intake.EventConfirmed), at, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
@@ -130,7 +130,7 @@ func TestAWithdrawalNamesAnEmailAcceptedBeforeIt(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Withdraw(ctx, "wa", intake.HashToken(token("wa")), at.Add(time.Second), nil); err != nil {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "wa", TokenHash: intake.HashToken(token("wa"))}, at.Add(time.Second), nil); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := ts.client.Collection(Ledger).Doc("wa").Get(ctx)
@@ -158,7 +158,7 @@ func TestLeaseEnvelopeClaimsOnceUntilTheLeaseEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := t0.Add(time.Minute)
-	if _, err := ts.Confirm(ctx, "ls", intake.HashToken(token("ls")), at, keepFor, fullOutbox("ls", at)); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "ls", TokenHash: intake.HashToken(token("ls"))}, at, keepFor, fullOutbox("ls", at)); err != nil {
 		t.Fatal(err)
 	}
 	mail := intake.EnvelopeID("ls", intake.DestinationEmail, intake.EventConfirmed)

@@ -24,28 +24,30 @@ import (
 // (RefuseRevisionBy): only the revision count of the introduction and of
 // its ledger entry is written, and the refusal is returned. The id, token
 // hash, form version and expiry stay; no rate counter, spent challenge or
-// idempotency record is touched. Errors: intake.ErrNotFound (unknown id,
+// idempotency record is touched. A decoy's revision writes only its
+// ledger entry's revision count. Errors: intake.ErrNotFound (unknown id,
 // expired draft, wrong token alike); STATE_CONFLICT; RATE_LIMITED after
 // intake.MaxRevisions revisions, refused ones included; the Refusal;
 // whatever revise returns (nothing is written then); INTERNAL when a
 // record fails its check or the ledger entry is missing; UNAVAILABLE.
-func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
+func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
-	if !intake.StorableID(id) {
+	if !intake.StorableID(c.ID) {
 		return nil, intake.ErrNotFound
 	}
 	now = now.UTC().Truncate(time.Microsecond)
+	id, tokenHash := c.ID, c.TokenHash
 	ref, transcriptRef, ledgerRef := s.introductionRef(id), s.transcriptRef(id), s.ledgerRef(id)
 	var result *intake.Introduction
 	var refusal *intake.Error
-	err := s.op(ctx, []string{lockKey(ref), lockKey(transcriptRef), lockKey(ledgerRef)}, func(ctx context.Context) error {
+	err := s.op(ctx, append(s.moveLocks(id), lockKey(transcriptRef)), func(ctx context.Context) error {
 		refusal = nil // the transaction may run again
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snap, err := tx.Get(ref)
-			in, err := liveIntroduction(snap, err, id, now)
+			sub, err := s.readSubject(tx.GetAll, c, now)
 			if err != nil {
 				return err
 			}
+			in := sub.in
 			if err := in.RevisableBy(tokenHash, now); err != nil {
 				return err
 			}
@@ -59,6 +61,10 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 				if err := in.RefuseRevisionBy(tokenHash, now); err != nil {
 					return err
 				}
+				result = &in
+				if sub.decoy != nil {
+					return tx.Update(ledgerRef, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}})
+				}
 				if err := intake.CheckStorableIntroduction(in); err != nil {
 					return err
 				}
@@ -69,6 +75,10 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 			}
 			if err := in.ReviseBy(tokenHash, now, r); err != nil {
 				return err
+			}
+			result = &in
+			if sub.decoy != nil { // a decoy keeps none of the content: only the count
+				return tx.Update(ledgerRef, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}})
 			}
 			if err := checkStorableRevision(in, r); err != nil {
 				return err
@@ -101,7 +111,6 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, id string, tokenHash []by
 			} else {
 				writes = append(writes, tx.Delete(transcriptRef))
 			}
-			result = &in
 			return errors.Join(writes...)
 		})
 	})

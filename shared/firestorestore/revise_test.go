@@ -40,7 +40,7 @@ func TestReviseDraftReplacesContentAndKeepsIdTokenExpiry(t *testing.T) {
 	counters := ts.dump(t)
 	now := t0.Add(5 * time.Minute)
 	var seen intake.Introduction
-	in, err := ts.ReviseDraft(ctx, "rev1", intake.HashToken(token("rev1")), now, func(current intake.Introduction) (intake.Revision, error) {
+	in, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev1", TokenHash: intake.HashToken(token("rev1"))}, now, func(current intake.Introduction) (intake.Revision, error) {
 		seen = current
 		return revisionOf("one", ""), nil
 	})
@@ -70,7 +70,7 @@ func TestReviseDraftReplacesContentAndKeepsIdTokenExpiry(t *testing.T) {
 		}
 	}
 	// The confirmation finds the revised content under the same token.
-	got, err := ts.Confirm(ctx, "rev1", intake.HashToken(token("rev1")), now, keepFor, nil)
+	got, err := ts.Confirm(ctx, intake.Claim{ID: "rev1", TokenHash: intake.HashToken(token("rev1"))}, now, keepFor, nil)
 	if err != nil || got.Fields.Message != "Message one" || got.Revisions != 1 {
 		t.Fatalf("confirm after revising: %+v %v", got, err)
 	}
@@ -100,7 +100,7 @@ func TestReviseDraftRefusesWhatCannotBeStoredAndWritesNothing(t *testing.T) {
 		"an isolate in a transcript":  revisionOf("x", "Guide: \u2067hi\u2069"),
 		"stacked selectors in a name": func() intake.Revision { r := revisionOf("x", ""); r.Fields.Name = "Ada\ufe0f\ufe0f"; return r }(),
 	} {
-		_, err := ts.ReviseDraft(ctx, "rev2", intake.HashToken(token("rev2")), t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil })
+		_, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev2", TokenHash: intake.HashToken(token("rev2"))}, t0.Add(time.Minute), func(intake.Introduction) (intake.Revision, error) { return r, nil })
 		if codeOf(t, err) != intake.CodeInternal {
 			t.Errorf("%s: %v, want INTERNAL", name, err)
 		}
@@ -131,7 +131,7 @@ func TestReviseDraftAnswersLikeConfirmAndStopsAtTheLimit(t *testing.T) {
 		"expired":     {"rev3", token("rev3"), t0.Add(draftLife)},
 		"bad id":      {"__x__", token("rev3"), t0},
 	} {
-		if _, err := ts.ReviseDraft(ctx, tc.id, intake.HashToken(tc.tok), tc.at, revise); err != intake.ErrNotFound {
+		if _, err := ts.ReviseDraft(ctx, intake.Claim{ID: tc.id, TokenHash: intake.HashToken(tc.tok)}, tc.at, revise); err != intake.ErrNotFound {
 			t.Errorf("%s: %v, want ErrNotFound", name, err)
 		}
 	}
@@ -139,19 +139,19 @@ func TestReviseDraftAnswersLikeConfirmAndStopsAtTheLimit(t *testing.T) {
 		t.Error("revise ran for someone who does not hold the draft")
 	}
 	for n := 1; n <= intake.MaxRevisions; n++ {
-		in, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(time.Minute), revise)
+		in, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev3", TokenHash: intake.HashToken(token("rev3"))}, t0.Add(time.Minute), revise)
 		if err != nil || in.Revisions != n || !in.HasConversation {
 			t.Fatalf("revision %d: %+v %v", n, in, err)
 		}
 	}
-	_, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(2*time.Minute), revise)
+	_, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev3", TokenHash: intake.HashToken(token("rev3"))}, t0.Add(2*time.Minute), revise)
 	if e := intake.AsError(err); e.Code != intake.CodeRateLimited || e.RetryAfter != draftLife-2*time.Minute {
 		t.Fatalf("revision %d: %v (retry after %v)", intake.MaxRevisions+1, err, e.RetryAfter)
 	}
-	if _, err := ts.Confirm(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(3*time.Minute), keepFor, nil); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "rev3", TokenHash: intake.HashToken(token("rev3"))}, t0.Add(3*time.Minute), keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.ReviseDraft(ctx, "rev3", intake.HashToken(token("rev3")), t0.Add(4*time.Minute), revise); codeOf(t, err) != intake.CodeStateConflict {
+	if _, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev3", TokenHash: intake.HashToken(token("rev3"))}, t0.Add(4*time.Minute), revise); codeOf(t, err) != intake.CodeStateConflict {
 		t.Fatalf("revising a confirmed introduction: %v", err)
 	}
 }
@@ -174,7 +174,7 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 			if i == 0 {
 				conversation = "kept with the first"
 			}
-			results[i], errs[i] = stores[i].ReviseDraft(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(time.Minute),
+			results[i], errs[i] = stores[i].ReviseDraft(ctx, intake.Claim{ID: "rev4", TokenHash: intake.HashToken(token("rev4"))}, t0.Add(time.Minute),
 				func(intake.Introduction) (intake.Revision, error) {
 					return revisionOf(string(rune('A'+i)), conversation), nil
 				})
@@ -193,7 +193,7 @@ func TestConcurrentRevisionsOnTwoInstancesApplyOneAfterTheOther(t *testing.T) {
 	if results[1].Revisions == 2 {
 		last = results[1]
 	}
-	got, err := ts.Confirm(ctx, "rev4", intake.HashToken(token("rev4")), t0.Add(2*time.Minute), keepFor, nil)
+	got, err := ts.Confirm(ctx, intake.Claim{ID: "rev4", TokenHash: intake.HashToken(token("rev4"))}, t0.Add(2*time.Minute), keepFor, nil)
 	if err != nil || got.Fields.Name != last.Fields.Name || got.Revisions != 2 {
 		t.Fatalf("stored %+v %v, the later revision was %q", got, err, last.Fields.Name)
 	}
@@ -224,7 +224,7 @@ func TestReviseDraftCountsARefusedRevision(t *testing.T) {
 	}
 	before := ts.dump(t)
 	intro, entry := read(Introductions), read(Ledger)
-	if _, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(time.Minute), refuse); err != refusal {
+	if _, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev5", TokenHash: intake.HashToken(token("rev5"))}, t0.Add(time.Minute), refuse); err != refusal {
 		t.Fatalf("refused revision: %v, want the refusal", err)
 	}
 	for path, doc := range ts.dump(t) {
@@ -244,13 +244,13 @@ func TestReviseDraftCountsARefusedRevision(t *testing.T) {
 		if n%2 == 0 {
 			revise = apply
 		}
-		in, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(time.Minute), revise)
+		in, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev5", TokenHash: intake.HashToken(token("rev5"))}, t0.Add(time.Minute), revise)
 		if n%2 == 0 && (err != nil || in.Revisions != n) || n%2 == 1 && err != refusal {
 			t.Fatalf("revision %d: %+v %v", n, in, err)
 		}
 	}
 	for _, revise := range []func(intake.Introduction) (intake.Revision, error){refuse, apply} {
-		if _, err := ts.ReviseDraft(ctx, "rev5", intake.HashToken(token("rev5")), t0.Add(2*time.Minute), revise); codeOf(t, err) != intake.CodeRateLimited {
+		if _, err := ts.ReviseDraft(ctx, intake.Claim{ID: "rev5", TokenHash: intake.HashToken(token("rev5"))}, t0.Add(2*time.Minute), revise); codeOf(t, err) != intake.CodeRateLimited {
 			t.Fatalf("past the cap: %v, want RATE_LIMITED", err)
 		}
 	}
@@ -268,6 +268,12 @@ func decoyDraft(id string, now time.Time) intake.DraftKeeping {
 	k.Ledger.Abuse = intake.AbuseRecord{State: intake.AbuseHoneypot, Signals: []string{"honeypot-filled"}}
 	k.Ledger.Decoy = &intake.DecoyRecord{DraftExpireAt: in.ExpireAt}
 	return k
+}
+
+// decoyClaim is the claim on decoyDraft(id) by the holder of its token.
+func decoyClaim(id string) intake.Claim {
+	h := intake.HashToken(token(id))
+	return intake.Claim{ID: id, TokenHash: h, DecoyTokenHash: h}
 }
 
 // TestADecoysRevisionCountRisesAndStopsAsADraftsDoes revises a real draft
@@ -291,8 +297,8 @@ func TestADecoysRevisionCountRisesAndStopsAsADraftsDoes(t *testing.T) {
 			return revisionOf(fmt.Sprint(n), ""), nil
 		}
 		at := t0.Add(time.Duration(n) * time.Second)
-		real, realErr = ts.ReviseDraft(ctx, "real6", intake.HashToken(token("real6")), at, revise)
-		decoy, decoyErr = ts.ReviseDecoy(ctx, "decoy6", intake.HashToken(token("decoy6")), true, at, revise)
+		real, realErr = ts.ReviseDraft(ctx, intake.Claim{ID: "real6", TokenHash: intake.HashToken(token("real6"))}, at, revise)
+		decoy, decoyErr = ts.ReviseDraft(ctx, decoyClaim("decoy6"), at, revise)
 		return real, decoy, realErr, decoyErr
 	}
 	stored := func() int64 {

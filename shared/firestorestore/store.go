@@ -48,8 +48,7 @@ const (
 	Ledger = "ledger"
 	// Envelopes holds envelopes/{Envelope.ID}: the handoff outbox.
 	Envelopes = "envelopes"
-	// SweepRuns holds sweepRuns/{SweepRun.ID}, and sweepRuns/folders-filed,
-	// the folder backfill's record (SweepStore.RecordFoldersFiled).
+	// SweepRuns holds sweepRuns/{SweepRun.ID}.
 	SweepRuns = "sweepRuns"
 	// DailyFigures holds dailyFigures/{DailyFigures.Day}.
 	DailyFigures = "dailyFigures"
@@ -152,9 +151,8 @@ type OutboxStore struct{ *DB }
 // Outbox returns the outbox store on db.
 func (db *DB) Outbox() *OutboxStore { return &OutboxStore{db} }
 
-// SweepStore deletes what expired, re-checks consent evidence, files the
-// introductions kept before folders existed and records each sweep run:
-// the retention sweep's store.
+// SweepStore is the retention sweep's store: it deletes what expired,
+// re-checks consent evidence and records each sweep run.
 type SweepStore struct{ *DB }
 
 // Sweep returns the sweep store on db.

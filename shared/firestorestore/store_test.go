@@ -47,7 +47,7 @@ func TestKeepConfirmWithdraw(t *testing.T) {
 	}
 
 	confirmAt := t0.Add(5 * time.Minute)
-	first, err := ts.Confirm(ctx, "happy", intake.HashToken(token("happy")), confirmAt, keepFor, nil)
+	first, err := ts.Confirm(ctx, intake.Claim{ID: "happy", TokenHash: intake.HashToken(token("happy"))}, confirmAt, keepFor, nil)
 	if err != nil {
 		t.Fatalf("Confirm: %v", err)
 	}
@@ -57,7 +57,7 @@ func TestKeepConfirmWithdraw(t *testing.T) {
 	if first.Fields != k.Introduction.Fields || !first.Consents[0].ConfirmedAt.Equal(confirmAt) {
 		t.Fatalf("Confirm changed the fields or did not bind the consent: %+v", first)
 	}
-	again, err := ts.Confirm(ctx, "happy", intake.HashToken(token("happy")), confirmAt.Add(time.Minute), keepFor, nil)
+	again, err := ts.Confirm(ctx, intake.Claim{ID: "happy", TokenHash: intake.HashToken(token("happy"))}, confirmAt.Add(time.Minute), keepFor, nil)
 	if err != nil {
 		t.Fatalf("repeated Confirm: %v", err)
 	}
@@ -87,16 +87,16 @@ func TestKeepConfirmWithdraw(t *testing.T) {
 	}
 
 	withdrawAt := confirmAt.Add(time.Hour)
-	if err := ts.Withdraw(ctx, "happy", intake.HashToken("wrong"), withdrawAt, nil); err != intake.ErrNotFound {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "happy", TokenHash: intake.HashToken("wrong")}, withdrawAt, nil); err != intake.ErrNotFound {
 		t.Fatalf("Withdraw with a wrong token = %v, want ErrNotFound", err)
 	}
-	if err := ts.Withdraw(ctx, "happy", intake.HashToken(token("happy")), withdrawAt, nil); err != nil {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "happy", TokenHash: intake.HashToken(token("happy"))}, withdrawAt, nil); err != nil {
 		t.Fatalf("Withdraw: %v", err)
 	}
-	if _, err := ts.Confirm(ctx, "happy", intake.HashToken(token("happy")), withdrawAt, keepFor, nil); err != intake.ErrNotFound {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "happy", TokenHash: intake.HashToken(token("happy"))}, withdrawAt, keepFor, nil); err != intake.ErrNotFound {
 		t.Fatalf("Confirm after Withdraw = %v, want ErrNotFound", err)
 	}
-	if err := ts.Withdraw(ctx, "happy", intake.HashToken(token("happy")), withdrawAt, nil); err != intake.ErrNotFound {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "happy", TokenHash: intake.HashToken(token("happy"))}, withdrawAt, nil); err != intake.ErrNotFound {
 		t.Fatalf("Withdraw after Withdraw = %v, want ErrNotFound", err)
 	}
 	if ts.exists(t, Introductions, "happy") || ts.exists(t, Transcripts, "happy") {
@@ -146,15 +146,15 @@ func TestNotFoundAlike(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := ts.Confirm(ctx, tt.id, tt.token, tt.now, keepFor, nil); err != intake.ErrNotFound {
+			if _, err := ts.Confirm(ctx, intake.Claim{ID: tt.id, TokenHash: tt.token}, tt.now, keepFor, nil); err != intake.ErrNotFound {
 				t.Errorf("Confirm = %v, want exactly intake.ErrNotFound", err)
 			}
-			if err := ts.Withdraw(ctx, tt.id, tt.token, tt.now, nil); err != intake.ErrNotFound {
+			if err := ts.Withdraw(ctx, intake.Claim{ID: tt.id, TokenHash: tt.token}, tt.now, nil); err != intake.ErrNotFound {
 				t.Errorf("Withdraw = %v, want exactly intake.ErrNotFound", err)
 			}
 		})
 	}
-	if err := ts.Withdraw(ctx, "nf", right, t0.Add(time.Minute), nil); intake.CodeOf(err) != intake.CodeStateConflict {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "nf", TokenHash: right}, t0.Add(time.Minute), nil); intake.CodeOf(err) != intake.CodeStateConflict {
 		t.Fatalf("Withdraw of a draft = %v, want STATE_CONFLICT", err)
 	}
 	if ts.transitions.Load() != 0 || !ts.exists(t, Introductions, "nf") {
@@ -302,17 +302,17 @@ func TestRPCCounts(t *testing.T) {
 	}
 	keep := ts.rpcs.Count()
 	ts.rpcs.Reset()
-	if _, err := ts.Confirm(ctx, "rpc", intake.HashToken(token("rpc")), t0.Add(time.Minute), keepFor, nil); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "rpc", TokenHash: intake.HashToken(token("rpc"))}, t0.Add(time.Minute), keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 	confirm := ts.rpcs.Count()
 	ts.rpcs.Reset()
-	if _, err := ts.Confirm(ctx, "rpc", intake.HashToken(token("rpc")), t0.Add(2*time.Minute), keepFor, nil); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "rpc", TokenHash: intake.HashToken(token("rpc"))}, t0.Add(2*time.Minute), keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 	repeat := ts.rpcs.Count()
 	ts.rpcs.Reset()
-	if err := ts.Withdraw(ctx, "rpc", intake.HashToken(token("rpc")), t0.Add(3*time.Minute), nil); err != nil {
+	if err := ts.Withdraw(ctx, intake.Claim{ID: "rpc", TokenHash: intake.HashToken(token("rpc"))}, t0.Add(3*time.Minute), nil); err != nil {
 		t.Fatal(err)
 	}
 	withdraw := ts.rpcs.Count()

@@ -130,7 +130,7 @@ func TestSweepDeletesEachClassAtItsBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	confirmedAt := t0.Add(time.Minute)
-	if _, err := ts.Confirm(ctx, "sent", intake.HashToken(token("sent")), confirmedAt, keepFor, nil); err != nil {
+	if _, err := ts.Confirm(ctx, intake.Claim{ID: "sent", TokenHash: intake.HashToken(token("sent"))}, confirmedAt, keepFor, nil); err != nil {
 		t.Fatal(err)
 	}
 	refused := intake.LedgerEntry{ID: "refused", Version: intake.LedgerVersion,
@@ -473,7 +473,7 @@ func TestConsentRecheck(t *testing.T) {
 		if _, err := ts.KeepDraft(ctx, k); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+		if _, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, t0.Add(time.Minute), keepFor, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -576,7 +576,7 @@ func TestConsentRecheckCoversEveryLanguage(t *testing.T) {
 		if _, err := ts.KeepDraft(ctx, k); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ts.Confirm(ctx, id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+		if _, err := ts.Confirm(ctx, intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, t0.Add(time.Minute), keepFor, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

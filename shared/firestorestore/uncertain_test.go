@@ -86,7 +86,7 @@ func TestAKeptDraftIsNeverAnswered503(t *testing.T) {
 				t.Fatalf("a draft with an Idempotency-Key Firestore kept was answered %v", err)
 			}
 			for _, id := range []string{plain.Introduction.ID, withKey.Introduction.ID} {
-				if _, err := s.Confirm(context.Background(), id, intake.HashToken(token(id)), t0.Add(time.Minute), keepFor, nil); err != nil {
+				if _, err := s.Confirm(context.Background(), intake.Claim{ID: id, TokenHash: intake.HashToken(token(id))}, t0.Add(time.Minute), keepFor, nil); err != nil {
 					t.Fatalf("the kept draft %s does not confirm: %v", id, err)
 				}
 			}

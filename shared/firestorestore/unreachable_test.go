@@ -43,6 +43,7 @@ func TestUnreachable(t *testing.T) {
 	defer db.Close()
 	s := db.Intake(nil)
 	right := intake.HashToken(token("down"))
+	decoy := intake.Claim{ID: "down", TokenHash: right, DecoyTokenHash: right}
 	e := draft("down", t0).Ledger
 	e.Decision = intake.DecisionRejected
 	tests := []struct {
@@ -50,18 +51,27 @@ func TestUnreachable(t *testing.T) {
 		call func() error
 	}{
 		{"KeepDraft", func() error { _, err := s.KeepDraft(ctx, draft("down", t0)); return err }},
-		{"Confirm", func() error { _, err := s.Confirm(ctx, "down", right, t0, keepFor, nil); return err }},
-		{"Withdraw", func() error { return s.Withdraw(ctx, "down", right, t0, nil) }},
-		{"RecordAttempt", func() error { return s.RecordAttempt(ctx, e) }},
-		{"ConfirmDecoy", func() error { _, err := s.ConfirmDecoy(ctx, "down", true, t0, keepFor); return err }},
-		{"WithdrawDecoy", func() error { return s.WithdrawDecoy(ctx, "down", true, t0) }},
-		{"AttachableDraft", func() error { _, err := s.AttachableDraft(ctx, "down", right, t0); return err }},
-		{"SetAttachment", func() error {
-			_, err := s.SetAttachment(ctx, "down", right, t0, nil, func(string, string) string { return "" })
+		{"Confirm", func() error {
+			_, err := s.Confirm(ctx, intake.Claim{ID: "down", TokenHash: right}, t0, keepFor, nil)
 			return err
 		}},
-		{"AttachableDecoy", func() error { _, err := s.AttachableDecoy(ctx, "down", right, true, t0); return err }},
-		{"SetDecoyAttachment", func() error { _, err := s.SetDecoyAttachment(ctx, "down", right, true, t0, nil); return err }},
+		{"Withdraw", func() error { return s.Withdraw(ctx, intake.Claim{ID: "down", TokenHash: right}, t0, nil) }},
+		{"RecordAttempt", func() error { return s.RecordAttempt(ctx, e) }},
+		{"Confirm (decoy)", func() error { _, err := s.Confirm(ctx, decoy, t0, keepFor, nil); return err }},
+		{"Withdraw (decoy)", func() error { return s.Withdraw(ctx, decoy, t0, nil) }},
+		{"AttachableDraft", func() error {
+			_, err := s.AttachableDraft(ctx, intake.Claim{ID: "down", TokenHash: right}, t0)
+			return err
+		}},
+		{"SetAttachment", func() error {
+			_, err := s.SetAttachment(ctx, intake.Claim{ID: "down", TokenHash: right}, t0, nil, func(string, string) string { return "" })
+			return err
+		}},
+		{"AttachableDraft (decoy)", func() error { _, err := s.AttachableDraft(ctx, decoy, t0); return err }},
+		{"SetAttachment (decoy)", func() error {
+			_, err := s.SetAttachment(ctx, decoy, t0, nil, func(string, string) string { return "" })
+			return err
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

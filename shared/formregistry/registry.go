@@ -161,6 +161,21 @@ func (v *Version) In(lang string) (*Version, bool) {
 	return t, ok
 }
 
+// Shown returns v in the language the page showed it in: lang, or the
+// version file's own for "". A language v is not shown in is
+// FORM_VERSION_UNKNOWN on lang: the evidence could not name the text the
+// visitor saw.
+func (v *Version) Shown(lang string) (*Version, error) {
+	if lang == "" {
+		lang = v.langs[0]
+	}
+	if in, ok := v.In(lang); ok {
+		return in, nil
+	}
+	return nil, intake.Invalid(intake.FieldError{Field: "lang", Code: intake.CodeFormVersionUnknown,
+		Detail: "This form is not shown in this language any more. Please reload the page and send your introduction again."})
+}
+
 // Langs returns the languages the version is shown in: the version file's
 // first, then the others sorted.
 func (v *Version) Langs() []string { return slices.Clone(v.langs) }

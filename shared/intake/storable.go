@@ -223,8 +223,8 @@ func CheckStorableAttachment(id string, a *Attachment) error {
 	return c.result()
 }
 
-// CheckStorableDecoyAttachment checks a decoy's attachment as CheckStorableAttachment, without
-// an object.
+// CheckStorableDecoyAttachment checks a decoy's attachment as
+// CheckStorableAttachment, without an object.
 func CheckStorableDecoyAttachment(a *Attachment) error {
 	if a == nil {
 		return nil

@@ -155,37 +155,23 @@ type Store interface {
 	// on any refusal, it writes nothing; a replay returns outcome.Replay.
 	KeepDraft(ctx context.Context, k DraftKeeping) (KeepOutcome, error)
 
-	// Confirm applies the confirm move with one conditional update, binds the
-	// consent evidence to the confirm step, moves the retention to keepFor
-	// from now, writes the outbox (one Envelope per destination, bound to
-	// the submission and kept as long as it) and updates the ledger entry,
-	// all in one atomic write. A repeat by the token holder returns the same
-	// introduction unchanged and writes nothing. Errors: NOT_FOUND (unknown
-	// id, expired draft, or wrong token alike), UNAVAILABLE.
-	Confirm(ctx context.Context, id string, tokenHash []byte, now time.Time, keepFor time.Duration, outbox []Envelope) (*Introduction, error)
+	// Confirm applies the confirm move to c's subject with one conditional
+	// update, binds the consent evidence to the confirm step, moves the
+	// retention to keepFor from now, writes the outbox (one Envelope per
+	// destination, bound to the submission and kept as long as it; none for
+	// a decoy) and updates the ledger entry, all in one atomic write. A
+	// repeat by the token holder returns the same introduction unchanged and
+	// writes nothing. Errors: NOT_FOUND (unknown id, expired draft, or wrong
+	// token alike), UNAVAILABLE.
+	Confirm(ctx context.Context, c Claim, now time.Time, keepFor time.Duration, outbox []Envelope) (*Introduction, error)
 
-	// Withdraw erases the introduction and its transcript and records the
-	// withdrawal in the ledger entry without content, naming the
-	// destinations the content had already reached; it writes each notice
-	// (an introduction.withdrawn Envelope) whose destination had an
-	// envelope of the confirmation. Errors: NOT_FOUND, STATE_CONFLICT (a
+	// Withdraw erases the introduction and its transcript (a decoy's file)
+	// and records the withdrawal in the ledger entry without content,
+	// naming the destinations the content had already reached; it writes
+	// each notice (an introduction.withdrawn Envelope) whose destination had
+	// an envelope of the confirmation. Errors: NOT_FOUND, STATE_CONFLICT (a
 	// draft cannot be withdrawn), UNAVAILABLE.
-	Withdraw(ctx context.Context, id string, tokenHash []byte, now time.Time, notices []Envelope) error
-
-	// ConfirmDecoy applies a confirmation to the honeypot decoy whose ledger
-	// entry is id, as Confirm would to a draft: the first confirmation
-	// within the draft lifetime sets ConfirmedAt (UTC, to the microsecond)
-	// and keeps the entry for keepFor; a repeat changes nothing. The entry
-	// is read whether or not tokenMatches, so a wrong token costs the same
-	// read as a right one. It returns the decoy's state. Errors: NOT_FOUND
-	// (no such decoy, a wrong token, expired unconfirmed, withdrawn),
-	// UNAVAILABLE.
-	ConfirmDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time, keepFor time.Duration) (DecoyRecord, error)
-
-	// WithdrawDecoy applies a withdrawal to the decoy whose ledger entry is
-	// id, as Withdraw would to a draft. Errors: NOT_FOUND (as ConfirmDecoy),
-	// STATE_CONFLICT (not confirmed), UNAVAILABLE.
-	WithdrawDecoy(ctx context.Context, id string, tokenMatches bool, now time.Time) error
+	Withdraw(ctx context.Context, c Claim, now time.Time, notices []Envelope) error
 
 	// RecordAttempt creates the ledger entry of an attempt that kept
 	// nothing; writing the same id again is no error. Errors: UNAVAILABLE.
@@ -212,31 +198,37 @@ type Keyring interface {
 	Versions() []string
 }
 
+// Claim names the subject of a move (confirm, revise, withdraw, attach)
+// and what its holder presents: the id and the hash of the token. A
+// honeypot's decoy keeps no token hash: DecoyTokenHash is the hash of its
+// own token, against which the presented one is checked as a draft's is;
+// nil for a draft. A store moves a decoy's content-free ledger entry as it
+// moves a draft, with the same reads and writes.
+type Claim struct {
+	ID             string
+	TokenHash      []byte
+	DecoyTokenHash []byte
+}
+
+// Decoy reports whether c names a honeypot's decoy.
+func (c Claim) Decoy() bool { return c.DecoyTokenHash != nil }
+
 // Attacher keeps a draft's attachment (firestorestore's intake store is
-// one): the metadata on the draft and its evidence in the ledger entry.
+// one): the metadata on the draft and its evidence in the ledger entry. A
+// decoy keeps a (with no object, CheckStorableDecoyAttachment) for its
+// answers only until its draft would have expired or it is withdrawn, and
+// its ledger entry a's type and size.
 type Attacher interface {
-	// AttachableDraft returns the live draft id for the holder of
-	// tokenHash, before any byte of a file is read. Errors: NOT_FOUND,
-	// STATE_CONFLICT (see AttachableBy), UNAVAILABLE.
-	AttachableDraft(ctx context.Context, id string, tokenHash []byte, now time.Time) (*Introduction, error)
+	// AttachableDraft returns c's live draft, before any byte of a file is
+	// read. Errors: NOT_FOUND, STATE_CONFLICT (see AttachableBy),
+	// UNAVAILABLE.
+	AttachableDraft(ctx context.Context, c Claim, now time.Time) (*Introduction, error)
 	// SetAttachment sets the draft's attachment to a (nil removes it) and
 	// its ledger entry's record of it with it (LedgerEntry.RecordAttachment,
 	// the purpose being purposeOf the draft's form version), in one
 	// transaction that checks AttachableBy again, and returns the
 	// attachment it replaced (nil for none). Errors: as AttachableDraft,
-	// INTERNAL when a fails CheckStorableAttachment; nothing is written
-	// then.
-	SetAttachment(ctx context.Context, id string, tokenHash []byte, now time.Time, a *Attachment,
+	// INTERNAL when a is not storable; nothing is written then.
+	SetAttachment(ctx context.Context, c Claim, now time.Time, a *Attachment,
 		purposeOf func(formID, formVersion string) string) (previous *Attachment, err error)
-
-	// AttachableDecoy and SetDecoyAttachment do for the honeypot decoy
-	// whose ledger entry is id what AttachableDraft and SetAttachment do
-	// for a draft, with the same reads and writes and the same errors, so
-	// that a decoy answers as a draft would: the token counts as the
-	// holder's only when tokenMatches. A decoy keeps a (with no object,
-	// CheckStorableDecoyAttachment) for its answers only until its draft
-	// would have expired or it is withdrawn, and its ledger entry a's type
-	// and size.
-	AttachableDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time) (*Introduction, error)
-	SetDecoyAttachment(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time, a *Attachment) (previous *Attachment, err error)
 }

@@ -50,16 +50,8 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 	// A honeypot's decoy takes the same steps, with the same reads and
 	// writes, on its own records; its bytes are read to their end and
 	// checked as a draft's are, then dropped.
-	decoy := s.isDecoy(id)
-	decoyHolder := decoy && s.decoyTokenMatches(id, token)
-	tokenHash := intake.HashToken(token)
-	var draft *intake.Introduction
-	var err error
-	if decoy {
-		draft, err = s.Attacher.AttachableDecoy(ctx, id, tokenHash, decoyHolder, now)
-	} else {
-		draft, err = s.Attacher.AttachableDraft(ctx, id, tokenHash, now)
-	}
+	c := s.claimOf(id, token)
+	draft, err := s.Attacher.AttachableDraft(ctx, c, now)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +59,7 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 		return nil, err
 	}
 	files, object := attachment.Files(discard{}), ""
-	if !decoy {
+	if !c.Decoy() {
 		files = s.Files
 		if object, err = s.newObjectName(id); err != nil {
 			return nil, intake.Internal(err)
@@ -79,14 +71,7 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 		return nil, err
 	}
 	a := &intake.Attachment{Name: attachment.CleanName(req.Name), Type: got.Type, Size: got.Size, SHA256: got.SHA256, Object: object}
-	if decoy {
-		if _, err := s.Attacher.SetDecoyAttachment(ctx, id, tokenHash, decoyHolder, s.Clock.Now(), a); err != nil {
-			return nil, err
-		}
-		s.Logger.InfoContext(ctx, "decoy attachment answered; its bytes dropped", slog.String("ledgerId", id))
-		return a, nil
-	}
-	previous, err := s.Attacher.SetAttachment(ctx, id, tokenHash, s.Clock.Now(), a, s.attachmentPurpose)
+	previous, err := s.Attacher.SetAttachment(ctx, c, s.Clock.Now(), a, s.attachmentPurpose)
 	if err != nil {
 		// Refused for certain (confirmed or gone while the bytes streamed,
 		// or the store's own check): no draft names the new object, so it
@@ -102,7 +87,7 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 		s.deleteObjects(ctx, id, previous.Object)
 	}
 	s.Logger.InfoContext(ctx, "attachment kept", slog.String("submissionId", id), slog.String("type", a.Type),
-		slog.Int64("size", a.Size), slog.Bool("replaced", previous != nil))
+		slog.Int64("size", a.Size), slog.Bool("replaced", previous != nil), slog.Bool("decoy", c.Decoy()))
 	return a, nil
 }
 
@@ -119,12 +104,7 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 	if !idPattern.MatchString(req.ID) || !tokenPattern.MatchString(req.Token) {
 		return intake.ErrNotFound
 	}
-	tokenHash := intake.HashToken(req.Token)
-	if s.isDecoy(req.ID) {
-		_, err := s.Attacher.SetDecoyAttachment(ctx, req.ID, tokenHash, s.decoyTokenMatches(req.ID, req.Token), now, nil)
-		return err
-	}
-	previous, err := s.Attacher.SetAttachment(ctx, req.ID, tokenHash, now, nil, s.attachmentPurpose)
+	previous, err := s.Attacher.SetAttachment(ctx, s.claimOf(req.ID, req.Token), now, nil, s.attachmentPurpose)
 	if err != nil {
 		return err
 	}
@@ -175,8 +155,12 @@ func (s *Service) DeleteAttachments(ctx context.Context, id string) {
 }
 
 // deleteObjects deletes the objects under prefix (an object's full name,
-// or an introduction's prefix), logging a failure.
+// or an introduction's prefix; "", a decoy's, names none), logging a
+// failure.
 func (s *Service) deleteObjects(ctx context.Context, id, prefix string) {
+	if prefix == "" {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if _, err := s.Files.DeleteUnder(ctx, prefix); err != nil {

@@ -22,11 +22,11 @@ type scriptedAttacher struct {
 	set func(a *intake.Attachment) (*intake.Attachment, error)
 }
 
-func (scriptedAttacher) AttachableDraft(_ context.Context, id string, tokenHash []byte, now time.Time) (*intake.Introduction, error) {
-	return &intake.Introduction{ID: id, State: intake.StateDraft, FormID: "introduction", FormVersion: "3", TokenHash: tokenHash, ExpireAt: now.Add(time.Hour)}, nil
+func (scriptedAttacher) AttachableDraft(_ context.Context, c intake.Claim, now time.Time) (*intake.Introduction, error) {
+	return &intake.Introduction{ID: c.ID, State: intake.StateDraft, FormID: "introduction", FormVersion: "3", TokenHash: c.TokenHash, ExpireAt: now.Add(time.Hour)}, nil
 }
 
-func (s scriptedAttacher) SetAttachment(_ context.Context, _ string, _ []byte, _ time.Time, a *intake.Attachment, _ func(string, string) string) (*intake.Attachment, error) {
+func (s scriptedAttacher) SetAttachment(_ context.Context, _ intake.Claim, _ time.Time, a *intake.Attachment, _ func(string, string) string) (*intake.Attachment, error) {
 	return s.set(a)
 }
 

@@ -56,18 +56,12 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return nil, intake.ErrNotFound
 	}
-	if s.isDecoy(id) {
-		// A decoy answers as a draft would, from its ledger entry, with the
-		// same store round trips (the entry is read even for a wrong token).
-		d, err := s.Store.ConfirmDecoy(ctx, id, s.decoyTokenMatches(id, token), now, s.Retention.Introduction)
-		if err != nil {
-			return nil, err
-		}
-		s.Logger.InfoContext(ctx, "decoy confirmed", slog.String("ledgerId", id))
-		return &Confirmation{ID: id, ConfirmedAt: d.ConfirmedAt, KeptUntil: d.ConfirmedAt.Add(s.Retention.Introduction)}, nil
+	c := s.claimOf(id, token)
+	var outbox []intake.Envelope // a decoy sends nothing
+	if !c.Decoy() {
+		outbox = s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(req.RequestID, now))
 	}
-	outbox := s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(req.RequestID, now))
-	in, err := s.Store.Confirm(ctx, id, intake.HashToken(token), now, s.Retention.Introduction, outbox)
+	in, err := s.Store.Confirm(ctx, c, now, s.Retention.Introduction, outbox)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +71,7 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 	if in.ConfirmedAt.Equal(now.UTC().Truncate(time.Microsecond)) {
 		s.Handoff.Dispatch(envelopeIDs(outbox))
 	}
-	s.Logger.InfoContext(ctx, "introduction confirmed", slog.String("submissionId", id), slog.String("state", string(in.State)))
+	s.Logger.InfoContext(ctx, "introduction confirmed", slog.String("submissionId", id), slog.String("state", string(in.State)), slog.Bool("decoy", c.Decoy()))
 	return &Confirmation{ID: in.ID, ConfirmedAt: in.ConfirmedAt, KeptUntil: in.ExpireAt}, nil
 }
 
@@ -100,18 +94,19 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
 		return intake.ErrNotFound
 	}
-	if s.isDecoy(id) {
-		return s.Store.WithdrawDecoy(ctx, id, s.decoyTokenMatches(id, token), now)
+	c := s.claimOf(id, token)
+	var notices []intake.Envelope
+	if !c.Decoy() {
+		notices = s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(req.RequestID, now))
 	}
-	notices := s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(req.RequestID, now))
-	if err := s.Store.Withdraw(ctx, id, intake.HashToken(token), now, notices); err != nil {
+	if err := s.Store.Withdraw(ctx, c, now, notices); err != nil {
 		return err
 	}
 	// The store wrote only the notices whose destination had the content;
 	// the others are not found and cost nothing.
 	s.Handoff.Dispatch(envelopeIDs(notices))
 	s.DeleteAttachments(ctx, id)
-	s.Logger.InfoContext(ctx, "introduction withdrawn", slog.String("submissionId", id))
+	s.Logger.InfoContext(ctx, "introduction withdrawn", slog.String("submissionId", id), slog.Bool("decoy", c.Decoy()))
 	return nil
 }
 

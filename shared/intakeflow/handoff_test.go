@@ -29,17 +29,17 @@ type confirmingStore struct {
 	notices     [][]intake.Envelope
 }
 
-func (s *confirmingStore) Confirm(_ context.Context, id string, _ []byte, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
+func (s *confirmingStore) Confirm(_ context.Context, c intake.Claim, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.confirmedAt.IsZero() {
 		s.confirmedAt = now.UTC().Truncate(time.Microsecond)
 		s.outboxes = append(s.outboxes, outbox)
 	}
-	return &intake.Introduction{ID: id, State: intake.StateConfirmed, ConfirmedAt: s.confirmedAt, ExpireAt: s.confirmedAt.Add(keepFor)}, nil
+	return &intake.Introduction{ID: c.ID, State: intake.StateConfirmed, ConfirmedAt: s.confirmedAt, ExpireAt: s.confirmedAt.Add(keepFor)}, nil
 }
 
-func (s *confirmingStore) Withdraw(_ context.Context, _ string, _ []byte, _ time.Time, notices []intake.Envelope) error {
+func (s *confirmingStore) Withdraw(_ context.Context, _ intake.Claim, _ time.Time, notices []intake.Envelope) error {
 	s.notices = append(s.notices, notices)
 	return nil
 }

@@ -45,29 +45,17 @@ func (s *untouchableStore) KeepDraft(_ context.Context, k intake.DraftKeeping) (
 	s.t.Errorf("the store was touched for a draft that must be refused before the database")
 	return intake.KeepOutcome{}, intake.Internal(fmt.Errorf("touched"))
 }
-func (s *untouchableStore) Confirm(context.Context, string, []byte, time.Time, time.Duration, []intake.Envelope) (*intake.Introduction, error) {
+func (s *untouchableStore) Confirm(context.Context, intake.Claim, time.Time, time.Duration, []intake.Envelope) (*intake.Introduction, error) {
 	s.t.Errorf("Confirm called")
 	return nil, intake.ErrNotFound
 }
-func (s *untouchableStore) Withdraw(context.Context, string, []byte, time.Time, []intake.Envelope) error {
+func (s *untouchableStore) Withdraw(context.Context, intake.Claim, time.Time, []intake.Envelope) error {
 	s.t.Errorf("Withdraw called")
 	return intake.ErrNotFound
 }
-func (s *untouchableStore) ReviseDraft(context.Context, string, []byte, time.Time, func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
+func (s *untouchableStore) ReviseDraft(context.Context, intake.Claim, time.Time, func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	s.t.Errorf("ReviseDraft called")
 	return nil, intake.ErrNotFound
-}
-func (s *untouchableStore) ReviseDecoy(context.Context, string, []byte, bool, time.Time, func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
-	s.t.Errorf("ReviseDecoy called")
-	return nil, intake.ErrNotFound
-}
-func (s *untouchableStore) ConfirmDecoy(context.Context, string, bool, time.Time, time.Duration) (intake.DecoyRecord, error) {
-	s.t.Errorf("ConfirmDecoy called")
-	return intake.DecoyRecord{}, intake.ErrNotFound
-}
-func (s *untouchableStore) WithdrawDecoy(context.Context, string, bool, time.Time) error {
-	s.t.Errorf("WithdrawDecoy called")
-	return intake.ErrNotFound
 }
 func (s *untouchableStore) RecordAttempt(_ context.Context, e intake.LedgerEntry) error {
 	s.mu.Lock()

@@ -13,20 +13,14 @@ import (
 
 // Reviser replaces a kept draft's content (firestorestore.Store is one).
 type Reviser interface {
-	// ReviseDraft reads the draft, checks RevisableBy, asks revise for the
+	// ReviseDraft reads c's draft (or decoy), checks RevisableBy, asks revise for the
 	// new content, applies ReviseBy and writes the draft, its transcript
 	// and its ledger entry atomically; a revision revise refuses
 	// (Revision.Refusal) it counts with RefuseRevisionBy, writing only the
 	// count, and returns the Refusal. Errors: NOT_FOUND (unknown id,
 	// expired draft, wrong token alike), STATE_CONFLICT, RATE_LIMITED after
 	// intake.MaxRevisions, the Refusal, what revise returns, UNAVAILABLE.
-	ReviseDraft(ctx context.Context, id string, tokenHash []byte, now time.Time,
-		revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error)
-	// ReviseDecoy revises a honeypot's decoy as ReviseDraft revises a
-	// draft, from its content-free ledger entry, writing no content; the
-	// presented token is the holder's only when tokenMatches. Errors: as
-	// ReviseDraft.
-	ReviseDecoy(ctx context.Context, id string, tokenHash []byte, tokenMatches bool, now time.Time,
+	ReviseDraft(ctx context.Context, c intake.Claim, now time.Time,
 		revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error)
 }
 
@@ -86,7 +80,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		if lang == "" {
 			lang = current.Lang
 		}
-		version, err := shownIn(version, lang)
+		version, err := version.Shown(lang)
 		if err != nil {
 			return intake.Revision{}, err
 		}
@@ -118,15 +112,8 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 			Purposes: purposes, Stored: storedFields(revised), SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
 			Added: kept.Added}, nil
 	}
-	var in *intake.Introduction
-	var err error
-	if s.isDecoy(req.ID) {
-		// A decoy is revised as a draft is — the same checks, content rules
-		// and answer — from its ledger entry, keeping none of the content.
-		in, err = s.Reviser.ReviseDecoy(ctx, req.ID, intake.HashToken(req.Token), s.decoyTokenMatches(req.ID, req.Token), now, revise)
-	} else {
-		in, err = s.Reviser.ReviseDraft(ctx, req.ID, intake.HashToken(req.Token), now, revise)
-	}
+	// A decoy is revised as a draft is, keeping none of the content.
+	in, err := s.Reviser.ReviseDraft(ctx, s.claimOf(req.ID, req.Token), now, revise)
 	if err != nil {
 		if refused != nil && intake.AsError(err) == refused {
 			return nil, s.tallyRevision(clientKey, req.ID, now, refused)

@@ -19,9 +19,10 @@ import (
 // (RevisableBy, then ReviseBy or RefuseRevisionBy).
 type oneDraft struct{ in intake.Introduction }
 
-func (d *oneDraft) ReviseDraft(_ context.Context, id string, tokenHash []byte, now time.Time,
+func (d *oneDraft) ReviseDraft(_ context.Context, c intake.Claim, now time.Time,
 	revise func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
-	if id != d.in.ID {
+	tokenHash := c.TokenHash
+	if c.ID != d.in.ID || c.Decoy() {
 		return nil, intake.ErrNotFound
 	}
 	in := d.in
@@ -44,10 +45,6 @@ func (d *oneDraft) ReviseDraft(_ context.Context, id string, tokenHash []byte, n
 	}
 	d.in = in
 	return &in, nil
-}
-
-func (d *oneDraft) ReviseDecoy(context.Context, string, []byte, bool, time.Time, func(intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
-	return nil, intake.ErrNotFound
 }
 
 // formsWithRetiredVersion is the embedded registry plus a version 3 of the

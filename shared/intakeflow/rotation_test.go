@@ -76,21 +76,19 @@ type decoyStore struct {
 	tokenMatched []bool
 }
 
-func (s *decoyStore) Confirm(_ context.Context, id string, _ []byte, _ time.Time, _ time.Duration, _ []intake.Envelope) (*intake.Introduction, error) {
+func (s *decoyStore) Confirm(_ context.Context, c intake.Claim, now time.Time, keepFor time.Duration, _ []intake.Envelope) (*intake.Introduction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.realAsked = append(s.realAsked, id)
-	return nil, intake.ErrNotFound
-}
-
-func (s *decoyStore) ConfirmDecoy(_ context.Context, id string, tokenMatches bool, now time.Time, _ time.Duration) (intake.DecoyRecord, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.decoyAsked, s.tokenMatched = append(s.decoyAsked, id), append(s.tokenMatched, tokenMatches)
-	if !tokenMatches {
-		return intake.DecoyRecord{}, intake.ErrNotFound
+	if !c.Decoy() {
+		s.realAsked = append(s.realAsked, c.ID)
+		return nil, intake.ErrNotFound
 	}
-	return intake.DecoyRecord{ConfirmedAt: now}, nil
+	tokenMatches := bytes.Equal(c.TokenHash, c.DecoyTokenHash)
+	s.decoyAsked, s.tokenMatched = append(s.decoyAsked, c.ID), append(s.tokenMatched, tokenMatches)
+	if !tokenMatches {
+		return nil, intake.ErrNotFound
+	}
+	return &intake.Introduction{ID: c.ID, State: intake.StateConfirmed, ConfirmedAt: now, ExpireAt: now.Add(keepFor)}, nil
 }
 
 // instance is one running instance of the intake service over keys.

@@ -5,7 +5,6 @@ import (
 	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -15,7 +14,9 @@ import (
 	"sync"
 
 	"github.com/ownersite/introductions/shared/contentrules"
+	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/spamsignals"
 )
 
 const (
@@ -38,10 +39,16 @@ func (s *Service) keyedHash(kind, value string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// emailKey is what the email limit counts: drafts naming one address (in
-// contentrules.NormaliseEmail's one normal form, so invisible characters,
-// full-width letters, case and +tags do not make a new sender) from one
-// client network (clientPrefix).
+// draftKeys are the keyed hashes a draft is named by in storage and logs,
+// computed once per request by keysOf ("" for what the draft has none of):
+// its client network (clientPrefix), its Idempotency-Key, its email, and
+// its message and sender for the repeated-message check.
+type draftKeys struct{ client, idempotency, email, message, sender string }
+
+// keysOf computes req's draftKeys. The email key is what the email limit
+// counts: drafts naming one address (in contentrules.NormaliseEmail's one
+// normal form, so invisible characters, full-width letters, case and +tags
+// do not make a new sender) from one client network.
 //
 // The threat it defends against is a lock-out: were the key the address
 // alone, anyone who knows a recruiter's address could send five drafts in
@@ -52,8 +59,20 @@ func (s *Service) keyedHash(kind, value string) string {
 // one address are each limited on their own — they still pay a proof of
 // work and the address limit per draft, and nothing reaches the owner
 // unconfirmed.
-func (s *Service) emailKey(email string, client netip.Addr) string {
-	return s.keyedHash("email", contentrules.NormaliseEmail(email)+"\x00"+clientPrefix(client))
+func (s *Service) keysOf(req DraftRequest) draftKeys {
+	f, prefix := req.Submission.Fields, clientPrefix(req.Client)
+	email, repeat := contentrules.NormaliseEmail(f.Email), spamsignals.RepeatKey(f.Message)
+	k := draftKeys{client: s.keyedHash("ip", prefix)}
+	if req.IdempotencyKey != "" {
+		k.idempotency = s.keyedHash("idempotency", req.IdempotencyKey)
+	}
+	if f.Email != "" {
+		k.email = s.keyedHash("email", email+"\x00"+prefix)
+	}
+	if repeat != "" {
+		k.message, k.sender = s.keyedHash("message", repeat), s.keyedHash("message-sender", email)
+	}
+	return k
 }
 
 // clientPrefix is the rate-limit identity of an address: IPv4 as is, IPv6
@@ -127,17 +146,19 @@ func (s *Service) decoyMAC(data []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// newIDAndToken returns a fresh id and token: for a draft, a random id that
-// is never a decoy's and a random token; for a honeypot's decoy, newDecoy's.
-func (s *Service) newIDAndToken(decoy bool) (id, token string, err error) {
+// newIdentity returns a fresh id and token — for a draft, a random id that
+// is never a decoy's and a random token; for a honeypot's decoy, newDecoy's
+// — and, for an Idempotency-Key, the token sealed under it.
+func (s *Service) newIdentity(decoy bool, idempotencyKey string) (id, token string, sealed []byte, err error) {
 	if decoy {
-		return s.newDecoy()
+		id, token, err = s.newDecoy()
+	} else if id, err = s.newID(); err == nil {
+		token, err = s.newToken()
 	}
-	if id, err = s.newID(); err != nil {
-		return "", "", err
+	if err == nil && idempotencyKey != "" {
+		sealed, err = s.seal(idempotencyKey, token)
 	}
-	token, err = s.newToken()
-	return id, token, err
+	return id, token, sealed, err
 }
 
 // newDecoy returns an id and token for a honeypot's decoy: they look like
@@ -168,8 +189,14 @@ func (s *Service) isDecoy(id string) bool {
 	return hmac.Equal(s.decoyMAC(body)[:decoyTag], tag)
 }
 
-func (s *Service) decoyTokenMatches(id, token string) bool {
-	return subtle.ConstantTimeCompare([]byte(s.decoyToken(id)), []byte(token)) == 1
+// claimOf is the claim of the holder of token on id; for a decoy, with
+// the hash of the decoy's own token, which no record keeps.
+func (s *Service) claimOf(id, token string) intake.Claim {
+	c := intake.Claim{ID: id, TokenHash: intake.HashToken(token)}
+	if s.isDecoy(id) {
+		c.DecoyTokenHash = intake.HashToken(s.decoyToken(id))
+	}
+	return c
 }
 
 // sealKey derives the key that seals a draft's token for replays from the

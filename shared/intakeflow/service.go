@@ -130,6 +130,9 @@ func New(d Deps) (*Service, error) {
 // DraftRequest is one decoded draft with where it came from.
 type DraftRequest struct {
 	Submission intake.Submission
+	// Members are the body's members beyond the ones every draft carries:
+	// the fields its form version adds, and its honeypot (see readMembers).
+	Members map[string]json.RawMessage
 	// Client is the client address from the trusted X-Forwarded-For
 	// position.
 	Client netip.Addr
@@ -174,11 +177,12 @@ func WithdrawalPath(id string) string {
 // FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_* (POW_TOO_EASY
 // when the source owes a harder challenge: the decoy of a honeypot is
 // refused so too, as it counts as kept),
-// RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE. Every refusal past decoding
+// RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE, and UNREADABLE_BODY or
+// FIELD_INVALID for req.Members (see readMembers). Every refusal past decoding
 // leaves a content-free ledger entry: one of its own for a refusal by the
 // checks or the store, one per source and flood window with a count for a
 // refusal before the checks (a malformed Idempotency-Key, an unknown form
-// version, the flood layer, a remembered block). A honeypot gets a decoy
+// version or member, the flood layer, a remembered block). A honeypot gets a decoy
 // success.
 func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	if len(s.Chain) == 0 {
@@ -186,36 +190,26 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	}
 	now := s.Clock.Now()
 	entry := s.newEntry(req.RequestID, now)
-	sub := req.Submission
-	entry.FormID, entry.FormVersion = sub.FormID, sub.FormVersion
-	clientKey := s.keyedHash("ip", clientPrefix(req.Client))
-
-	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
-		return nil, s.tally(clientKey, now, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters."), nil, moveDraft)
+	entry.FormID, entry.FormVersion = req.Submission.FormID, req.Submission.FormVersion
+	keys := s.keysOf(req)
+	clientKey := keys.client
+	version, sub, err := s.resolve(req)
+	if err != nil {
+		return nil, s.tally(clientKey, now, err, nil, moveDraft)
 	}
+	req.Submission = sub
 	if req.IdempotencyKey != "" {
-		entry.IdempotencyKeyHash = s.keyedHash("idempotency", req.IdempotencyKey)
+		entry.IdempotencyKeyHash = keys.idempotency
 		if !s.claim(entry.IdempotencyKeyHash) {
 			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
 			return nil, intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")
 		}
 		defer s.release(entry.IdempotencyKeyHash)
 	}
-
-	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
-	if err == nil {
-		version, err = shownIn(version, sub.Lang)
-	}
-	if err != nil {
-		return nil, s.tally(clientKey, now, err, nil, moveDraft)
-	}
 	entry.Lang = version.Lang
 	entry.Purposes = purposesOf(version)
 
-	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey}
-	if sub.Fields.Email != "" {
-		a.EmailKey = s.emailKey(sub.Fields.Email, req.Client)
-	}
+	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey, EmailKey: keys.email}
 	err = s.Chain.Run(ctx, a)
 	entry.RateLimits = a.RateDecisions
 	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
@@ -226,7 +220,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 		entry.Validation = validationAfter(a.Abuse, err)
 		return nil, s.refuse(ctx, entry, err)
 	}
-	return s.keep(ctx, entry, a, version, req)
+	return s.keep(ctx, entry, a, version, req, keys)
 }
 
 // decoyKeeping turns k into the keeping of a honeypot's decoy: everything a
@@ -253,9 +247,9 @@ func (s *Service) decoyKeeping(k intake.DraftKeeping, a *checks.Attempt) intake.
 	return k
 }
 
-func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest) (*Draft, error) {
+func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest, keys draftKeys) (*Draft, error) {
 	now, kept := a.Now, a.Submission
-	id, token, err := s.newIDAndToken(a.Honeypot)
+	id, token, sealed, err := s.newIdentity(a.Honeypot, req.IdempotencyKey)
 	if err != nil {
 		return nil, intake.Internal(err)
 	}
@@ -292,8 +286,8 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	if kept.Conversation != "" {
 		k.Transcript = &intake.Transcript{IntroductionID: id, Text: kept.Conversation, ExpireAt: in.ExpireAt}
 	}
-	if key := spamsignals.RepeatKey(kept.Fields.Message); key != "" && !a.Honeypot {
-		k.Repeat = &intake.RepeatCheck{MessageHash: s.keyedHash("message", key), SenderHash: s.keyedHash("message-sender", contentrules.NormaliseEmail(kept.Fields.Email)),
+	if keys.message != "" && !a.Honeypot {
+		k.Repeat = &intake.RepeatCheck{MessageHash: keys.message, SenderHash: keys.sender,
 			Window: spamsignals.RepeatWindow * time.Second, Signal: spamsignals.RepeatedMessage, LikelyIfRepeated: spamsignals.Likely(append(spam, spamsignals.RepeatedMessage))}
 	}
 	if a.Honeypot {
@@ -301,10 +295,6 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	}
 	fingerprint := fingerprintOf(req.Submission)
 	if req.IdempotencyKey != "" {
-		sealed, err := s.seal(req.IdempotencyKey, token)
-		if err != nil {
-			return nil, intake.Internal(err)
-		}
 		k.Idempotency = &intake.IdempotencyRecord{KeyHash: entry.IdempotencyKeyHash, Fingerprint: fingerprint,
 			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt, Decoy: k.Decoy}
 	}
@@ -478,18 +468,57 @@ func storedFields(in intake.Introduction) []string {
 	return append(out, "consents", "tokenHash")
 }
 
-// shownIn returns v in lang (its first language when lang is empty), or
-// FORM_VERSION_UNKNOWN on lang.
-func shownIn(v *formregistry.Version, lang string) (*formregistry.Version, error) {
-	if lang == "" {
-		lang = v.Langs()[0]
+// resolve reads what a draft names before any check runs: a well-formed
+// Idempotency-Key, its published form version in the language the page
+// showed it in, and the members that version adds (readMembers).
+func (s *Service) resolve(req DraftRequest) (*formregistry.Version, intake.Submission, error) {
+	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
+		return nil, intake.Submission{}, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters.")
 	}
-	in, ok := v.In(lang)
-	if !ok {
-		return nil, intake.Invalid(intake.FieldError{Field: "lang", Code: intake.CodeFormVersionUnknown,
-			Detail: "This form is not shown in this language any more. Please reload the page and send your introduction again."})
+	sub := req.Submission
+	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
+	if err == nil {
+		version, err = version.Shown(sub.Lang)
 	}
-	return in, nil
+	if err == nil {
+		sub, err = readMembers(version, sub, req.Members)
+	}
+	return version, sub, err
+}
+
+// readMembers reads into sub the members v names beyond the ones every
+// draft carries: the fields it adds (Added; one that is no text is
+// FIELD_INVALID) and its honeypot (any value but "" fills it). A member v
+// does not know is UNREADABLE_BODY.
+func readMembers(v *formregistry.Version, sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
+	var errs []intake.FieldError
+	for _, name := range v.AddedFields() {
+		raw, ok := members[name]
+		var text string
+		switch {
+		case !ok || string(raw) == "null":
+		case json.Unmarshal(raw, &text) != nil:
+			errs = append(errs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
+		default:
+			if sub.Added == nil {
+				sub.Added = map[string]string{}
+			}
+			sub.Added[name] = text
+		}
+	}
+	for name, raw := range members {
+		if v.Honeypot != "" && name == v.Honeypot {
+			if json.Unmarshal(raw, &sub.Honeypot) != nil {
+				sub.Honeypot = string(raw)
+			}
+		} else if f, ok := v.Field(name); !ok || !f.Added() {
+			return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
+		}
+	}
+	if len(errs) > 0 {
+		return intake.Submission{}, intake.Invalid(errs...)
+	}
+	return sub, nil
 }
 
 // fingerprintOf identifies a draft body for Idempotency-Key reuse checks.

@@ -165,7 +165,7 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 		e.Provenance = intake.Provenance{Function: "confirmation", Revision: "confirmation-00017-roc", RequestID: hexOf("confirm" + id)[:32], Time: confirmedAt}
 		outbox = append(outbox, e)
 	}
-	if _, err := db.Intake(nil).Confirm(ctx, id, tokenHash, confirmedAt, Retention, outbox); err != nil {
+	if _, err := db.Intake(nil).Confirm(ctx, intake.Claim{ID: id, TokenHash: tokenHash}, confirmedAt, Retention, outbox); err != nil {
 		return "", fmt.Errorf("confirming %s: %w", id, err)
 	}
 	if s.Spam != nil {

@@ -1,0 +1,4 @@
+package intakeflow
+
+// ReadMembers is readMembers, for the external tests.
+var ReadMembers = readMembers
