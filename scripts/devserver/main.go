@@ -1,5 +1,5 @@
 // Command devserver runs every route of every function of the service (the
-// route table of functions/wiring) on one origin, with the site's reference
+// rows of each under functions/) on one origin, with the site's reference
 // page at every other path. It is what `make run` starts; configuration
 // comes from the environment (see README.md). It needs
 // FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
@@ -26,7 +26,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
@@ -52,7 +53,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if cfg.FirestoreEmulatorHost == "" {
 		logger.Warn("FIRESTORE_EMULATOR_HOST is unset: using real Firestore with your default credentials")
 	}
-	svc, err := wiring.Build(ctx, cfg, logger, wiring.Overrides{})
+	svc, err := introductions.Build(ctx, cfg, logger, dbparts.Overrides{})
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func isTerminal(w io.Writer) bool {
 
 // handler is everything the dev server answers on port: every route of
 // svc and the site's page, for loopback names only.
-func handler(svc *wiring.Service, port int) http.Handler {
+func handler(svc *dbparts.Service, port int) http.Handler {
 	return loopbackOnly(svc.Mux(sitepage.Handler()), port)
 }
 
