@@ -1,7 +1,5 @@
-// Package entry is the DeliveryEvents function's entry point and builder, which names
-// the parts the function uses. scripts/deploy.sh makes it the root package
-// of the function's own source archive; the repository's root package lists
-// it with the others.
+// Package entry is the DeliveryEvents function's builder and entry point: the
+// root package of its source archive (scripts/deploy.sh).
 package entry
 
 import (
