@@ -1,37 +1,58 @@
-// Package introductions serves every Cloud Run function of the service from
-// one binary: it imports each function's entry package (entrypoints/<key>),
-// whose init registers that function with the Functions Framework, so
-// FUNCTION_TARGET picks any of them. Its tests and infra/'s checks use it.
+// Package introductions lists every Cloud Run function of the service and
+// builds them all on one set of parts, for the dev server and the tests.
+// Importing it registers each function's entry point with the Functions
+// Framework, so FUNCTION_TARGET picks any of them; its tests and infra/'s
+// checks use it.
 //
 // No deployed function is built from here. The Go buildpack builds only the
 // root package of the uploaded source, so scripts/deploy.sh makes one
-// archive per function whose root package is that function's entry package:
-// each function links only what it uses (Challenge and Forms no Firestore
-// client and no gRPC). A function builds its own parts on its first request
-// (light.Lazy), and a failed start-up is retried with a backoff, never
-// cached.
+// archive per function whose root package is that function's entry package
+// (functions/<key>/entry): each function links only what it uses
+// (Challenge and Forms no Firestore client and no gRPC). A function builds
+// its own parts on its first request (wiring.Lazy), and a failed start-up
+// is retried with a backoff, never cached.
 package introductions
 
 import (
-	"github.com/ownersite/introductions/entrypoints/admin"
-	"github.com/ownersite/introductions/entrypoints/challenge"
-	"github.com/ownersite/introductions/entrypoints/confirmation"
-	"github.com/ownersite/introductions/entrypoints/delivery-events"
-	"github.com/ownersite/introductions/entrypoints/drafts"
-	"github.com/ownersite/introductions/entrypoints/forms"
-	"github.com/ownersite/introductions/entrypoints/sweep"
+	"context"
+	"log/slog"
+	"strings"
+	"unicode"
+
+	admin "github.com/ownersite/introductions/functions/admin/entry"
+	challenge "github.com/ownersite/introductions/functions/challenge/entry"
+	confirmation "github.com/ownersite/introductions/functions/confirmation/entry"
+	deliveryevents "github.com/ownersite/introductions/functions/delivery-events/entry"
+	drafts "github.com/ownersite/introductions/functions/drafts/entry"
+	forms "github.com/ownersite/introductions/functions/forms/entry"
+	sweep "github.com/ownersite/introductions/functions/sweep/entry"
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
+	"github.com/ownersite/introductions/shared/config"
 )
 
-// EntryPoints maps each function's key, which names its entry package's
-// directory (entrypoints/<key>), its source archive (<key>.zip) and its
-// entry in infra/'s local.functions, to the entry point the package
-// registers: one per function of the route table.
-var EntryPoints = map[string]string{
-	"challenge":       challenge.Name,
-	"forms":           forms.Name,
-	"drafts":          drafts.Name,
-	"confirmation":    confirmation.Name,
-	"delivery-events": deliveryevents.Name,
-	"sweep":           sweep.Name,
-	"admin":           admin.Name,
+// Functions are every function of the service, in the route table's order
+// (wiring.Accesses').
+var Functions = []wiring.Function{challenge.Function, forms.Function, drafts.Function, confirmation.Function, deliveryevents.Function, sweep.Function, admin.Function}
+
+// Key names the function name in the deployment: name in lower case, its
+// words joined by hyphens (DeliveryEvents: delivery-events). It is the
+// function's folder (functions/<key>/, its entry package
+// functions/<key>/entry), its source archive (<key>.zip) and its entry in
+// infra/'s local.functions.
+func Key(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// Build builds every function on one set of parts, with o's replacements:
+// the dev server's one origin and the tests' whole service.
+func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o dbparts.Overrides) (*dbparts.Service, error) {
+	return dbparts.Build(ctx, cfg, logger, o, Functions...)
 }

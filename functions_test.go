@@ -3,7 +3,6 @@ package introductions
 import (
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,23 +40,19 @@ func TestMain(m *testing.M) {
 func TestEveryEntryPointIsRegistered(t *testing.T) {
 	type probe struct{ method, path string }
 	probes := map[string][]probe{}
-	for _, name := range wiring.Functions() {
-		for _, pattern := range wiring.Patterns(name) {
+	for _, fn := range Functions {
+		for _, pattern := range fn.Patterns() {
 			_, path, _ := strings.Cut(pattern, " ")
 			path = strings.ReplaceAll(path, "{$}", "")
 			path = regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(path, "x")
-			probes[name] = append(probes[name], probe{"PATCH", path})
+			probes[fn.Name] = append(probes[fn.Name], probe{"PATCH", path})
 		}
 	}
-	registered := slices.Collect(maps.Values(EntryPoints))
-	if len(probes) != len(registered) || len(probes) == 0 {
-		t.Fatalf("%d entry points registered, %d functions in the route table", len(EntryPoints), len(probes))
+	if len(probes) != len(Functions) || len(probes) != len(wiring.Accesses()) {
+		t.Fatalf("%d functions, %d with routes, %d access rows", len(Functions), len(probes), len(wiring.Accesses()))
 	}
 	for name, ps := range probes {
 		t.Run(name, func(t *testing.T) {
-			if !slices.Contains(registered, name) {
-				t.Fatalf("%s is not an entry point", name)
-			}
 			port := freePort(t)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "INTRODUCTIONS_SERVE_FUNCTION=1", "FUNCTION_TARGET="+name, "PORT="+port,
@@ -91,33 +85,39 @@ func TestEveryEntryPointIsRegistered(t *testing.T) {
 	}
 }
 
-// TestEachFunctionHasItsEntryPackage: the entry packages are exactly the
-// route table's functions, each in entrypoints/<its key in EntryPoints>
-// (the directory scripts/deploy.sh makes the function's archive from),
-// registering its own name.
+// TestEachFunctionHasItsEntryPackage: the functions are exactly the rows
+// of wiring.Accesses, in its order, and each has its folder
+// functions/<key>/ whose entry package (the directory scripts/deploy.sh
+// makes the function's archive from) registers it.
 func TestEachFunctionHasItsEntryPackage(t *testing.T) {
-	if got, want := slices.Sorted(maps.Values(EntryPoints)), slices.Sorted(slices.Values(wiring.Functions())); !slices.Equal(got, want) {
-		t.Fatalf("entry points %q, route table's functions %q", got, want)
+	var names, want []string
+	for _, fn := range Functions {
+		names = append(names, fn.Name)
+		want = append(want, filepath.Join("functions", Key(fn.Name), "entry"))
 	}
-	dirs, err := filepath.Glob("entrypoints/*")
+	for i, a := range wiring.Accesses() {
+		if i >= len(names) || names[i] != a.Function {
+			t.Fatalf("functions %q, access rows %v", names, wiring.Accesses())
+		}
+	}
+	dirs, err := filepath.Glob("functions/*/entry")
 	if err != nil {
 		t.Fatal(err)
-	}
-	var want []string
-	for key := range EntryPoints {
-		want = append(want, filepath.Join("entrypoints", key))
 	}
 	if slices.Sort(want); !slices.Equal(dirs, want) {
 		t.Fatalf("entry package directories %q, want %q", dirs, want)
 	}
-	for key, name := range EntryPoints {
-		src, err := os.ReadFile(filepath.Join("entrypoints", key, key+".go"))
+	for _, fn := range Functions {
+		src, err := os.ReadFile(filepath.Join("functions", Key(fn.Name), "entry", "entry.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(src), "const Name = "+strconv.Quote(name)+"\n") {
-			t.Errorf("entrypoints/%s does not register %s as its Name", key, name)
+		if !strings.Contains(string(src), "functions.HTTP(Function.Name, ") {
+			t.Errorf("functions/%s/entry does not register its Function", Key(fn.Name))
 		}
+	}
+	if Key("DeliveryEvents") != "delivery-events" || Key("Admin") != "admin" {
+		t.Errorf("Key(DeliveryEvents) = %q, Key(Admin) = %q", Key("DeliveryEvents"), Key("Admin"))
 	}
 }
 

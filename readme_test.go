@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ownersite/introductions/functions/wiring"
 )
 
 // TestTheReadmeNamesMakeRunsPorts checks that every port make run and the
@@ -274,15 +272,17 @@ func TestTheRequestPathIsTrue(t *testing.T) {
 }
 
 // TestTheAPITablesAreTheRouteTable: every route of the route table
-// (wiring.Routes) stands in the route tables of functions/README.md and
+// (every function's rows) stands in the route tables of functions/README.md and
 // functions/admin/README.md, and every route those tables name is served
 // by a row of it.
 func TestTheAPITablesAreTheRouteTable(t *testing.T) {
 	mux := http.NewServeMux()
 	served := map[string]bool{}
-	for _, rt := range wiring.Routes() {
-		served[rt.Pattern] = false
-		mux.Handle(rt.Pattern, http.NotFoundHandler())
+	for _, fn := range Functions {
+		for _, pattern := range fn.Patterns() {
+			served[pattern] = false
+			mux.Handle(pattern, http.NotFoundHandler())
+		}
 	}
 	route := regexp.MustCompile("`((?:GET|POST|PUT|DELETE|PATCH) /[^`\\s]*)")
 	documented := 0

@@ -45,7 +45,7 @@ resource "google_storage_bucket" "attachments" {
 
 # Read, write and delete objects of that bucket alone, for the functions
 # that hold attachments (local.functions[*].attachments, following
-# functions/wiring/light/access.go): Drafts, Confirmation, Sweep, Admin.
+# functions/wiring/access.go): Drafts, Confirmation, Sweep, Admin.
 resource "google_storage_bucket_iam_member" "attachments" {
   for_each = local.attachment_functions
 

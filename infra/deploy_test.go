@@ -66,16 +66,16 @@ func splitCommand(line string) []string {
 	return args
 }
 
-// entryKeys lists the entry packages, entrypoints/<key>: one archive each.
+// entryKeys lists the entry packages, functions/<key>/entry: one archive each.
 func entryKeys(t *testing.T) []string {
 	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join("..", "entrypoints", "*"))
+	dirs, err := filepath.Glob(filepath.Join("..", "functions", "*", "entry"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no entry packages: %v", err)
 	}
 	var keys []string
 	for _, d := range dirs {
-		keys = append(keys, filepath.Base(d))
+		keys = append(keys, filepath.Base(filepath.Dir(d)))
 	}
 	return keys
 }
@@ -137,8 +137,8 @@ func TestDeployScriptRunsTerraform(t *testing.T) {
 			var dir string
 			for i, key := range keys {
 				list, zipArgs := splitCommand(lines[2*i]), splitCommand(lines[2*i+1])
-				if strings.Join(list[:5], " ") != "env GOOS=linux GOARCH=amd64 go list" || list[len(list)-1] != "./entrypoints/"+key {
-					t.Errorf("command %q, want go list of ./entrypoints/%s's files for linux", lines[2*i], key)
+				if strings.Join(list[:5], " ") != "env GOOS=linux GOARCH=amd64 go list" || list[len(list)-1] != "./functions/"+key+"/entry" {
+					t.Errorf("command %q, want go list of ./functions/%s/entry's files for linux", lines[2*i], key)
 				}
 				archive := zipArgs[len(zipArgs)-1]
 				if zipArgs[0] != "zip" || filepath.Base(archive) != key+".zip" || (dir != "" && filepath.Dir(archive) != dir) {
@@ -210,7 +210,7 @@ func TestDeployScriptCannotDrift(t *testing.T) {
 }
 
 // goPackageFiles lists, relative to the repository root, the files the
-// build of the package pkg (e.g. "./entrypoints/challenge") needs: every Go
+// build of the package pkg (e.g. "./functions/challenge/entry") needs: every Go
 // and embedded file of each package of this module it imports, itself
 // included.
 func goPackageFiles(t *testing.T, pkg string) []string {
@@ -320,13 +320,13 @@ func TestDeployScriptPackagesEachFunction(t *testing.T) {
 					t.Errorf("%s.zip holds %s", key, f.Name)
 				}
 				if (key == "challenge" || key == "forms") && (strings.HasPrefix(f.Name, "shared/firestorestore/") ||
-					strings.HasPrefix(f.Name, "functions/wiring/") && !strings.HasPrefix(f.Name, "functions/wiring/light/")) {
+					strings.HasPrefix(f.Name, "functions/wiring/dbparts/")) {
 					t.Errorf("%s.zip holds %s: a function without the database links none of its wiring", key, f.Name)
 				}
 				extract(t, f, filepath.Join(src, f.Name))
 			}
-			for _, need := range append([]string{"go.mod", "go.sum"}, goPackageFiles(t, "./entrypoints/"+key)...) {
-				if rest, ok := strings.CutPrefix(need, "entrypoints/"+key+"/"); ok {
+			for _, need := range append([]string{"go.mod", "go.sum"}, goPackageFiles(t, "./functions/"+key+"/entry")...) {
+				if rest, ok := strings.CutPrefix(need, "functions/"+key+"/entry/"); ok {
 					need = rest // the entry package is the root package
 				}
 				if !slices.Contains(names, need) {

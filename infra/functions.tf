@@ -1,5 +1,5 @@
 # The Cloud Run functions. Each is built from its own source archive, whose
-# root package is its entry package (entrypoints/<key>, registering its one
+# root package is its entry package (functions/<key>/entry, registering its one
 # entry point with functions-framework-go), and differs by entry point,
 # identity, size, environment and who may invoke it.
 # Terraform is the one deploy path: scripts/deploy.sh only packages the
@@ -8,7 +8,7 @@
 locals {
   # One entry per deployed function, keyed by the name that follows
   # "introductions-" in the function's name: its entry point in lower case,
-  # which is also its entry package's directory (entrypoints/<key>) and its
+  # which is also its entry package's directory (functions/<key>/entry) and its
   # source archive's name (<key>.zip).
   #   public          allUsers may invoke it (the site's page, the mail
   #                   provider); otherwise only the members in invokers:
@@ -25,7 +25,7 @@ locals {
   #   attachments     whether its account reads, writes and deletes the
   #                   attachments' bucket (roles/storage.objectUser on it,
   #                   attachments.tf) and it gets ATTACHMENT_BUCKET; it
-  #                   follows the row of functions/wiring/light/access.go.
+  #                   follows the row of functions/wiring/access.go.
   #   env             groups of local.function_env the function receives.
   #   cpu, concurrency, max_instances, memory, timeout_seconds: its size.
   #                   The code is safe for concurrent requests, and more than

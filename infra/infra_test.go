@@ -58,7 +58,7 @@ func realCode(t *testing.T) code {
 	}
 	return code{
 		logged:          logged,
-		entryPoints:     introductions.EntryPoints,
+		entryPoints:     entryPoints(),
 		configVariables: introconfig.Variables(),
 		readme:          string(readme),
 		collections:     firestorestore.Collections,
@@ -603,7 +603,7 @@ func checkPrivateInvokers(c *config, _ code) []string {
 
 // checkEntryPoints: local.functions declares exactly the entry points the
 // root package registers (and the awaited ones), once each, each under the
-// key of the entry package that registers it (entrypoints/<key>, whose
+// key of the entry package that registers it (functions/<key>/entry, whose
 // archive <key>.zip the function is built from).
 func checkEntryPoints(c *config, k code) []string {
 	var problems []string
@@ -620,14 +620,14 @@ func checkEntryPoints(c *config, k code) []string {
 		declared = append(declared, f.entryPoint)
 		switch ep, ok := k.entryPoints[key]; {
 		case ok && ep != f.entryPoint:
-			problems = append(problems, fmt.Sprintf("function %s deploys entry point %s, but its archive is made from entrypoints/%s, which registers %s", key, f.entryPoint, key, ep))
+			problems = append(problems, fmt.Sprintf("function %s deploys entry point %s, but its archive is made from functions/%s/entry, which registers %s", key, f.entryPoint, key, ep))
 		case !ok && !slices.Contains(awaitingEntryPoints, f.entryPoint):
-			problems = append(problems, fmt.Sprintf("local.functions deploys %s (entry point %s), but no entry package entrypoints/%s registers it", key, f.entryPoint, key))
+			problems = append(problems, fmt.Sprintf("local.functions deploys %s (entry point %s), but no entry package functions/%s/entry registers it", key, f.entryPoint, key))
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(k.entryPoints)) {
 		if _, ok := fns[key]; !ok {
-			problems = append(problems, fmt.Sprintf("entry point %s is registered (entrypoints/%s) but has no function %s in local.functions", k.entryPoints[key], key, key))
+			problems = append(problems, fmt.Sprintf("entry point %s is registered (functions/%s/entry) but has no function %s in local.functions", k.entryPoints[key], key, key))
 		}
 	}
 	return problems
@@ -1089,7 +1089,7 @@ func checkBuild(c *config, _ code) []string {
 			problems = append(problems, "google_storage_bucket_object.source must have for_each = local.functions: one archive per function")
 		}
 		if c.sourceOf(obj, "source") != archive {
-			problems = append(problems, "google_storage_bucket_object.source must upload "+archive+", the archive deploy.sh makes from entrypoints/<key>")
+			problems = append(problems, "google_storage_bucket_object.source must upload "+archive+", the archive deploy.sh makes from functions/<key>/entry")
 		}
 		if !strings.Contains(c.sourceOf(obj, "name"), "filemd5("+archive+")") || !strings.Contains(c.sourceOf(obj, "name"), "${each.key}") {
 			problems = append(problems, "google_storage_bucket_object.source must be named by the function and filemd5("+archive+"), so a function's new code redeploys it and the same code does not")
@@ -1487,10 +1487,10 @@ var breakages = []breakage{
 	{name: "the owner is a group", file: "functions.tf", old: `owner     = "user:${var.owner_email}"`, new: `owner     = "group:${var.owner_email}"`, check: "private invokers", want: "local.invoker_members.owner"},
 	{name: "the scheduler's account is granted more", file: "iam.tf", old: `member  = "serviceAccount:${google_service_account.function["admin"].email}"`, new: `member  = "serviceAccount:${google_service_account.scheduler.email}"`, check: "private invokers", want: "its only grant is invoker on the sweep"},
 
-	{name: "a function built from another function's archive", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Drafts"`, check: "entry points", want: "function forms deploys entry point Drafts, but its archive is made from entrypoints/forms"},
-	{name: "a function without an entry package", code: func(k *code) { k.entryPoints = maps.Clone(k.entryPoints); delete(k.entryPoints, "sweep") }, check: "entry points", want: "no entry package entrypoints/sweep"},
+	{name: "a function built from another function's archive", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Drafts"`, check: "entry points", want: "function forms deploys entry point Drafts, but its archive is made from functions/forms/entry"},
+	{name: "a function without an entry package", code: func(k *code) { k.entryPoints = maps.Clone(k.entryPoints); delete(k.entryPoints, "sweep") }, check: "entry points", want: "no entry package functions/sweep/entry"},
 	{name: "an entry point registered but not deployed", code: func(k *code) { k.entryPoints = maps.Clone(k.entryPoints); k.entryPoints["digest"] = "Digest" }, check: "entry points", want: "entry point Digest is registered"},
-	{name: "a function deploys an unknown entry point", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Form"`, check: "entry points", want: "function forms deploys entry point Form, but its archive is made from entrypoints/forms, which registers Forms"},
+	{name: "a function deploys an unknown entry point", file: "functions.tf", old: `entry_point     = "Forms"`, new: `entry_point     = "Form"`, check: "entry points", want: "function forms deploys entry point Form, but its archive is made from functions/forms/entry, which registers Forms"},
 
 	{name: "too much memory", file: "functions.tf", old: "memory          = \"256Mi\"\n      cpu             = \"1\"\n      concurrency     = 20\n      max_instances   = 5\n      timeout_seconds = 300 # an attachment's upload on a slow link (drafts.UploadTime)\n    }\n    confirmation", new: "memory          = \"1Gi\"\n      cpu             = \"1\"\n      concurrency     = 20\n      max_instances   = 5\n      timeout_seconds = 300\n    }\n    confirmation", check: "functions", want: `memory "1Gi"`},
 	{name: "one request per instance", file: "functions.tf", old: "concurrency     = 40\n      max_instances   = 5", new: "concurrency     = 1\n      max_instances   = 5", check: "functions", want: "take more than one per instance"},
@@ -1688,4 +1688,13 @@ func TestTerraformFmt(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("terraform fmt -check -recursive infra: %v\n%s", err, out)
 	}
+}
+
+// entryPoints maps each function's key to its entry point.
+func entryPoints() map[string]string {
+	m := map[string]string{}
+	for _, fn := range introductions.Functions {
+		m[introductions.Key(fn.Name)] = fn.Name
+	}
+	return m
 }

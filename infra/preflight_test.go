@@ -25,7 +25,7 @@ func deployCopy(t *testing.T, opts ...func(root string)) string {
 	}
 	os.Chmod(filepath.Join(root, "scripts/deploy.sh"), 0o755)
 	for _, key := range entryKeys(t) {
-		write(t, filepath.Join(root, "entrypoints", key, "doc.go"), "package "+key+"\n")
+		write(t, filepath.Join(root, "functions", key, "entry", "doc.go"), "package entry\n")
 	}
 	for _, o := range opts {
 		o(root)

@@ -60,7 +60,7 @@ variable "alert_email" {
 }
 
 variable "source_dir" {
-  description = "Directory of the functions' zipped sources, <key>.zip for each key of local.functions: the module's files that function's build needs, with its entry package (entrypoints/<key>) as the root package. scripts/deploy.sh makes them and passes it."
+  description = "Directory of the functions' zipped sources, <key>.zip for each key of local.functions: the module's files that function's build needs, with its entry package (functions/<key>/entry) as the root package. scripts/deploy.sh makes them and passes it."
   type        = string
 }
 

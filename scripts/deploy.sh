@@ -6,7 +6,7 @@
 #
 # The Go buildpack builds only the root package of a function's source, so
 # each function gets an archive of its own: for each entry package
-# entrypoints/<key>, <key>.zip holds the files that package's build needs
+# functions/<key>/entry, <key>.zip holds the files that package's build needs
 # (go list -deps: go.mod, go.sum, the Go and embedded files of every package
 # of the module it imports, for linux/amd64), with the entry package's files
 # at the root. A function's binary then links only what it uses (Challenge
@@ -96,10 +96,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 [[ -f go.mod ]] || die "no go.mod at the repository root"
 keys=()
-for dir in entrypoints/*/; do
-  [[ -d $dir ]] && keys+=("$(basename "$dir")")
+for dir in functions/*/entry/; do
+  [[ -d $dir ]] && keys+=("$(basename "$(dirname "$dir")")")
 done
-((${#keys[@]})) || die "no entry packages in entrypoints/: each function's archive is made from its own"
+((${#keys[@]})) || die "no entry packages functions/*/entry/: each function's archive is made from its own"
 
 archives=$work/archives
 # The files of an entry package's build, module files only.
@@ -155,7 +155,7 @@ preflight() {
 if [[ $mode == dry-run ]]; then
   preflight
   for key in "${keys[@]}"; do
-    quote "${list[@]}" "./entrypoints/$key"
+    quote "${list[@]}" "./functions/$key/entry"
     quote zip -X -q -@ "$archives/$key.zip"
   done
   quote "${apply[@]}"
@@ -167,15 +167,15 @@ fi
 # the root, go.mod and go.sum, every other file where it is.
 files() {
   local key=$1 out f rel
-  out=$("${list[@]}" "./entrypoints/$key") || die "go list ./entrypoints/$key failed"
+  out=$("${list[@]}" "./functions/$key/entry") || die "go list ./functions/$key/entry failed"
   {
     echo "go.mod go.mod"
     echo "go.sum go.sum"
     while IFS= read -r f; do
       [[ -n $f ]] || continue
       rel=${f#"$root"/}
-      if [[ $rel == "entrypoints/$key/"* ]]; then
-        echo "$rel ${rel#"entrypoints/$key/"}"
+      if [[ $rel == "functions/$key/entry/"* ]]; then
+        echo "$rel ${rel#"functions/$key/entry/"}"
       else
         echo "$rel $rel"
       fi

@@ -153,10 +153,7 @@ type Deps struct {
 	Receipts bool
 }
 
-// Handlers are the admin's route handlers; its routes are rows of the
-// route table in functions/wiring. Each one sets the admin's own headers
-// over the API edge's (the pages' CSP, no CORS allowance) and refuses an
-// unsafe method from another origin before doing anything.
+// Handlers are the admin's route handlers (see Routes).
 type Handlers struct {
 	Deps
 	cop *http.CrossOriginProtection
@@ -208,7 +205,7 @@ func (h *Handlers) guard(w http.ResponseWriter, r *http.Request) error {
 }
 
 // guarded wraps a route handler with guard.
-func (h *Handlers) guarded(next func(w http.ResponseWriter, r *http.Request) error) func(w http.ResponseWriter, r *http.Request) error {
+func (h *Handlers) guarded(next jsonapi.Handler) jsonapi.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := h.guard(w, r); err != nil {
 			return err
@@ -217,141 +214,53 @@ func (h *Handlers) guarded(next func(w http.ResponseWriter, r *http.Request) err
 	}
 }
 
-// The route handlers. API handlers answer JSON and return their refusal
-// (problem+json); page handlers answer HTML, refusals included.
+// Name is the function's entry point.
+const Name = "Admin"
 
-// APIList answers the list: {introductions, next}.
-func (h *Handlers) APIList(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiList)(w, r)
+// Routes are the function's rows of the route table, answered by h: its
+// JSON (which returns its refusals as problem+json), then its pages (HTML,
+// refusals included; no script, their own CSP). Each one sets the admin's
+// own headers over the API edge's and refuses an unsafe method from
+// another origin before doing anything.
+func Routes(h *Handlers) []jsonapi.Route {
+	rows := []jsonapi.Route{
+		{Pattern: "GET /admin/api/introductions", Handle: h.apiList},
+		{Pattern: "GET /admin/api/introductions/{id}", Handle: h.apiDetail},
+		{Pattern: "POST /admin/api/introductions/{id}/handled", Handle: h.apiHandled},
+		{Pattern: "POST /admin/api/introductions/{id}/spam", Handle: h.apiSpam},
+		{Pattern: "POST /admin/api/spam/erasure", Handle: h.apiSpamErasure},
+		{Pattern: "POST /admin/api/deliveries/{envelopeId}/retry", Handle: h.apiRetry},
+		{Pattern: "GET /admin/api/subjects", Handle: h.apiSubject},
+		{Pattern: "POST /admin/api/subjects/erasure", Handle: h.apiErasure},
+		{Pattern: "GET /admin/api/health", Handle: h.apiHealth},
+		{Pattern: "GET /admin/api/ledger", Handle: h.apiLedger},
+		{Pattern: "GET /admin", Handle: home},
+		{Pattern: "GET /admin/{$}", Handle: h.pageList},
+		{Pattern: "GET /admin/introductions/{id}", Handle: h.pageDetail},
+		{Pattern: "GET /admin/introductions/{id}/attachment", Handle: h.download},
+		{Pattern: "POST /admin/introductions/{id}/handled", Handle: h.pageHandled},
+		{Pattern: "POST /admin/introductions/{id}/spam", Handle: h.pageSpam},
+		{Pattern: "POST /admin/spam/erasure", Handle: h.pageSpamErasure},
+		{Pattern: "POST /admin/deliveries/{envelopeId}/retry", Handle: h.pageRetry},
+		{Pattern: "GET /admin/subjects", Handle: h.pageSubjectForm},
+		{Pattern: "POST /admin/subjects", Handle: h.pageSubject},
+		{Pattern: "POST /admin/subjects/export", Handle: h.pageExport},
+		{Pattern: "POST /admin/subjects/erasure", Handle: h.pageErasure},
+		{Pattern: "GET /admin/retention", Handle: h.pageRetention},
+		{Pattern: "GET /admin/ledger/export", Handle: h.pageLedgerExport},
+		{Pattern: "GET /admin/assets/admin.css", Handle: serveCSS},
+		{Pattern: "GET /admin/assets/icon.svg", Handle: serveIcon},
+	}
+	for i := range rows {
+		rows[i].Handle = h.guarded(rows[i].Handle)
+	}
+	return rows
 }
 
-// APIDetail answers one introduction's detail.
-func (h *Handlers) APIDetail(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiDetail)(w, r)
-}
-
-// APIHandled applies the handle move.
-func (h *Handlers) APIHandled(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiHandled)(w, r)
-}
-
-// APIRetry sends a failed or retry-pending delivery again now.
-func (h *Handlers) APIRetry(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiRetry)(w, r)
-}
-
-// APISpam keeps the owner's word on one introduction: {"spam": bool}.
-func (h *Handlers) APISpam(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiSpam)(w, r)
-}
-
-// APISpamErasure erases everything the owner marked spam: {"confirm": true}.
-func (h *Handlers) APISpamErasure(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiSpamErasure)(w, r)
-}
-
-// APISubject answers everything held about ?email=.
-func (h *Handlers) APISubject(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiSubject)(w, r)
-}
-
-// APIErasure erases everything held about {"email"}.
-func (h *Handlers) APIErasure(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiErasure)(w, r)
-}
-
-// APILedger streams the ledger entries of ?from=&to= as NDJSON.
-func (h *Handlers) APILedger(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiLedger)(w, r)
-}
-
-// APIHealth answers the retention health.
-func (h *Handlers) APIHealth(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.apiHealth)(w, r)
-}
-
-// List is the list page.
-func (h *Handlers) List(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageList)(w, r)
-}
-
-// Detail is an introduction's page.
-func (h *Handlers) Detail(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageDetail)(w, r)
-}
-
-// Attachment serves an introduction's attachment as a download.
-func (h *Handlers) Attachment(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.download)(w, r)
-}
-
-// Handled is the detail page's "Mark handled".
-func (h *Handlers) Handled(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageHandled)(w, r)
-}
-
-// Spam is the detail page's "Mark spam" and "Not spam".
-func (h *Handlers) Spam(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageSpam)(w, r)
-}
-
-// SpamErasure asks for confirmation, then erases everything marked spam.
-func (h *Handlers) SpamErasure(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageSpamErasure)(w, r)
-}
-
-// Retry is the detail page's "Retry now".
-func (h *Handlers) Retry(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageRetry)(w, r)
-}
-
-// SubjectForm is the data subject page's search form.
-func (h *Handlers) SubjectForm(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageSubjectForm)(w, r)
-}
-
-// Subject shows what is held about the posted address.
-func (h *Handlers) Subject(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageSubject)(w, r)
-}
-
-// Export downloads what is held about the posted address as JSON.
-func (h *Handlers) Export(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageExport)(w, r)
-}
-
-// Erasure asks for confirmation, then erases the posted address.
-func (h *Handlers) Erasure(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageErasure)(w, r)
-}
-
-// Retention is the retention page.
-func (h *Handlers) Retention(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageRetention)(w, r)
-}
-
-// LedgerExport downloads the ledger entries of ?from=&to= as an NDJSON
-// file (the retention page's form).
-func (h *Handlers) LedgerExport(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(h.pageLedgerExport)(w, r)
-}
-
-// Stylesheet serves the pages' one stylesheet.
-func (h *Handlers) Stylesheet(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(serveCSS)(w, r)
-}
-
-// Icon serves the pages' icon.
-func (h *Handlers) Icon(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(serveIcon)(w, r)
-}
-
-// Home sends /admin to the list.
-func (h *Handlers) Home(w http.ResponseWriter, r *http.Request) error {
-	return h.guarded(func(w http.ResponseWriter, r *http.Request) error {
-		http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
-		return nil
-	})(w, r)
+// home sends /admin to the list.
+func home(w http.ResponseWriter, r *http.Request) error {
+	http.Redirect(w, r, "/admin/", http.StatusMovedPermanently)
+	return nil
 }
 
 // LocalOwner is the actor recorded when a request carries no identity

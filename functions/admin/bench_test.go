@@ -14,9 +14,9 @@ import (
 
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/admin/adminseed"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // BenchmarkPages prints what one view of the list page, of an
@@ -58,7 +58,7 @@ func BenchmarkPages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{Admin: h}, "Admin", nil, logger)
+	served, err := jsonapi.NewRoutes(admin.Routes(h), nil, logger)
 	if err != nil {
 		b.Fatal(err)
 	}

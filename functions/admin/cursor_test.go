@@ -15,8 +15,8 @@ import (
 
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/admin/adminseed"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -29,7 +29,7 @@ func (f *fixture) instance(keys intake.Keyring) *httptest.Server {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{Admin: h}, "Admin", []string{testsupport.SiteOrigin}, f.logger)
+	served, err := jsonapi.NewRoutes(admin.Routes(h), []string{testsupport.SiteOrigin}, f.logger)
 	if err != nil {
 		f.t.Fatal(err)
 	}

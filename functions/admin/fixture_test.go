@@ -18,10 +18,10 @@ import (
 
 	"github.com/ownersite/introductions/functions/admin"
 	"github.com/ownersite/introductions/functions/admin/adminseed"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/firestorestore"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/keyring"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
@@ -122,7 +122,7 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{Admin: f.handler}, "Admin", []string{testsupport.SiteOrigin}, logger)
+	served, err := jsonapi.NewRoutes(admin.Routes(f.handler), []string{testsupport.SiteOrigin}, logger)
 	if err != nil {
 		t.Fatal(err)
 	}

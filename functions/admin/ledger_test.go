@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/functions/admin"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -67,7 +67,7 @@ func TestALedgerExportCutShortIsNoWholeFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{Admin: h}, "Admin", []string{testsupport.SiteOrigin}, f.logger)
+	served, err := jsonapi.NewRoutes(admin.Routes(h), []string{testsupport.SiteOrigin}, f.logger)
 	if err != nil {
 		t.Fatal(err)
 	}

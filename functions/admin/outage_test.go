@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/functions/admin"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // downStore is Firestore down, at the admin's own interface.
@@ -67,7 +67,7 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{Admin: h}, "Admin", nil, slog.New(slog.NewJSONHandler(logs, nil)))
+	served, err := jsonapi.NewRoutes(admin.Routes(h), nil, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

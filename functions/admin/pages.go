@@ -139,8 +139,9 @@ type classCount struct {
 }
 
 // pages holds one template set per page, each with the shared layout,
-// parsed on the first page rendered (not at start-up: every function links
-// this package through the route table, and only Admin renders).
+// parsed on the first page rendered (not at start-up: every function that
+// holds the store links this package for its sweep tasks, and only Admin
+// renders).
 var pages = sync.OnceValue(func() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "subjects", "erasure", "spamerasure", "retention", "problem", "gone"} {

@@ -2,7 +2,7 @@
 // ALTCHA v1 challenge with an expiry, the signing key's version and its max
 // number in its salt. It reads no database: a source that owes more work
 // learns how much from the draft's POW_TOO_EASY refusal and asks for it
-// (?maxnumber=N). Its route is in the route table of functions/wiring.
+// (?maxnumber=N).
 package challenge
 
 import (
@@ -21,6 +21,14 @@ type Issuer interface {
 	// IssueAt signs a challenge of maxNumber, brought into the issuer's
 	// range (its base when maxNumber is 0).
 	IssueAt(maxNumber int64, params url.Values) (altchapow.Challenge, error)
+}
+
+// Name is the function's entry point.
+const Name = "Challenge"
+
+// Routes are the function's rows of the route table, answered by h.
+func Routes(h *Handlers) []jsonapi.Route {
+	return []jsonapi.Route{{Pattern: "GET /api/introductions/challenge", Handle: h.Issue}}
 }
 
 // Handlers are the function's route handlers.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/ownersite/introductions/functions/challenge"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/altchapow"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -26,7 +26,7 @@ func (f fakeIssuer) IssueAt(int64, url.Values) (altchapow.Challenge, error) {
 
 func serve(t *testing.T, issuer challenge.Issuer) http.Handler {
 	h := testsupport.Must(challenge.New(issuer))(t)
-	return testsupport.Must(wiring.Serve(&wiring.Handlers{Challenge: h}, "Challenge", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
+	return testsupport.Must(jsonapi.NewRoutes(challenge.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 func TestIssue(t *testing.T) {

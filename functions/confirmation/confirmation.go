@@ -3,7 +3,7 @@
 // no new proof of work), confirms it (it is then kept and handed on) or,
 // later, withdraws the confirmed introduction (it is erased; the ledger
 // keeps a content-free tombstone). A wrong token is answered exactly like an
-// unknown id. Its routes are in the route table of functions/wiring.
+// unknown id.
 package confirmation
 
 import (
@@ -68,6 +68,18 @@ type revisionBody struct {
 type Revised struct {
 	jsonapi.KeptDraft
 	Revisions int `json:"revisions"`
+}
+
+// Name is the function's entry point.
+const Name = "Confirmation"
+
+// Routes are the function's rows of the route table, answered by h.
+func Routes(h *Handlers) []jsonapi.Route {
+	return []jsonapi.Route{
+		{Pattern: "POST /api/introductions/{id}/confirmation", Handle: h.Confirm},
+		{Pattern: "POST /api/introductions/{id}/revision", Handle: h.Revise},
+		{Pattern: "POST /api/introductions/{id}/withdrawal", Handle: h.Withdraw},
+	}
 }
 
 // Handlers are the function's route handlers; each reads the draft id from

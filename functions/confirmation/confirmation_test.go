@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/functions/confirmation"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -74,7 +74,7 @@ func (f *fakeFlow) Revise(_ context.Context, req intakeflow.RevisionRequest) (*i
 
 func serve(t *testing.T, flow confirmation.Flow) http.Handler {
 	h := testsupport.Must(confirmation.New(flow, confirmation.Options{}))(t)
-	return testsupport.Must(wiring.Serve(&wiring.Handlers{Confirmation: h}, "Confirmation", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
+	return testsupport.Must(jsonapi.NewRoutes(confirmation.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 // TestMovesNameTheirRequest: a confirmation, a withdrawal and a revision

@@ -2,7 +2,7 @@
 // limit, honeypot, content rules and proof of work, keeps it, and answers
 // 201 with the draft as it was kept and a one-time token. A request repeated
 // with the same Idempotency-Key gets the first answer again instead of a
-// second draft. Its route is in the route table of functions/wiring.
+// second draft.
 package drafts
 
 import (
@@ -34,6 +34,22 @@ type Options struct {
 	// AttachmentMaxBytes is the most an attachment may be: a body that
 	// says it is longer is refused before a byte is read.
 	AttachmentMaxBytes int64
+	// FirstDraftOfDay, when set, is told of every draft: it starts a
+	// retention sweep with the first of each UTC day, which the draft never
+	// waits for (retentionsweep.Launcher).
+	FirstDraftOfDay func() bool
+}
+
+// Name is the function's entry point.
+const Name = "Drafts"
+
+// Routes are the function's rows of the route table, answered by h.
+func Routes(h *Handlers) []jsonapi.Route {
+	return []jsonapi.Route{
+		{Pattern: "POST /api/introductions", Handle: h.Create},
+		{Pattern: "PUT /api/introductions/{id}/attachment", Handle: h.Attach},
+		{Pattern: "DELETE /api/introductions/{id}/attachment", Handle: h.Detach},
+	}
 }
 
 // Handlers are the function's route handlers.
@@ -53,6 +69,9 @@ func New(flow Flow, opts Options) (*Handlers, error) {
 // Create keeps a draft and answers 201 with jsonapi.KeptDraft (with Idempotent-Replayed:
 // true when it repeats an earlier answer).
 func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
+	if h.opts.FirstDraftOfDay != nil {
+		h.opts.FirstDraftOfDay()
+	}
 	var members map[string]json.RawMessage
 	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
 		return err

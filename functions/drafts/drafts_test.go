@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/functions/drafts"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/intakeflow"
 	"github.com/ownersite/introductions/shared/jsonapi"
@@ -51,7 +50,7 @@ func (f *fakeFlow) Draft(_ context.Context, req intakeflow.DraftRequest) (*intak
 
 func serve(t *testing.T, flow drafts.Flow) http.Handler {
 	h := testsupport.Must(drafts.New(flow, drafts.Options{ForwardedForPosition: 1}))(t)
-	return testsupport.Must(wiring.Serve(&wiring.Handlers{Drafts: h}, "Drafts", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
+	return testsupport.Must(jsonapi.NewRoutes(drafts.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 const body = `{"formId":"introduction","formVersion":"1","name":"Ada","email":"ada@example.com","message":"Hello","website":"","altcha":"p"}`

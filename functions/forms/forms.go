@@ -3,7 +3,6 @@
 // consent texts with their versions and hashes, the privacy notice and the
 // proof-of-work parameters — in the visitor's language, which the page
 // renders and whose version (and language) it sends back with the draft.
-// Its route is in the route table of functions/wiring.
 package forms
 
 import (
@@ -15,6 +14,18 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
+
+// Name is the function's entry point.
+const Name = "Forms"
+
+// ChallengePath is where every definition says a challenge is fetched: the
+// Challenge function's route.
+const ChallengePath = "/api/introductions/challenge"
+
+// Routes are the function's rows of the route table, answered by h.
+func Routes(h *Handlers) []jsonapi.Route {
+	return []jsonapi.Route{{Pattern: "GET /api/forms/{formId}", Handle: h.Latest}}
+}
 
 // Registry finds the newest published version of a form.
 type Registry interface {

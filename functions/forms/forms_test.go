@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/ownersite/introductions/functions/forms"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -34,7 +34,7 @@ func serve(t *testing.T) http.Handler {
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 123, ChallengePath: "/challenge"}
 	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, formregistry.Limits{Retention: intake.DefaultRetention, Destinations: []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook}, AttachmentMaxBytes: 5 << 20}))(t)
-	return testsupport.Must(wiring.Serve(&wiring.Handlers{Forms: h}, "Forms", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
+	return testsupport.Must(jsonapi.NewRoutes(forms.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
 func TestLatest(t *testing.T) {

@@ -1,8 +1,7 @@
 // Package sweep is the sweep function: it runs the retention sweep now and
 // answers what the run did. It is deployed without public invoker: Cloud
 // Run checks the caller's identity (Cloud Scheduler's OIDC token) before a
-// request reaches this code, which checks none. Its route is in the route
-// table of functions/wiring.
+// request reaches this code, which checks none.
 package sweep
 
 import (
@@ -34,6 +33,14 @@ type Answer struct {
 	Deleted             map[string]int `json:"deleted"`
 	DeliveriesAttempted int            `json:"deliveriesAttempted"`
 	RepairNeeded        int            `json:"repairNeeded"`
+}
+
+// Name is the function's entry point.
+const Name = "Sweep"
+
+// Routes are the function's rows of the route table, answered by h.
+func Routes(h *Handlers) []jsonapi.Route {
+	return []jsonapi.Route{{Pattern: "POST /internal/sweep", Handle: h.Run}}
 }
 
 // Handlers are the function's route handlers.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/ownersite/introductions/functions/sweep"
-	"github.com/ownersite/introductions/functions/wiring"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -40,7 +40,7 @@ func serve(t *testing.T, runner sweep.Runner) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{Sweep: h}, "Sweep", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
+	served, err := jsonapi.NewRoutes(sweep.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package wiring
+package wiring_test
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ownersite/introductions/functions/wiring/light"
+	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/intake"
@@ -15,12 +17,15 @@ import (
 )
 
 func TestEveryFunctionHasOneAccessRow(t *testing.T) {
-	var names []string
-	for _, a := range Accesses() {
+	var names, functions []string
+	for _, a := range wiring.Accesses() {
 		names = append(names, a.Function)
 	}
-	if !slices.Equal(names, Functions()) {
-		t.Errorf("access rows name %v; the route table's functions are %v", names, Functions())
+	for _, fn := range introductions.Functions {
+		functions = append(functions, fn.Name)
+	}
+	if !slices.Equal(names, functions) {
+		t.Errorf("access rows name %v; the route table's functions are %v", names, functions)
 	}
 }
 
@@ -41,9 +46,9 @@ func TestEachFunctionBuildsWithinItsAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range Accesses() {
+	for _, a := range wiring.Accesses() {
 		t.Run(a.Function, func(t *testing.T) {
-			svc, err := BuildFunction(context.Background(), cfg, slog.New(slog.DiscardHandler), Overrides{}, a.Function)
+			svc, err := dbparts.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), dbparts.Overrides{}, function(t, a.Function))
 			if err != nil {
 				t.Fatalf("%s does not build within its access %+v: %v", a.Function, a, err)
 			}
@@ -55,33 +60,12 @@ func TestEachFunctionBuildsWithinItsAccess(t *testing.T) {
 				t.Errorf("sweeps: %v; want them exactly where it holds the store", svc.Sweeps != nil)
 			}
 			sends := svc.Delivery != nil && slices.Contains(svc.Delivery.Destinations(), intake.DestinationWebhook)
-			if want := slices.Contains(a.Secrets, SecretWebhook); sends != want {
+			if want := slices.Contains(a.Secrets, wiring.SecretWebhook); sends != want {
 				t.Errorf("holds the handoff's senders: %v; its row names their secrets: %v", sends, want)
 			}
 			if svc.Function(a.Function) == nil {
 				t.Errorf("serves no handler")
 			}
 		})
-	}
-}
-
-// TestPartsRefuseWhatTheRowDoesNotName: asking for a secret or the
-// database outside the instance's access is an error naming both.
-func TestPartsRefuseWhatTheRowDoesNotName(t *testing.T) {
-	lp, err := light.NewParts(context.Background(), config.Config{}, slog.New(slog.DiscardHandler), light.Overrides{}, "Forms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &parts{Parts: lp, ctx: context.Background(), logger: slog.New(slog.DiscardHandler)}
-	for name, ask := range map[string]func() error{
-		SecretHMAC:       func() error { _, err := p.HMACKeys(); return err },
-		SecretPepper:     func() error { _, err := p.hashPepper(); return err },
-		SecretMailgunKey: func() error { _, err := p.eventProviders(); return err },
-		"Firestore":      func() error { _, err := p.database(); return err },
-		"bucket":         func() error { _, err := p.attachments(); return err },
-	} {
-		if err := ask(); err == nil || !strings.Contains(err.Error(), "Forms may not") || !strings.Contains(err.Error(), name) {
-			t.Errorf("asking for %s: %v, want a refusal naming Forms and %s", name, err, name)
-		}
 	}
 }

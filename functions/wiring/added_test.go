@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/formregistry"
 )
 
@@ -59,7 +59,7 @@ func readEmbeddedForm(t *testing.T, name string) []byte {
 // draft say so), dropped by a revision that leaves it out, and a member the
 // draft's version does not add is refused.
 func TestAddedFieldTravelsThroughTheRevision(t *testing.T) {
-	h := newHarnessWith(t, nil, wiring.Overrides{Forms: formsWithAddedField(t)})
+	h := newHarnessWith(t, nil, dbparts.Overrides{Forms: formsWithAddedField(t)})
 	created := h.postJSON("/api/introductions", h.draftBody(map[string]any{"formVersion": "3", "availability": "Mondays"}), fromAddress("198.51.100.31")...)
 	if created.status != http.StatusCreated {
 		t.Fatalf("draft: %d %s", created.status, created.body)

@@ -15,8 +15,9 @@ import (
 
 	"cloud.google.com/go/storage"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/attachment"
+	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/storagetest"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
@@ -35,8 +36,8 @@ func BenchmarkAttachmentUpload(b *testing.B) {
 	const adapterChunk = 256 << 10
 	const rounds = 10
 	bucket := storagetest.BucketName(b)
-	h := benchHarness(b, map[string]string{"ATTACHMENT_BUCKET": bucket}, wiring.Overrides{SweepRunner: idleSweep{}})
-	file := pdfOfSize(attachment.DefaultMaxBytes)
+	h := benchHarness(b, map[string]string{"ATTACHMENT_BUCKET": bucket}, dbparts.Overrides{SweepRunner: idleSweep{}})
+	file := pdfOfSize(config.DefaultAttachmentMaxBytes)
 
 	client, err := storage.NewClient(context.Background())
 	if err != nil {
@@ -170,7 +171,7 @@ func mib(n uint64) float64 { return float64(n) / (1 << 20) }
 // their ratio: the decoy makes the same Firestore calls, but its bytes go
 // nowhere, where a real draft's go to the bucket.
 func BenchmarkDecoyAttachment(b *testing.B) {
-	h := benchHarness(b, map[string]string{"ATTACHMENT_BUCKET": storagetest.BucketName(b)}, wiring.Overrides{SweepRunner: idleSweep{}})
+	h := benchHarness(b, map[string]string{"ATTACHMENT_BUCKET": storagetest.BucketName(b)}, dbparts.Overrides{SweepRunner: idleSweep{}})
 	pdf := testsupport.SamplePDF(20000)
 	for _, kind := range realAndDecoy {
 		b.Run(kind.name, func(b *testing.B) {

@@ -10,7 +10,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
@@ -25,7 +26,7 @@ func BenchmarkDraftAndConfirm(b *testing.B) {
 	counter := &emulatortest.RPCCounter{}
 	// The background sweeps (the first draft of the day starts one) would
 	// add their queries to whichever request they overlap: counted apart.
-	h := benchHarness(b, nil, wiring.Overrides{StoreOptions: counter.ClientOptions(emulatortest.Host(b)), SweepRunner: idleSweep{}})
+	h := benchHarness(b, nil, dbparts.Overrides{StoreOptions: counter.ClientOptions(emulatortest.Host(b)), SweepRunner: idleSweep{}})
 	var draftRPCs, reviseRPCs, confirmRPCs int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -65,7 +66,7 @@ func BenchmarkDraftAndConfirm(b *testing.B) {
 func BenchmarkEscalatedDraft(b *testing.B) {
 	counter := &emulatortest.RPCCounter{}
 	h := benchHarness(b, map[string]string{"POW_MAX_ESCALATED": "1000000", "CLIENT_ADDRESS": "cloud-run"},
-		wiring.Overrides{StoreOptions: counter.ClientOptions(emulatortest.Host(b)), SweepRunner: idleSweep{}})
+		dbparts.Overrides{StoreOptions: counter.ClientOptions(emulatortest.Host(b)), SweepRunner: idleSweep{}})
 	var refusalRPCs, keptRPCs int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -116,7 +117,7 @@ func (idleSweep) Run(context.Context, intake.SweepTrigger) (intake.SweepRun, err
 // first and repeated, so `make bench` can print their ratio: a decoy must
 // answer within the noise of a real confirmation's store round trips.
 func BenchmarkDecoyConfirmation(b *testing.B) {
-	h := benchHarness(b, nil, wiring.Overrides{})
+	h := benchHarness(b, nil, dbparts.Overrides{})
 	for _, kind := range realAndDecoy {
 		b.Run(kind.name, func(b *testing.B) {
 			drafts := h.benchDrafts(b, kind, b.N, nil)
@@ -158,7 +159,7 @@ func (h *harness) benchDrafts(b *testing.B, kind draftKind, n int, overrides map
 // benchHarness serves the wired service on a reset emulator, with limits
 // no benchmark reaches and extra settings on top; it is closed when b
 // ends.
-func benchHarness(b *testing.B, extra map[string]string, o wiring.Overrides) *harness {
+func benchHarness(b *testing.B, extra map[string]string, o dbparts.Overrides) *harness {
 	b.Helper()
 	host := emulatortest.Host(b)
 	project := emulatortest.Project(b)
@@ -172,7 +173,7 @@ func benchHarness(b *testing.B, extra map[string]string, o wiring.Overrides) *ha
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), o)
+	svc, err := introductions.Build(context.Background(), cfg, cloudlog.New(os.Stderr, slog.LevelError), o)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package wiring
+package wiring_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/functions/wiring/light"
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
 	"github.com/ownersite/introductions/shared/intake"
@@ -20,7 +21,7 @@ import (
 // function holds the store; later requests start none; the Sweep
 // function's cold start leaves the run to its own request, so its two
 // requests record two runs by hand; Challenge, built as its entry package
-// builds it (light.Deployed), holds no store and sweeps nothing.
+// builds it, holds no store and sweeps nothing.
 func TestColdStartSweeps(t *testing.T) {
 	host := emulatortest.Host(t)
 	for _, tt := range []struct {
@@ -37,22 +38,7 @@ func TestColdStartSweeps(t *testing.T) {
 			emulatortest.Reset(t, host, project)
 			t.Cleanup(func() { emulatortest.Reset(t, host, project) })
 			env := map[string]string{"FIRESTORE_PROJECT": project, "LOG_LEVEL": "error"}
-			var built *light.Service
-			var db *Service
-			build := func(ctx context.Context, cfg config.Config, logger *slog.Logger, name string) (*light.Service, error) {
-				if tt.want == nil {
-					svc, err := light.Deployed(ctx, cfg, logger, name)
-					built = svc
-					return svc, err
-				}
-				svc, err := BuildFunction(ctx, cfg, logger, Overrides{}, name)
-				if err != nil {
-					return nil, err
-				}
-				built, db = svc.Service, svc
-				return built, nil
-			}
-			l := light.NewLazy(tt.function, func(k string) string { return env[k] }, build)
+			l := wiring.NewLazy(function(t, tt.function), func(k string) string { return env[k] })
 			for range 2 {
 				w := httptest.NewRecorder()
 				l.ServeHTTP(w, httptest.NewRequest(tt.method, tt.path, nil))
@@ -60,18 +46,18 @@ func TestColdStartSweeps(t *testing.T) {
 					t.Fatalf("%s %s: %d %s", tt.method, tt.path, w.Code, w.Body)
 				}
 			}
-			defer built.Close()
-			if tt.want == nil {
-				if built.Sweeps != nil {
-					t.Fatalf("%s sweeps", tt.function)
-				}
-				return
-			}
-			built.Sweeps.Wait()
-			runs, err := db.DB.Owner().LastRuns(context.Background(), 10)
+			// The lazy function's instance is its own: the test reads the
+			// project's runs through another.
+			cfg, err := config.Load(func(k string) string { return env[k] })
 			if err != nil {
 				t.Fatal(err)
 			}
+			svc, err := dbparts.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), dbparts.Overrides{}, function(t, "Admin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer svc.Close()
+			runs := finishedRuns(t, svc, len(tt.want))
 			var got []intake.SweepTrigger
 			for _, r := range runs {
 				got = append(got, r.Trigger)
@@ -83,5 +69,26 @@ func TestColdStartSweeps(t *testing.T) {
 				t.Fatalf("recorded runs %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// finishedRuns waits (up to a minute) until the project holds n finished
+// sweep runs, and returns every run it holds, newest first.
+func finishedRuns(t *testing.T, svc *dbparts.Service, n int) []intake.SweepRun {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		runs, err := svc.DB.Owner().LastRuns(context.Background(), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finished := 0
+		for _, r := range runs {
+			if !r.FinishedAt.IsZero() {
+				finished++
+			}
+		}
+		if finished >= n || time.Now().After(deadline) {
+			return runs
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -38,7 +38,7 @@ func BenchmarkConfirmationToWebhook(b *testing.B) {
 	defer receiver.Close()
 
 	h := benchHarness(b, map[string]string{
-		"WEBHOOK_URL": receiver.URL + "/hooks/introductions", "WEBHOOK_SECRET": testWebhookSecret, "WEBHOOK_ALLOW_PRIVATE": "true"}, wiring.Overrides{})
+		"WEBHOOK_URL": receiver.URL + "/hooks/introductions", "WEBHOOK_SECRET": testWebhookSecret, "WEBHOOK_ALLOW_PRIVATE": "true"}, dbparts.Overrides{})
 
 	median := func(ds []time.Duration) time.Duration {
 		slices.Sort(ds)

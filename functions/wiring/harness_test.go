@@ -17,7 +17,9 @@ import (
 	"cloud.google.com/go/firestore"
 	"google.golang.org/api/iterator"
 
+	introductions "github.com/ownersite/introductions"
 	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
@@ -33,7 +35,7 @@ const siteOrigin = "https://site.example"
 // harness is the wired service on an httptest server, against the emulator.
 type harness struct {
 	t       *testing.T
-	svc     *wiring.Service
+	svc     *dbparts.Service
 	srv     *httptest.Server
 	clock   *testsupport.Clock
 	logs    *testsupport.Logs
@@ -54,12 +56,12 @@ type harness struct {
 // keyring, proof of work and registry) with env on top of test defaults.
 func newHarness(t *testing.T, env map[string]string) *harness {
 	t.Helper()
-	return newHarnessWith(t, env, wiring.Overrides{})
+	return newHarnessWith(t, env, dbparts.Overrides{})
 }
 
 // newHarnessWith is newHarness with parts of the wiring replaced (its clock
 // is always the harness's).
-func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *harness {
+func newHarnessWith(t *testing.T, env map[string]string, o dbparts.Overrides) *harness {
 	t.Helper()
 	db, project := emulatortest.Client(t)
 	vars := map[string]string{
@@ -99,12 +101,12 @@ func newHarnessWith(t *testing.T, env map[string]string, o wiring.Overrides) *ha
 // configuration, secrets and clock, and nothing in memory shared.
 func (h *harness) sibling() *harness {
 	h.t.Helper()
-	return h.instance(wiring.Overrides{})
+	return h.instance(dbparts.Overrides{})
 }
 
 // instance builds one more instance of the service, on the harness's
 // database, clock and logs, with parts of the wiring replaced.
-func (h *harness) instance(o wiring.Overrides) *harness {
+func (h *harness) instance(o dbparts.Overrides) *harness {
 	t := h.t
 	t.Helper()
 	i := *h
@@ -117,7 +119,7 @@ func (h *harness) instance(o wiring.Overrides) *harness {
 		o.StoreOptions = i.rpcs.ClientOptions(emulatortest.Host(t))
 	}
 	var err error
-	i.svc, err = wiring.Build(context.Background(), h.cfg, cloudlog.New(h.logs, slog.LevelDebug), o)
+	i.svc, err = introductions.Build(context.Background(), h.cfg, cloudlog.New(h.logs, slog.LevelDebug), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,4 +277,16 @@ func contains(haystack []string, needle string) bool {
 		}
 	}
 	return false
+}
+
+// function returns the function of the service named name.
+func function(t testing.TB, name string) wiring.Function {
+	t.Helper()
+	for _, fn := range introductions.Functions {
+		if fn.Name == name {
+			return fn
+		}
+	}
+	t.Fatalf("no function %q", name)
+	return wiring.Function{}
 }

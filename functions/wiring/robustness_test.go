@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/testsupport"
@@ -114,7 +115,7 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &testsupport.Logs{}
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(logs, slog.LevelDebug), wiring.Overrides{})
+	svc, err := introductions.Build(context.Background(), cfg, cloudlog.New(logs, slog.LevelDebug), dbparts.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

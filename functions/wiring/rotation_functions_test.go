@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/emulatortest"
@@ -48,9 +48,9 @@ func TestASigningFunctionFollowsARotationItNeverVerifies(t *testing.T) {
 		t.Cleanup(func() { keys.Close() })
 		return keys
 	}
-	serve := func(name string, o wiring.Overrides) string {
+	serve := func(name string, o dbparts.Overrides) string {
 		o.Clock = clock
-		svc, err := wiring.BuildFunction(context.Background(), cfg, slog.New(slog.DiscardHandler), o, name)
+		svc, err := dbparts.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), o, function(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,8 +60,8 @@ func TestASigningFunctionFollowsARotationItNeverVerifies(t *testing.T) {
 		return srv.URL
 	}
 	challengeKeys := keysFor()
-	challengeURL := serve("Challenge", wiring.Overrides{Keys: challengeKeys})
-	draftsURL := serve("Drafts", wiring.Overrides{Keys: keysFor(), Pepper: pepper})
+	challengeURL := serve("Challenge", dbparts.Overrides{Keys: challengeKeys})
+	draftsURL := serve("Drafts", dbparts.Overrides{Keys: keysFor(), Pepper: pepper})
 
 	challenge := func() altchapow.Challenge {
 		t.Helper()

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/secretkeys"
 )
 
@@ -67,7 +67,7 @@ func TestKeyRotationReachesRunningInstancesAndKeepsCounters(t *testing.T) {
 	secret := &secretVersions{versions: []string{strings.Repeat("1", 32)}}
 	pepper := bytes.Repeat([]byte{'p'}, 32)
 	keysA := keysOf(t, secret)
-	a := newHarnessWith(t, map[string]string{"RATE_LIMIT_IP_PER_HOUR": "2"}, wiring.Overrides{Keys: keysA, Pepper: pepper})
+	a := newHarnessWith(t, map[string]string{"RATE_LIMIT_IP_PER_HOUR": "2"}, dbparts.Overrides{Keys: keysA, Pepper: pepper})
 	const source = "192.0.2.77"
 	first := a.draftBody(map[string]any{"email": "first@example.com"})
 	kept := a.postJSON("/api/introductions", first, append(fromAddress(source), "Idempotency-Key", "rotation-7d2c-4b1e")...)
@@ -77,7 +77,7 @@ func TestKeyRotationReachesRunningInstancesAndKeepsCounters(t *testing.T) {
 
 	secret.rotate(strings.Repeat("2", 32))
 	keysB := keysOf(t, secret)
-	b := a.instance(wiring.Overrides{Keys: keysB, Pepper: pepper})
+	b := a.instance(dbparts.Overrides{Keys: keysB, Pepper: pepper})
 	if v, _ := keysB.Current(); v != "2" {
 		t.Fatalf("B signs with version %q, want 2", v)
 	}

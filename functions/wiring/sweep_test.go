@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -29,7 +29,7 @@ func (r *heldRunner) Run(_ context.Context, trigger intake.SweepTrigger) (intake
 // still running; the next draft starts none.
 func TestFirstDraftOfTheDayDoesNotWaitForTheSweep(t *testing.T) {
 	runner := &heldRunner{started: make(chan intake.SweepTrigger, 4), release: make(chan struct{})}
-	h := newHarnessWith(t, nil, wiring.Overrides{SweepRunner: runner})
+	h := newHarnessWith(t, nil, dbparts.Overrides{SweepRunner: runner})
 	t.Cleanup(func() { close(runner.release) }) // before the harness waits for the sweep at Close
 
 	// The sweep cannot finish before release: an answer here proves the
@@ -61,7 +61,7 @@ func TestFirstDraftOfTheDayDoesNotWaitForTheSweep(t *testing.T) {
 // function's own request is not counted as one.
 func TestAQuietSpellStartsASweep(t *testing.T) {
 	runner := &heldRunner{started: make(chan intake.SweepTrigger, 4), release: make(chan struct{})}
-	h := newHarnessWith(t, map[string]string{"SWEEP_AFTER_IDLE": "15m"}, wiring.Overrides{SweepRunner: runner})
+	h := newHarnessWith(t, map[string]string{"SWEEP_AFTER_IDLE": "15m"}, dbparts.Overrides{SweepRunner: runner})
 	t.Cleanup(func() { close(runner.release) })
 	challenge := func() {
 		t.Helper()

@@ -1,5 +1,5 @@
 // Command devserver runs every route of every function of the service (the
-// route table of functions/wiring) on one origin, with the site's reference
+// rows of each under functions/) on one origin, with the site's reference
 // page at every other path. It is what `make run` starts; configuration
 // comes from the environment (shared/config/README.md). It needs
 // FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
@@ -31,7 +31,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
@@ -57,7 +58,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if cfg.FirestoreEmulatorHost == "" {
 		logger.Warn("FIRESTORE_EMULATOR_HOST is unset: using real Firestore with your default credentials")
 	}
-	var o wiring.Overrides
+	var o dbparts.Overrides
 	if v := getenv("DEVSERVER_CLOCK_STEP"); v != "" {
 		step, err := time.ParseDuration(v)
 		if err != nil || step <= 0 {
@@ -65,7 +66,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		}
 		o.Clock = steppedClock(step, logger)
 	}
-	svc, err := wiring.Build(ctx, cfg, logger, o)
+	svc, err := introductions.Build(ctx, cfg, logger, o)
 	if err != nil {
 		return err
 	}
@@ -133,8 +134,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// handler is every route of svc and the site's page, for loopback names only.
-func handler(svc *wiring.Service, port int) http.Handler {
+// handler is everything the dev server answers on port: every route of
+// svc and the site's page, for loopback names only.
+func handler(svc *dbparts.Service, port int) http.Handler {
 	return loopbackOnly(svc.Mux(sitepage.Handler()), port)
 }
 

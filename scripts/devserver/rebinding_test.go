@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ownersite/introductions/functions/wiring"
+	introductions "github.com/ownersite/introductions"
+	"github.com/ownersite/introductions/functions/wiring/dbparts"
 	"github.com/ownersite/introductions/shared/altchapow"
 	"github.com/ownersite/introductions/shared/cloudlog"
 	"github.com/ownersite/introductions/shared/config"
@@ -91,7 +92,7 @@ func TestTheAdminAnswersNoRebinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := wiring.Build(context.Background(), cfg, cloudlog.New(io.Discard, slog.LevelError), wiring.Overrides{})
+	svc, err := introductions.Build(context.Background(), cfg, cloudlog.New(io.Discard, slog.LevelError), dbparts.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

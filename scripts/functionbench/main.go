@@ -2,7 +2,7 @@
 // (make bench), run alone as the Go buildpack runs it: the function's own
 // binary, built from its source as scripts/deploy.sh stages it (its entry
 // package at the root) with the buildpackmain main, with FUNCTION_TARGET set
-// to the function. For every function of the route table (wiring.Functions)
+// to the function. For every function (introductions.Functions)
 // it prints one row:
 //
 //   - the status of its first answer to one of its routes (any answer but a
@@ -23,8 +23,8 @@
 // given a counting proxy in front of it instead (loopback), and the
 // emulator's functionbench project is wiped before each start.
 //
-// The binaries are -functions/<key>, the function's key in
-// introductions.EntryPoints (scripts/bench.sh builds them).
+// The binaries are -functions/<key>, the function's introductions.Key
+// (scripts/bench.sh builds them).
 //
 //	functionbench [-functions bin/functions] [-bare bin/functionbench-bare] [-runs 5] [-settle 3s]
 package main
@@ -83,7 +83,7 @@ type result struct {
 }
 
 func main() {
-	functions := flag.String("functions", "bin/functions", "the directory of each function's built binary, named by its key (introductions.EntryPoints)")
+	functions := flag.String("functions", "bin/functions", "the directory of each function's built binary, named by its key (introductions.Key)")
 	bare := flag.String("bare", "bin/functionbench-bare", "the built bare function")
 	runs := flag.Int("runs", 5, "starts per function (medians are printed)")
 	settle := flag.Duration("settle", 3*time.Second, "how long after the first answer to keep counting before reading memory")
@@ -110,31 +110,28 @@ func main() {
 			ms(r.start), ms(bare), float64(r.start)/float64(bare),
 			r.rssMiB, r.connsAtAnswer, r.connsSettled, r.callsAtAnswer, r.callsSettled)
 	}
-	keys := map[string]string{}
-	for key, name := range introductions.EntryPoints {
-		keys[name] = key
-	}
 	r, ref := b.measure(*bare, "Bare", bareProbe)
 	row("Bare", r, ref)
-	for _, name := range wiring.Functions() {
+	for _, fn := range introductions.Functions {
+		name := fn.Name
 		p, ok := probes[name]
 		if !ok {
 			fail("no probe for function " + name + ": add one to probes")
 		}
 		p.path = strings.ReplaceAll(p.path, "{form}", registry.FormIDs()[0])
-		if !routed(name, p) {
-			fail(fmt.Sprintf("%s %s is none of %s's routes %q", p.method, p.path, name, wiring.Patterns(name)))
+		if !routed(fn, p) {
+			fail(fmt.Sprintf("%s %s is none of %s's routes %q", p.method, p.path, name, fn.Patterns()))
 		}
-		r, ref := b.measure(filepath.Join(*functions, keys[name]), name, p)
+		r, ref := b.measure(filepath.Join(*functions, introductions.Key(name)), name, p)
 		row(name, r, ref)
 	}
 	out.Flush()
 }
 
-// routed reports whether p is answered by one of function's routes.
-func routed(function string, p probe) bool {
+// routed reports whether p is answered by one of fn's routes.
+func routed(fn wiring.Function, p probe) bool {
 	mux := http.NewServeMux()
-	for _, pattern := range wiring.Patterns(function) {
+	for _, pattern := range fn.Patterns() {
 		mux.Handle(pattern, http.NotFoundHandler())
 	}
 	req, _ := http.NewRequest(p.method, "http://localhost"+p.path, nil)

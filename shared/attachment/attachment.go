@@ -16,10 +16,6 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// DefaultMaxBytes is the size limit when ATTACHMENT_MAX_BYTES is unset:
-// 5 MiB.
-const DefaultMaxBytes = 5 << 20
-
 // Files keeps attachments' bytes, each object under a name the caller
 // chooses. Errors are *intake.Error: UNAVAILABLE when the store cannot be
 // reached, NOT_FOUND (Open) for an object that does not exist.

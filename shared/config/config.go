@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -117,6 +116,9 @@ type Webhook struct {
 
 // Enabled reports whether the webhook destination is on.
 func (w Webhook) Enabled() bool { return w.URL != "" }
+
+// DefaultAttachmentMaxBytes is ATTACHMENT_MAX_BYTES's default: 5 MiB.
+const DefaultAttachmentMaxBytes = 5 << 20
 
 // The SMTP_TLS modes.
 const (
@@ -272,7 +274,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DeliveryMaxAttempts:   int(l.integer("DELIVERY_MAX_ATTEMPTS", 8, 1, 50)),
 		SchedulerJob:          l.str("SCHEDULER_JOB", ""),
 		AttachmentBucket:      l.str("ATTACHMENT_BUCKET", "introductions-attachments-local"),
-		AttachmentMaxBytes:    l.integer("ATTACHMENT_MAX_BYTES", attachment.DefaultMaxBytes, 1<<10, 32<<20),
+		AttachmentMaxBytes:    l.integer("ATTACHMENT_MAX_BYTES", DefaultAttachmentMaxBytes, 1<<10, 32<<20),
 		StorageEmulatorHost:   l.str("STORAGE_EMULATOR_HOST", ""),
 		Revision:              l.str("K_REVISION", "local"),
 		Service:               l.str("K_SERVICE", "devserver"),

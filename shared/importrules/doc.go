@@ -5,11 +5,14 @@
 // the form registry, the proof of work, the key ring and the HTTP edge are
 // pure: they import no Google Cloud SDK and no gRPC, directly or through
 // another package. Only the adapters (the Firestore store, the Secret
-// Manager key loader), the wiring and the root package do. A new pure
-// package is protected by adding its path to the pure list in the test.
+// Manager key loader), the parts over the database, the Challenge
+// function (which opens the HMAC keys), the entry packages and the root
+// package do. A new pure package is protected by adding its path to the
+// pure list in the test.
 //
-// The arrows run one way: the root package (the entry points) and the dev
-// server import functions/wiring, the wiring imports the functions, each
-// function imports shared packages only, and no shared package imports a
-// function or the wiring.
+// The arrows run one way: the root package imports each function's entry
+// package, an entry package its function, package dbparts and the wiring,
+// dbparts the functions whose parts it uses, a function the wiring and
+// shared packages, and no shared package imports anything under
+// functions/.
 package importrules

@@ -37,11 +37,10 @@ var pure = []string{
 	"shared/testsupport",
 	"shared/textrules",
 	"shared/webhook",
-	"functions/challenge",
 	"functions/confirmation",
 	"functions/drafts",
 	"functions/forms",
-	"functions/deliveryevents",
+	"functions/delivery-events",
 	"functions/admin",
 	"functions/sweep",
 }
@@ -134,9 +133,35 @@ func TestPurePackagesImportNoCloudSDK(t *testing.T) {
 // gRPC, protobuf or a Google Cloud client library, whose package init
 // alone would double the function's start-up.
 var light = []string{
-	"functions/wiring/light",
-	"entrypoints/challenge",
-	"entrypoints/forms",
+	"functions/wiring",
+	"functions/challenge/entry",
+	"functions/forms/entry",
+}
+
+// TestLightFunctionsLinkWhatTheirRoutesUse: Challenge and Forms link at
+// most 12 of the module's packages each, none of them the admin, the
+// intake service, a delivery adapter or the Firestore store.
+func TestLightFunctionsLinkWhatTheirRoutesUse(t *testing.T) {
+	for _, entry := range light[1:] {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/"+entry).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours []string
+		for _, p := range strings.Fields(string(out)) {
+			if rel, ok := strings.CutPrefix(p, module+"/"); ok {
+				ours = append(ours, rel)
+			}
+		}
+		if len(ours) > 12 {
+			t.Errorf("%s links %d of the module's packages, want at most 12: %q", entry, len(ours), ours)
+		}
+		for _, p := range []string{"functions/admin", "shared/intakeflow", "shared/delivery", "shared/webhook", "shared/smtpmail", "shared/mailgun", "shared/firestorestore", "functions/wiring/dbparts"} {
+			if slices.Contains(ours, p) {
+				t.Errorf("%s links %s", entry, p)
+			}
+		}
+	}
 }
 
 // heavy reports whether a light package may not import path.
@@ -166,10 +191,12 @@ func TestLightFunctionsLinkNoGRPC(t *testing.T) {
 	}
 }
 
-// TestArrowsPointDown checks the direction of the layers (root -> wiring ->
-// functions -> shared): shared packages import no function and not the
-// wiring, and a function imports no other function and not the wiring; only
-// the wiring imports the functions.
+// TestArrowsPointDown checks the direction of the layers (root -> entry
+// packages -> dbparts -> functions -> wiring -> shared): shared packages
+// import nothing under functions/; the wiring imports no function and not
+// dbparts; a function imports no other function, no entry package and not
+// dbparts; dbparts imports no entry package; an entry package imports no
+// other entry package.
 func TestArrowsPointDown(t *testing.T) {
 	g := load(t, module+"/...")
 	upward := func(from string) func(string) bool {
@@ -177,14 +204,17 @@ func TestArrowsPointDown(t *testing.T) {
 			if to == from || !strings.HasPrefix(to, module+"/") {
 				return false
 			}
-			rel := strings.TrimPrefix(to, module+"/")
+			from, rel := strings.TrimPrefix(from, module+"/"), strings.TrimPrefix(to, module+"/")
+			entry := strings.HasSuffix(rel, "/entry")
 			switch {
-			case strings.HasPrefix(from, module+"/shared/"):
+			case strings.HasPrefix(from, "shared/"):
 				return strings.HasPrefix(rel, "functions/")
-			case from == module+"/functions/wiring" || strings.HasPrefix(from, module+"/functions/wiring/"):
-				return false
-			case strings.HasPrefix(from, module+"/functions/"):
-				return strings.HasPrefix(rel, "functions/") && !strings.HasPrefix(to, from+"/")
+			case from == "functions/wiring":
+				return strings.HasPrefix(rel, "functions/")
+			case from == "functions/wiring/dbparts" || strings.HasSuffix(from, "/entry"):
+				return entry
+			case strings.HasPrefix(from, "functions/"):
+				return strings.HasPrefix(rel, "functions/") && rel != "functions/wiring" && !strings.HasPrefix(rel, from+"/")
 			}
 			return false
 		}
@@ -192,7 +222,7 @@ func TestArrowsPointDown(t *testing.T) {
 	for p := range g {
 		for _, q := range g[p] {
 			if upward(p)(q) {
-				t.Errorf("%s imports %s: arrows run root -> wiring -> functions -> shared", p, q)
+				t.Errorf("%s imports %s: arrows run root -> entry packages -> dbparts -> functions -> wiring -> shared", p, q)
 			}
 		}
 	}

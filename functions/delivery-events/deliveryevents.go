@@ -36,6 +36,14 @@ type Deliveries interface {
 	ApplyEvent(ctx context.Context, ev intake.ProviderEvent) (intake.Envelope, error)
 }
 
+// Name is the function's entry point.
+const Name = "DeliveryEvents"
+
+// Routes are the function's rows of the route table, answered by h.
+func Routes(h *Handlers) []jsonapi.Route {
+	return []jsonapi.Route{{Pattern: "POST /hooks/delivery/{provider}", Handle: h.Receive}}
+}
+
 // Handlers are the function's route handlers.
 type Handlers struct {
 	deliveries Deliveries

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/functions/deliveryevents"
+	"github.com/ownersite/introductions/functions/delivery-events"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/mailgun"
 )

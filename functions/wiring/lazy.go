@@ -1,10 +1,12 @@
-package light
+package wiring
 
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -30,10 +32,9 @@ const (
 // next attempt is due, with a backoff between attempts. No lock is held
 // while it builds.
 type Lazy struct {
-	name    string
-	getenv  func(string) string
-	builder Builder
-	now     func() time.Time
+	fn     Function
+	getenv func(string) string
+	now    func() time.Time
 
 	mu       sync.Mutex
 	svc      *Service
@@ -42,16 +43,14 @@ type Lazy struct {
 	wait     time.Duration // the wait after the next failure
 }
 
-// A Builder builds the one function name of a deployed instance from its
-// configuration: Deployed for Challenge and Forms, wiring.Deployed for the
-// functions that hold the database.
-type Builder func(ctx context.Context, cfg config.Config, logger *slog.Logger, name string) (*Service, error)
-
-// NewLazy returns the deployed function name, reading its config through
-// getenv and building it with build when first used.
-func NewLazy(name string, getenv func(string) string, build Builder) *Lazy {
-	return &Lazy{name: name, getenv: getenv, builder: build, now: time.Now, wait: FirstRetry}
+// NewLazy returns the deployed function fn, reading its config through
+// getenv and building it, alone, when first used.
+func NewLazy(fn Function, getenv func(string) string) *Lazy {
+	return &Lazy{fn: fn, getenv: getenv, now: time.Now, wait: FirstRetry}
 }
+
+// stderr is where deployed functions log: Cloud Run collects it.
+var stderr io.Writer = os.Stderr
 
 // ServeHTTP builds the function when it is not built yet, then serves r.
 //
@@ -65,7 +64,7 @@ func (l *Lazy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jsonapi.WriteError(w, r, nil, intake.Unavailable(errors.New("start-up failed"), retryAfter))
 		return
 	}
-	svc.Function(l.name).ServeHTTP(w, r)
+	svc.Function(l.fn.Name).ServeHTTP(w, r)
 }
 
 // get returns the built function, building it if no attempt is in flight
@@ -112,7 +111,7 @@ func (l *Lazy) get(ctx context.Context) (*Service, time.Duration, error) {
 		if err != nil {
 			return nil, retryAfter, err
 		}
-		if svc.Sweeps != nil && l.name != SweepFunction {
+		if svc.Sweeps != nil && l.fn.Name != SweepFunction {
 			svc.Sweeps.Start(intake.SweepByColdStart)
 		}
 		return svc, 0, nil
@@ -127,12 +126,16 @@ func (l *Lazy) build(ctx context.Context) (*Service, error) {
 	cfg, cfgErr := config.Load(l.getenv)
 	logger := cloudlog.New(stderr, cfg.LogLevel)
 	if cfgErr != nil {
-		logger.ErrorContext(ctx, "start-up failed: configuration; will retry", slog.String("function", l.name), slog.String("error", cfgErr.Error()))
+		logger.ErrorContext(ctx, "start-up failed: configuration; will retry", slog.String("function", l.fn.Name), slog.String("error", cfgErr.Error()))
 		return nil, cfgErr
 	}
-	svc, err := l.builder(ctx, cfg, logger, l.name)
+	p, err := NewParts(ctx, cfg, logger, nil, l.fn.Name)
+	var svc *Service
+	if err == nil {
+		svc, err = p.Serve(l.fn)
+	}
 	if err != nil {
-		logger.ErrorContext(ctx, "start-up failed; will retry", slog.String("function", l.name), slog.String("error", err.Error()))
+		logger.ErrorContext(ctx, "start-up failed; will retry", slog.String("function", l.fn.Name), slog.String("error", err.Error()))
 		return nil, err
 	}
 	return svc, nil

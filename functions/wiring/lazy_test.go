@@ -1,4 +1,4 @@
-package light
+package wiring
 
 import (
 	"io"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // TestAFailedStartBacksOff: a start that fails is answered 503 with
@@ -31,7 +33,7 @@ func TestAFailedStartBacksOff(t *testing.T) {
 		return ""
 	}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	l := NewLazy("Forms", getenv, Deployed)
+	l := NewLazy(Function{Name: "Forms", Build: func(*Parts) ([]jsonapi.Route, error) { return nil, nil }}, getenv)
 	l.now = func() time.Time { return now }
 	serve := func() *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()

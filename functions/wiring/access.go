@@ -1,4 +1,4 @@
-package light
+package wiring
 
 // Access is what one deployed function may touch: whether it reads and
 // writes the Firestore database, whether it holds the attachments'

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ownersite/introductions/functions/deliveryevents"
-	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/functions/delivery-events"
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/jsonapi"
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
@@ -57,7 +57,7 @@ func serve(t *testing.T, d deliveryevents.Deliveries, providers map[string]deliv
 	if err != nil {
 		t.Fatal(err)
 	}
-	served, err := wiring.Serve(&wiring.Handlers{DeliveryEvents: h}, "DeliveryEvents", []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
+	served, err := jsonapi.NewRoutes(deliveryevents.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,24 @@
+package forms
+
+import (
+	"fmt"
+
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/shared/formregistry"
+)
+
+// RegistryPart names the form registry among an instance's parts
+// (wiring.Part), which a test may give it instead (a made-up version).
+const RegistryPart = "form registry"
+
+// LoadRegistry is p's form registry, the one embedded in the binary. Every
+// function that reads a form's definition asks here.
+func LoadRegistry(p *wiring.Parts) (*formregistry.Registry, error) {
+	return wiring.Part(p, RegistryPart, func() (*formregistry.Registry, error) {
+		registry, err := formregistry.Load()
+		if err != nil {
+			return nil, fmt.Errorf("form registry: %w", err)
+		}
+		return registry, nil
+	})
+}

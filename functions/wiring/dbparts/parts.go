@@ -1,0 +1,323 @@
+package dbparts
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"time"
+
+	"github.com/ownersite/introductions/functions/admin"
+	"github.com/ownersite/introductions/functions/challenge"
+	"github.com/ownersite/introductions/functions/delivery-events"
+	"github.com/ownersite/introductions/functions/forms"
+	"github.com/ownersite/introductions/functions/wiring"
+	"github.com/ownersite/introductions/shared/attachment"
+	"github.com/ownersite/introductions/shared/attachmentbucket"
+	"github.com/ownersite/introductions/shared/checks"
+	"github.com/ownersite/introductions/shared/delivery"
+	"github.com/ownersite/introductions/shared/firestorestore"
+	"github.com/ownersite/introductions/shared/floodlimit"
+	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/intakeflow"
+	"github.com/ownersite/introductions/shared/keyring"
+	"github.com/ownersite/introductions/shared/mailgun"
+	"github.com/ownersite/introductions/shared/retentionsweep"
+	"github.com/ownersite/introductions/shared/schedulerjob"
+	"github.com/ownersite/introductions/shared/secretkeys"
+	"github.com/ownersite/introductions/shared/smtpmail"
+	"github.com/ownersite/introductions/shared/webhook"
+)
+
+// hashPepper is the keyed-hash pepper: the override's, a random one of this
+// process without HASH_PEPPER_SECRET (local runs), else the pinned secret
+// version's.
+func hashPepper(p *wiring.Parts) ([]byte, error) {
+	return wiring.Part(p, pepperPart, func() ([]byte, error) {
+		if err := p.May(wiring.SecretPepper); err != nil {
+			return nil, err
+		}
+		switch {
+		case p.Config.HashPepperSecret == "" && p.Config.HMACSecret != "":
+			return nil, errors.New("HASH_PEPPER_SECRET: required when HMAC_SECRET is set, or every instance would hash with a pepper of its own")
+		case p.Config.HashPepperSecret == "":
+			pepper := make([]byte, keyring.MinKeyLen)
+			if _, err := io.ReadFull(rand.Reader, pepper); err != nil {
+				return nil, fmt.Errorf("keyed-hash pepper: %w", err)
+			}
+			return pepper, nil
+		}
+		pepper, err := secretkeys.OpenPepper(p.Context(), p.Config.HashPepperSecret)
+		if err != nil {
+			return nil, fmt.Errorf("keyed-hash pepper: %w", err)
+		}
+		return pepper, nil
+	})
+}
+
+// Database is the connection to Firestore every store is built on.
+func Database(p *wiring.Parts) (*firestorestore.DB, error) {
+	return wiring.Part(p, "database", func() (*firestorestore.DB, error) {
+		if !p.Access().Firestore {
+			return nil, fmt.Errorf("%s may not open Firestore (see functions/wiring/access.go)", p.Access().Function)
+		}
+		cfg := p.Config
+		db, err := firestorestore.Open(p.Context(), firestorestore.Config{Project: cfg.Project, Database: cfg.Database, OpTimeout: cfg.FirestoreTimeout}, p.Logger, overrides(p).StoreOptions...)
+		if err != nil {
+			return nil, fmt.Errorf("firestore: %w", err)
+		}
+		p.OnClose(db.Close)
+		return db, nil
+	})
+}
+
+// Attachments is the attachments' bucket (ATTACHMENT_BUCKET), through
+// fake-gcs-server when STORAGE_EMULATOR_HOST is set.
+func Attachments(p *wiring.Parts) (*attachmentbucket.Bucket, error) {
+	return wiring.Part(p, "attachments", func() (*attachmentbucket.Bucket, error) {
+		if !p.Access().Attachments {
+			return nil, fmt.Errorf("%s may not open the attachments' bucket (see functions/wiring/access.go)", p.Access().Function)
+		}
+		b, err := attachmentbucket.Open(p.Context(), p.Config.AttachmentBucket)
+		if err != nil {
+			return nil, fmt.Errorf("attachments: %w", err)
+		}
+		p.OnClose(b.Close)
+		return b, nil
+	})
+}
+
+// senders are the handoff's destination adapters besides the admin inbox:
+// email when SMTP_HOST is set, the webhook when WEBHOOK_URL is, and any the
+// overrides add. An instance that may not read the handoff's secrets has
+// none: it applies delivery events, it sends nothing.
+func senders(p *wiring.Parts) ([]intake.Sender, error) {
+	if !p.SendsHandoff() {
+		return nil, nil
+	}
+	var senders []intake.Sender
+	var errs []error
+	if p.Config.SMTP.Enabled() {
+		s, err := smtpmail.New(p.Config.SMTP, smtpmail.Options{Logger: p.Logger, Now: p.Clock.Now})
+		errs = append(errs, err)
+		senders = append(senders, s)
+	}
+	if p.Config.Webhook.Enabled() {
+		s, err := webhook.New(p.Config.Webhook, webhook.Options{Logger: p.Logger, Now: p.Clock.Now})
+		errs = append(errs, err)
+		senders = append(senders, s)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("handoff: %w", err)
+	}
+	return append(senders, overrides(p).Senders...), nil
+}
+
+// Delivery is the handoff's delivery service over the outbox store: it
+// sends (where the instance holds the senders), retries and applies
+// provider events.
+func Delivery(p *wiring.Parts) (*delivery.Service, error) {
+	return wiring.Part(p, "delivery", func() (*delivery.Service, error) {
+		db, err := Database(p)
+		if err != nil {
+			return nil, err
+		}
+		registry, err := forms.LoadRegistry(p)
+		if err != nil {
+			return nil, err
+		}
+		senders, err := senders(p)
+		if err != nil {
+			return nil, err
+		}
+		cfg := p.Config
+		var adminURL func(string) string
+		if cfg.AdminURL != "" {
+			adminURL = cfg.IntroductionAdminURL
+		}
+		d, err := delivery.New(delivery.Deps{
+			Store: db.Outbox(), Senders: senders, Forms: registry, Clock: p.Clock, Logger: p.Logger,
+			Function: cfg.Service, Revision: cfg.Revision,
+			Config: delivery.Config{RetryBase: cfg.DeliveryRetryBase, MaxAttempts: cfg.DeliveryMaxAttempts, AdminURL: adminURL},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("delivery: %w", err)
+		}
+		p.OnClose(func() error { d.Wait(); return nil })
+		return d, nil
+	})
+}
+
+// Intake is the intake service of Drafts and Confirmation, over the
+// intake store: the flood layer, the pepper and the limits. Where the
+// instance keeps drafts, it holds the check chain a draft passes, the proof
+// of work last; elsewhere (Confirmation) it has none and holds no HMAC key.
+// Where the instance holds the handoff's senders, the delivery service
+// sends each confirmation's outbox; elsewhere (Drafts, which confirms
+// nothing) it has no handoff.
+func Intake(p *wiring.Parts) (*intakeflow.Service, error) {
+	return wiring.Part(p, "intake", func() (*intakeflow.Service, error) {
+		var handoff intakeflow.Handoff
+		if p.SendsHandoff() {
+			deliveries, err := Delivery(p)
+			if err != nil {
+				return nil, err
+			}
+			handoff = deliveries
+		}
+		db, err := Database(p)
+		if err != nil {
+			return nil, err
+		}
+		registry, err := forms.LoadRegistry(p)
+		if err != nil {
+			return nil, err
+		}
+		pepper, err := hashPepper(p)
+		if err != nil {
+			return nil, err
+		}
+		cfg := p.Config
+		flood, err := floodlimit.New(cfg.FloodLimit, cfg.FloodWindow)
+		if err != nil {
+			return nil, fmt.Errorf("flood layer: %w", err)
+		}
+		var chain checks.Chain
+		if p.KeepsDrafts() {
+			pow, err := challenge.ProofOfWork(p)
+			if err != nil {
+				return nil, err
+			}
+			chain = checks.Chain{checks.RateLimit{Flood: flood}, checks.Honeypot{}, checks.ContentRules{}, checks.ProofOfWork{Verifier: pow}}
+		}
+		store := db.Intake(func(e intake.LedgerEntry) (intake.Decision, string) { return delivery.Decide(e, registry) })
+		files, err := Attachments(p)
+		if err != nil {
+			return nil, err
+		}
+		flow, err := intakeflow.New(intakeflow.Deps{
+			Store: store, Reviser: store, Attacher: store, Files: files, AttachmentMaxBytes: cfg.AttachmentMaxBytes, Forms: registry, Flood: flood, Pepper: pepper, Clock: p.Clock, Entropy: overrides(p).entropy(), Logger: p.Logger,
+			Chain:      chain,
+			Retention:  cfg.Retention,
+			IPLimit:    intake.RateRule{Limit: cfg.RateLimitIPPerHour, Window: time.Hour},
+			EmailLimit: intake.RateRule{Limit: cfg.RateLimitEmailPerHour, Window: time.Hour},
+			Escalation: intake.Escalation{Free: intakeflow.FreeDrafts, Base: cfg.PowMaxNumber, Max: cfg.PowMaxEscalated},
+			Function:   cfg.Service, Revision: cfg.Revision,
+			Handoff: handoff,
+		})
+		if err != nil {
+			return nil, err
+		}
+		// Refusal counts still in memory are written at shutdown, within the
+		// ten seconds Cloud Run gives a stopping instance.
+		p.OnClose(func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			return flow.FlushRefusals(ctx, true)
+		})
+		return flow, nil
+	})
+}
+
+// Retention is the launcher of this instance's retention sweeps, one at a
+// time, which it also makes the instance's Sweeps. A run deletes what
+// expired, re-checks consent evidence, counts the admin's daily figures;
+// where
+// the instance holds the handoff's senders, it also retries the deliveries
+// that are due, and where it holds the attachments' bucket, it deletes the
+// attachments whose introduction is gone.
+func Retention(p *wiring.Parts) (*retentionsweep.Launcher, error) {
+	return wiring.Part(p, "retention", func() (*retentionsweep.Launcher, error) {
+		db, err := Database(p)
+		if err != nil {
+			return nil, err
+		}
+		registry, err := forms.LoadRegistry(p)
+		if err != nil {
+			return nil, err
+		}
+		figures, err := admin.NewDailyFiguresTask(db.Owner(), p.Config.PowMaxNumber, p.Logger)
+		if err != nil {
+			return nil, err
+		}
+		// Tasks run after each sweep's deletions, in this order.
+		var tasks, scheduled []intake.SweepTask
+		var files attachment.Files
+		if p.SendsHandoff() {
+			d, err := Delivery(p)
+			if err != nil {
+				return nil, err
+			}
+			tasks = append(tasks, d) // delivery-retries: the envelopes whose attempt is due
+		}
+		if p.Access().Attachments {
+			if files, err = Attachments(p); err != nil {
+				return nil, err
+			}
+			gone, err := attachment.NewSweepTask(files, db.Sweep(), p.Logger)
+			if err != nil {
+				return nil, err
+			}
+			// attachments: the bytes no live introduction names, on the
+			// Scheduler's run only (it lists the whole bucket); each run deletes
+			// the prefixes of the introductions it deleted.
+			scheduled = append(scheduled, gone)
+		}
+		tasks = append(tasks, figures) // the admin's chart: each finished day counted once
+		runner := overrides(p).SweepRunner
+		if runner == nil {
+			// Attachments stays nil (a nil interface) without attachments.
+			sweeper, err := retentionsweep.New(retentionsweep.Config{
+				Store: db.Sweep(), Registry: registry, Tasks: tasks, ScheduledTasks: scheduled, Attachments: files,
+				Clock: p.Clock, Entropy: overrides(p).entropy(), Logger: p.Logger, RunRetention: p.Config.SweepRunRetention,
+			})
+			if err != nil {
+				return nil, err
+			}
+			runner = sweeper
+		}
+		sweeps, err := retentionsweep.NewLauncher(runner, p.Clock, p.Config.SweepAfterIdle, p.Logger)
+		if err != nil {
+			return nil, err
+		}
+		p.OnClose(func() error { sweeps.Wait(); return nil })
+		p.Sweeps = sweeps
+		return sweeps, nil
+	})
+}
+
+// EventProviders are the delivery event providers that are on: Mailgun's
+// when MAILGUN_WEBHOOK_SIGNING_KEY is set, and any the overrides add.
+func EventProviders(p *wiring.Parts) (map[string]deliveryevents.Provider, error) {
+	if err := p.May(wiring.SecretMailgunKey); err != nil {
+		return nil, err
+	}
+	providers := map[string]deliveryevents.Provider{}
+	if p.Config.MailgunSigningKey != "" {
+		v, err := mailgun.NewVerifier(p.Config.MailgunSigningKey, p.Clock.Now)
+		if err != nil {
+			return nil, fmt.Errorf("delivery events: %w", err)
+		}
+		providers[deliveryevents.ProviderMailgun] = deliveryevents.Mailgun(v)
+	}
+	maps.Copy(providers, overrides(p).EventProviders)
+	return providers, nil
+}
+
+// SchedulerJob reads the Cloud Scheduler job's state for the admin's
+// health view; nil when SCHEDULER_JOB is unset.
+func SchedulerJob(p *wiring.Parts) (*schedulerjob.Reader, error) {
+	if p.Config.SchedulerJob == "" {
+		return nil, nil
+	}
+	return wiring.Part(p, "scheduler job", func() (*schedulerjob.Reader, error) {
+		reader, err := schedulerjob.Open(p.Context(), p.Config.SchedulerJob, p.Config.FirestoreTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("scheduler job: %w", err)
+		}
+		p.OnClose(func() error { reader.Close(); return nil })
+		return reader, nil
+	})
+}

@@ -1,0 +1,118 @@
+// Package wiring is what the service's functions share: how a deployed
+// function starts (lazy.go), what each function may touch (access.go),
+// the parts built on demand (parts.go) and the serving of each function's
+// rows of the route table (routes.go, here).
+//
+// Each function is one folder, functions/<key>/: its handlers and rows,
+// and an entry package (functions/<key>/entry) that holds its builder,
+// naming the parts it uses, and registers it. This package names no
+// function's handlers and links no Firestore client and no gRPC (a test
+// says so); the parts over the database are package dbparts'. A deployed
+// function builds itself alone, on its first request (Lazy); the dev
+// server and the tests build every function on one set of parts, so the
+// two run the same code.
+package wiring
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/ownersite/introductions/shared/cloudlog"
+	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/jsonapi"
+)
+
+// Service is one instance's built functions, serving their rows of the
+// route table, and the parts they hold.
+type Service struct {
+	Config config.Config
+	Logger *slog.Logger
+	// Sweeps starts this instance's retention sweeps; nil where no
+	// function of the instance holds the store.
+	Sweeps Sweeps
+
+	parts     *Parts
+	paths     []string
+	functions map[string]http.Handler
+	api       http.Handler
+}
+
+// Serve builds fns on p and serves their rows, each function's alone
+// (Function) and all of them together (Mux), every row behind the JSON
+// API edge (jsonapi.NewRoutes). Where p has Sweeps, every row but the
+// Sweep function's own starts a sweep after a quiet spell. On an error it
+// releases p.
+func (p *Parts) Serve(fns ...Function) (*Service, error) {
+	svc := &Service{Config: p.Config, Logger: p.Logger, parts: p, functions: map[string]http.Handler{}}
+	built := make([][]jsonapi.Route, len(fns))
+	var errs []error
+	for i, fn := range fns {
+		rows, err := fn.Build(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", fn.Name, err))
+		}
+		built[i] = rows
+	}
+	svc.Sweeps = p.Sweeps
+	var all []jsonapi.Route
+	for i, fn := range fns {
+		rows := slices.Clone(built[i])
+		for j := range rows {
+			if p.Sweeps != nil && fn.Name != SweepFunction { // the Sweep function's own request runs a sweep anyway
+				rows[j].Handle = sweepAfterQuietSpell(p.Sweeps, rows[j].Handle)
+			}
+			_, path, _ := strings.Cut(rows[j].Pattern, " ")
+			svc.paths = append(svc.paths, path)
+		}
+		served, err := jsonapi.NewRoutes(rows, p.Config.AllowedOrigins, p.Logger)
+		errs = append(errs, err)
+		svc.functions[fn.Name] = traced(p.Config.Project, served)
+		all = append(all, rows...)
+	}
+	api, err := jsonapi.NewRoutes(all, p.Config.AllowedOrigins, p.Logger)
+	if err := errors.Join(append(errs, err)...); err != nil {
+		return nil, errors.Join(err, p.Close())
+	}
+	svc.api = traced(p.Config.Project, api)
+	return svc, nil
+}
+
+// traced puts Cloud Run's trace header into the request context, so every
+// log line of the request is grouped under its trace in Cloud Logging.
+func traced(project string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if header := r.Header.Get(cloudlog.TraceHeader); header != "" {
+			r = r.WithContext(cloudlog.WithTrace(r.Context(), project, header))
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Function returns the handler of one built function, serving its rows
+// of the route table only; nil for a function this instance did not build.
+func (s *Service) Function(name string) http.Handler { return s.functions[name] }
+
+// Mux serves every route of every built function, and page at every
+// other path (a path under /api/ or /admin/ that no route has is the
+// API's 404): the dev server's one origin, the way a site's hosting
+// rewrites /api/** to the functions.
+func (s *Service) Mux(page http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	paths := append([]string{"/api/", "/admin", "/admin/"}, s.paths...)
+	slices.Sort(paths)
+	for _, path := range slices.Compact(paths) {
+		mux.Handle(path, s.api)
+	}
+	mux.Handle("/", page)
+	return mux
+}
+
+// Close waits for a sweep and the deliveries in flight on this instance,
+// writes the refusal counts still in memory, then releases what the
+// functions opened (the store, the Secret Manager client of the keys, the
+// scheduler client), the last opened first.
+func (s *Service) Close() error { return s.parts.Close() }
