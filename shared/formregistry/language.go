@@ -20,16 +20,11 @@ import (
 // direction, the notice's joining words, the page's sentences and a
 // sentence per problem code.
 type Language struct {
-	// Lang is the BCP 47 primary language subtag: "en", "fa".
-	Lang string `json:"lang"`
-	// Name is the language's name as its speakers write it.
-	Name string `json:"name"`
-	// Dir is the writing direction, "ltr" or "rtl".
-	Dir string `json:"dir"`
-	// Digits are the language's ten digits, 0 to 9; empty for ASCII digits.
-	Digits string `json:"digits"`
-	// Decimal is the language's decimal separator; empty for ".".
-	Decimal string `json:"decimal,omitempty"`
+	Lang    string `json:"lang"`              // BCP 47 primary subtag: "en", "fa"
+	Name    string `json:"name"`              // as its speakers write it
+	Dir     string `json:"dir"`               // "ltr" or "rtl"
+	Digits  string `json:"digits"`            // its ten digits, 0 to 9; empty for ASCII
+	Decimal string `json:"decimal,omitempty"` // its decimal separator; empty for "."
 	// Names names every language of the registry in this one.
 	Names  map[string]string `json:"names"`
 	Notice NoticeWording     `json:"notice"`
