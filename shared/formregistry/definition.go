@@ -216,16 +216,6 @@ func (v *Version) Notice(limits Limits) Notice {
 	return n
 }
 
-// Text renders the notice as plain text, its parts separated by blank lines.
-func (n Notice) Text() string {
-	var b strings.Builder
-	b.WriteString(n.Title + "\n")
-	for _, s := range n.Sections {
-		b.WriteString("\n" + s.Heading + "\n" + s.Body + "\n")
-	}
-	return b.String()
-}
-
 // humanDuration states d in the largest whole unit (days, hours, minutes).
 func (l *Language) humanDuration(d time.Duration) string {
 	switch {
