@@ -16,22 +16,18 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Files keeps attachments' bytes, each object under a name the caller
-// chooses. Errors are *intake.Error: UNAVAILABLE when the store cannot be
-// reached, NOT_FOUND (Open) for an object that does not exist.
+// Files keeps attachments' bytes under names the caller chooses. Errors
+// are *intake.Error: UNAVAILABLE, and NOT_FOUND from Open.
 type Files interface {
-	// Create starts writing object, which must not exist yet, with
-	// contentType.
+	// Create starts writing object, which must not exist yet.
 	Create(ctx context.Context, object, contentType string) (Upload, error)
 	// Open reads object.
 	Open(ctx context.Context, object string) (io.ReadCloser, error)
 	// Delete deletes object; one that does not exist is no error.
 	Delete(ctx context.Context, object string) error
-	// DeleteUnder deletes every object whose name begins with prefix and
-	// returns how many it deleted; none is no error.
+	// DeleteUnder deletes every object under prefix and returns how many.
 	DeleteUnder(ctx context.Context, prefix string) (int, error)
-	// Objects calls visit with every object's name and creation time; an
-	// error from visit stops it and is returned.
+	// Objects calls visit with every object; visit's error stops it and is returned.
 	Objects(ctx context.Context, visit func(name string, created time.Time) error) error
 }
 
@@ -40,8 +36,7 @@ type Upload interface {
 	io.Writer
 	// Commit ends the write and keeps the object.
 	Commit() error
-	// Abort ends the write and leaves no object, whatever the store had
-	// made of it so far.
+	// Abort ends the write and leaves no object.
 	Abort()
 }
 
@@ -57,14 +52,9 @@ const copyBuffer = 32 << 10
 
 // Receive reads body (declared as contentType, at most maxBytes) into
 // object of files and returns what it kept; a refused body leaves no
-// object (its upload is aborted). It refuses before anything is
-// written a type not allowed (ATTACHMENT_TYPE_REFUSED) and bytes whose
-// start is not that type; while streaming, a body over maxBytes
-// (ATTACHMENT_TOO_LARGE: it stops reading at maxBytes+1) and, at the end,
-// bytes that are not wholly the declared type (ATTACHMENT_TYPE_REFUSED: a
-// polyglot, HTML sent as text, data past the format's end), or none at all
-// (ATTACHMENT_EMPTY). A refused body leaves no object. Other errors:
-// UNREADABLE_BODY (the body broke off), UNAVAILABLE (files failed).
+// object. Errors: ATTACHMENT_TYPE_REFUSED (a type not allowed, or bytes not
+// wholly that type), ATTACHMENT_TOO_LARGE (read no further than
+// maxBytes+1), ATTACHMENT_EMPTY, UNREADABLE_BODY, UNAVAILABLE.
 func Receive(ctx context.Context, files Files, object, contentType string, body io.Reader, maxBytes int64) (Received, error) {
 	typ, err := Declared(contentType)
 	if err != nil {
@@ -140,8 +130,7 @@ func unreadable(err error) error {
 	return &intake.Error{Code: intake.CodeUnreadableBody, Detail: "The file could not be read to its end; please send it again.", Cause: err}
 }
 
-// stored wraps a failure of Files: its own *intake.Error as it is, any
-// other as UNAVAILABLE.
+// stored is a Files failure as it is when an *intake.Error, else UNAVAILABLE.
 func stored(err error) error {
 	var e *intake.Error
 	if errors.As(err, &e) {
@@ -150,9 +139,7 @@ func stored(err error) error {
 	return intake.Unavailable(err, 5*time.Second)
 }
 
-// HumanSize states n bytes in English as the page and the notice do:
-// "5 MiB", "5.3 MiB" (to the nearest tenth, half up), "300 KiB",
-// "12 bytes".
+// HumanSize states n bytes in English as the page does: "5.3 MiB", "300 KiB", "12 bytes".
 func HumanSize(n int64) string {
 	switch {
 	case n >= 1<<20:

@@ -11,12 +11,10 @@ import (
 // deleteBound is how long DeleteIntroduction waits for the bucket.
 const deleteBound = 10 * time.Second
 
-// DeleteIntroduction deletes every object introduction id ever had (its
-// AttachmentPrefix) and returns how many it deleted. It runs on a context
-// detached from ctx's cancellation and bounded to 10 s, so a client that
-// goes away does not cut it short. A failure is logged (the id and the
-// error's code only), not returned: the sweep deletes what a gone
-// introduction left.
+// DeleteIntroduction deletes every object introduction id ever had and
+// returns how many, on a context detached from ctx's cancellation and
+// bounded to deleteBound. A failure is logged (id and code only), not
+// returned: the sweep deletes what is left.
 func DeleteIntroduction(ctx context.Context, files Files, logger *slog.Logger, id string) int {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deleteBound)
 	defer cancel()

@@ -11,31 +11,20 @@ import (
 	"github.com/ownersite/introductions/shared/textrules"
 )
 
-// MaxNameLength is the most characters a display name keeps
-// (intake.MaxAttachmentNameLength, which the store's check holds it to).
+// MaxNameLength is the most characters a display name keeps.
 const MaxNameLength = intake.MaxAttachmentNameLength
 
 // NameFrom returns the display name a Content-Disposition header gives
-// (its filename* in UTF-8, else its filename), cleaned by CleanName; ""
-// when the header is absent or names no file.
+// (filename* in UTF-8, else filename), cleaned by CleanName; "" for none.
 func NameFrom(contentDisposition string) string {
-	if contentDisposition == "" {
-		return ""
-	}
-	_, params, err := mime.ParseMediaType(contentDisposition)
-	if err != nil {
-		return ""
-	}
-	return CleanName(params["filename"]) // mime decodes filename* into filename
+	_, params, _ := mime.ParseMediaType(contentDisposition) // decodes filename* into filename
+	return CleanName(params["filename"])
 }
 
-// CleanName makes a visitor's file name a display name: only what
-// follows the last path separator (/ or \), valid UTF-8, without the
-// characters the text rules refuse (textrules.WithoutRefused: a
-// zero-width non-joiner between letters, as Persian spells, stays),
-// without leading dots or surrounding spaces, at most MaxNameLength
-// characters (the extension kept where it fits). It is never a path, and
-// "" when nothing is left.
+// CleanName makes a visitor's file name a display name: what follows the
+// last / or \, valid UTF-8, without what textrules.WithoutRefused removes,
+// leading dots or surrounding spaces, at most MaxNameLength characters
+// (the extension kept where it fits). It is never a path.
 func CleanName(name string) string {
 	name = strings.ToValidUTF8(name, "")
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
@@ -66,11 +55,9 @@ func CleanName(name string) string {
 // extensions is the extension a saved file of each type takes.
 var extensions = map[string]string{TypePDF: ".pdf", TypePNG: ".png", TypeJPEG: ".jpg", TypeText: ".txt"}
 
-// SaveName is the name the owner's download saves a file of type typ as:
-// the display name with the extension of the type its bytes were verified
-// as, whatever extension the visitor gave (a PDF named cv.html saves as
-// cv.pdf, so the saved file never opens as a page), or "attachment-<id>"
-// with that extension when there is no display name.
+// SaveName is the name a download of type typ saves as: the display name
+// (or "attachment-<id>") with typ's extension, whatever extension the
+// visitor gave, so a saved file never opens as a page.
 func SaveName(id, displayName, typ string) string {
 	ext := extensions[typ]
 	base := strings.TrimSuffix(displayName, path.Ext(displayName))

@@ -19,9 +19,7 @@ const (
 	TypeText = "text/plain"
 )
 
-// Types are the allowed media types, in the order the page names them:
-// intake.AttachmentTypes, which the store's check holds every kept
-// attachment to.
+// Types are the allowed media types, in the order the page names them.
 var Types = intake.AttachmentTypes
 
 // typeNames are the names the page and the notice give each type.
@@ -36,9 +34,8 @@ func TypeNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// Declared returns the media type a Content-Type header declares, when it
-// is one of Types (text/plain only as UTF-8 or ASCII, the charset the text
-// is checked in), else ATTACHMENT_TYPE_REFUSED.
+// Declared returns the media type a Content-Type header declares when it
+// is one of Types (text/plain only as UTF-8 or ASCII), else ATTACHMENT_TYPE_REFUSED.
 func Declared(contentType string) (string, error) {
 	typ, params, err := mime.ParseMediaType(contentType)
 	refused := intake.Errorf(intake.CodeAttachmentTypeRefused, "An attachment must be %s; declare its type in Content-Type.", TypeNames())
@@ -53,12 +50,10 @@ func Declared(contentType string) (string, error) {
 	return typ, nil
 }
 
-// headSize is how much of the start of a file is sniffed before anything
-// is written: more than the 512 bytes a browser's own sniffing reads.
+// headSize is how much of a file is sniffed before anything is written (a browser sniffs 512).
 const headSize = 1024
 
-// tailSize is how much of the end of a file is kept to check that nothing
-// follows the format's end.
+// tailSize is how much of a file's end is kept to check its format's end.
 const tailSize = 1024
 
 // magic is how each binary type begins.
@@ -68,9 +63,7 @@ var magic = map[string][]byte{
 	TypeJPEG: {0xff, 0xd8, 0xff},
 }
 
-// polyglotMarks mark a second format in a file's head: what a browser
-// would take for HTML or SVG, and a ZIP archive's local header. None may
-// stand in the head of any file.
+// polyglotMarks mark a second format (HTML, SVG, ZIP) that no file's head may hold.
 var polyglotMarks = [][]byte{
 	[]byte("<!doctype"), []byte("<html"), []byte("<head"), []byte("<body"), []byte("<script"),
 	[]byte("<iframe"), []byte("<svg"), []byte("pk\x03\x04"),
@@ -80,8 +73,7 @@ var polyglotMarks = [][]byte{
 // is refused: what HTML reads as a tag, a comment or a declaration.
 const markup = "it holds markup (a < followed by a letter, /, ! or ?)"
 
-// inspector sees every byte of a file once, in order, and keeps only its
-// head, its tail, its hash and what the text rules need.
+// inspector sees every byte of a file once, keeping its head, tail and hash.
 type inspector struct {
 	typ  string
 	size int64
@@ -117,8 +109,7 @@ func (in *inspector) write(p []byte) {
 }
 
 // checkText applies the plain-text rules to the next chunk: valid UTF-8,
-// no control characters but tab, line feed, form feed and carriage
-// return, and no markup anywhere.
+// no control characters but \t \n \f \r, no markup.
 func (in *inspector) checkText(p []byte) {
 	for _, b := range p {
 		if in.lt && (b == '/' || b == '!' || b == '?' || 'a' <= b|0x20 && b|0x20 <= 'z') {
@@ -158,8 +149,7 @@ func article(name string) string {
 	return "a " + name
 }
 
-// headVerdict judges the head alone: the type's magic and no polyglot
-// mark in it.
+// headVerdict judges the head alone: the type's magic and no polyglot mark.
 func (in *inspector) headVerdict() error {
 	if m := magic[in.typ]; m != nil && !bytes.HasPrefix(in.head, m) {
 		return typeRefused(in.typ, "its bytes do not begin as one does")
@@ -176,8 +166,7 @@ func (in *inspector) headVerdict() error {
 	return nil
 }
 
-// verdict judges the whole file once it has passed: plain text to its
-// end, and nothing after a binary format's end marker.
+// verdict judges the whole file: text to its end, nothing after a format's end marker.
 func (in *inspector) verdict() error {
 	if err := in.headVerdict(); err != nil {
 		return err

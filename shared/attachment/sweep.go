@@ -10,35 +10,27 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ClassAttachments is the class a sweep run counts deleted attachments
-// under.
+// ClassAttachments is the class a sweep run counts deleted attachments under.
 const ClassAttachments = "attachments"
 
-// Grace is how old an object no introduction names must be before the
-// sweep deletes it while its introduction lives: an upload streams its
-// bytes before its draft names them.
+// Grace is how old an object its live introduction does not name must be
+// before the sweep deletes it (an upload is named after it streams).
 const Grace = 15 * time.Minute
 
 // lookupBatch is how many introductions one lookup reads.
 const lookupBatch = 100
 
-// Kept tells which object each live introduction's attachment is kept
-// under (the firestorestore sweep store is one).
+// Kept tells which object each live introduction's attachment is kept under.
 type Kept interface {
-	// AttachmentObjects returns, for each of ids whose introduction is
-	// live at now, the object its attachment is kept under ("" for none);
-	// an id it leaves out has no live introduction. Errors: UNAVAILABLE.
+	// AttachmentObjects maps each of ids whose introduction is live at now
+	// to its attachment's object ("" for none). Errors: UNAVAILABLE.
 	AttachmentObjects(ctx context.Context, ids []string, now time.Time) (map[string]string, error)
 }
 
 // SweepTask is the sweep's task that deletes every object whose
-// introduction is gone (an unconfirmed draft the sweep deleted, an
-// introduction past its retention, one withdrawn or erased whose bytes a
-// failure left), and every object older than Grace that its introduction
-// no longer names (replaced). It reads the bucket's list and the
-// introductions the objects belong to, a batch at a time, so it runs on
-// the Scheduler's sweep only; every sweep deletes the files of what it
-// deletes itself (retentionsweep.Config.Attachments).
+// introduction is gone, and every object older than Grace that its
+// introduction no longer names. It reads the whole bucket, so it runs on
+// the Scheduler's sweep only.
 type SweepTask struct {
 	files  Files
 	kept   Kept

@@ -51,10 +51,8 @@ func (b *Bucket) Close() error { return b.client.Close() }
 // abandoned is the error an aborted upload's request ends with.
 var abandoned = errors.New("attachmentbucket: upload abandoned")
 
-// uploadChunk is how much of an upload is held in memory at once: the
-// bytes go in a resumable upload, a chunk at a time, and the last chunk
-// only on Commit, so an aborted upload is never finished (and no object
-// made) whatever the server does with a request broken off.
+// uploadChunk is how much of a resumable upload is held at once; the last
+// chunk goes only on Commit, so an aborted upload never makes an object.
 const uploadChunk = 256 << 10
 
 // Create starts writing object, which must not exist yet.
@@ -84,18 +82,10 @@ func (w *writer) Abort() {
 
 func (w *writer) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
-	if err != nil {
-		return n, unavailable(err)
-	}
-	return n, nil
+	return n, unavailable(err)
 }
 
-func (w *writer) Commit() error {
-	if err := w.w.Close(); err != nil {
-		return unavailable(err)
-	}
-	return nil
-}
+func (w *writer) Commit() error { return unavailable(w.w.Close()) }
 
 // Open reads object: NOT_FOUND when it does not exist.
 func (b *Bucket) Open(ctx context.Context, object string) (io.ReadCloser, error) {
@@ -124,28 +114,27 @@ func (b *Bucket) DeleteUnder(ctx context.Context, prefix string) (int, error) {
 		return 0, errors.New("attachmentbucket: DeleteUnder needs a prefix")
 	}
 	deleted := 0
-	it := b.bucket.Objects(ctx, &storage.Query{Prefix: prefix, Projection: storage.ProjectionNoACL})
-	for {
-		attrs, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			return deleted, nil
-		}
-		if err != nil {
-			return deleted, unavailable(err)
-		}
+	err := b.each(ctx, prefix, func(attrs *storage.ObjectAttrs) error {
 		switch err := b.bucket.Object(attrs.Name).Delete(ctx); {
 		case errors.Is(err, storage.ErrObjectNotExist):
 		case err != nil:
-			return deleted, unavailable(err)
+			return unavailable(err)
 		default:
 			deleted++
 		}
-	}
+		return nil
+	})
+	return deleted, err
 }
 
 // Objects calls visit with every object of the bucket.
 func (b *Bucket) Objects(ctx context.Context, visit func(name string, created time.Time) error) error {
-	it := b.bucket.Objects(ctx, &storage.Query{Projection: storage.ProjectionNoACL})
+	return b.each(ctx, "", func(attrs *storage.ObjectAttrs) error { return visit(attrs.Name, attrs.Created) })
+}
+
+// each calls visit with every object under prefix, stopping at its first error.
+func (b *Bucket) each(ctx context.Context, prefix string, visit func(*storage.ObjectAttrs) error) error {
+	it := b.bucket.Objects(ctx, &storage.Query{Prefix: prefix, Projection: storage.ProjectionNoACL})
 	for {
 		attrs, err := it.Next()
 		if errors.Is(err, iterator.Done) {
@@ -154,15 +143,19 @@ func (b *Bucket) Objects(ctx context.Context, visit func(name string, created ti
 		if err != nil {
 			return unavailable(err)
 		}
-		if err := visit(attrs.Name, attrs.Created); err != nil {
+		if err := visit(attrs); err != nil {
 			return err
 		}
 	}
 }
 
+// unavailable is nil for nil, an *intake.Error as it is, else UNAVAILABLE.
 func unavailable(err error) error {
 	var e *intake.Error
-	if errors.As(err, &e) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &e):
 		return e
 	}
 	return intake.Unavailable(fmt.Errorf("cloud storage: %w", err), retryAfter)

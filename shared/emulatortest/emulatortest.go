@@ -20,8 +20,7 @@ import (
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
-// Database is the named database tests use, as the service does: never
-// "(default)".
+// Database is the named database tests use, as the service does.
 const Database = "introductions"
 
 // Host returns the emulator's host:port, skipping the test (failing it under
@@ -37,15 +36,10 @@ func Host(t testing.TB) string {
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9-]+`)
 
-// Project returns a project id unique to the test, so that tests of different
-// packages running at once never see each other's documents.
+// Project returns a project id unique to the test.
 func Project(t testing.TB) string {
-	name := strings.ToLower(t.Name())
-	name = unsafeChars.ReplaceAllString(name, "-")
-	if len(name) > 40 {
-		name = name[:40]
-	}
-	return strings.Trim(fmt.Sprintf("test-%d-%s", os.Getpid(), name), "-")
+	name := unsafeChars.ReplaceAllString(strings.ToLower(t.Name()), "-")
+	return strings.Trim(fmt.Sprintf("test-%d-%s", os.Getpid(), name[:min(len(name), 40)]), "-")
 }
 
 // Reset deletes every document of project's database in the emulator.
@@ -67,11 +61,10 @@ func Reset(t testing.TB, host, project string) {
 }
 
 // Client returns a Firestore client on a freshly wiped database of a project
-// unique to t, closed when the test ends.
+// unique to t, closed when the test ends, and the project.
 func Client(t testing.TB) (*firestore.Client, string) {
 	t.Helper()
-	host := Host(t)
-	project := Project(t)
+	host, project := Host(t), Project(t)
 	Reset(t, host, project)
 	c, err := firestore.NewClientWithDatabase(context.Background(), project, Database)
 	if err != nil {

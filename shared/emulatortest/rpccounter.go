@@ -12,16 +12,12 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// RPCCounter counts the gRPC calls a Firestore client makes (each unary call
-// and each stream, retries included), to measure round trips per operation,
-// and the documents they read; after FailAfter it also cuts the client off. It is safe for concurrent
-// use.
+// RPCCounter counts the gRPC calls a Firestore client makes (retries
+// included) and the documents they read, and can cut the client off (see
+// FailAfter). It is safe for concurrent use.
 type RPCCounter struct {
-	n    atomic.Int64
-	docs atomic.Int64
-	// cutAt, when cut is set, is the count after which calls fail.
-	cutAt atomic.Int64
-	cut   atomic.Bool
+	n, docs, cutAt atomic.Int64 // cutAt: the count after which calls fail, when cut
+	cut            atomic.Bool
 }
 
 // FailAfter lets the next n calls through and fails every later one with
@@ -34,7 +30,7 @@ func (c *RPCCounter) FailAfter(n int64) {
 // Heal lets calls through again.
 func (c *RPCCounter) Heal() { c.cut.Store(false) }
 
-// count counts one call and reports whether it is cut off.
+// count counts one call; an error when it is cut off.
 func (c *RPCCounter) count() error {
 	if n := c.n.Add(1); c.cut.Load() && n > c.cutAt.Load() {
 		return status.Error(codes.Unavailable, "emulatortest: cut off by RPCCounter.FailAfter")
@@ -45,10 +41,8 @@ func (c *RPCCounter) count() error {
 // Count returns the calls counted since the last Reset.
 func (c *RPCCounter) Count() int64 { return c.n.Load() }
 
-// Documents returns the documents the client read since the last Reset: each
-// document a query streamed back and each one a batch get found (what
-// Firestore bills as document reads, less the one read an empty query
-// costs).
+// Documents returns the documents queries and batch gets received since the
+// last Reset (billed reads, less the one an empty query costs).
 func (c *RPCCounter) Documents() int64 { return c.docs.Load() }
 
 // Reset sets both counts to zero.
@@ -82,8 +76,7 @@ type docCountingStream struct {
 }
 
 func (s *docCountingStream) RecvMsg(m any) error {
-	err := s.ClientStream.RecvMsg(m)
-	if err != nil {
+	if err := s.ClientStream.RecvMsg(m); err != nil {
 		return err
 	}
 	switch r := m.(type) {
@@ -100,14 +93,9 @@ func (s *docCountingStream) RecvMsg(m any) error {
 }
 
 // ClientOptions returns the options that make a Firestore client count its
-// calls here (pass them to firestorestore.Open or
-// firestore.NewClientWithDatabase).
-//
-// The Firestore client dials the emulator itself when FIRESTORE_EMULATOR_HOST
-// is set and then ignores dial options, so with an emulatorHost (see Host)
-// ClientOptions dials the emulator (plaintext, with the emulator's owner
-// credentials, as the client would) and hands over that connection; the
-// client closes it on Close. With "" it only adds the interceptors.
+// calls here. A client ignores dial options on the emulator, so with an
+// emulatorHost they hand it a connection dialled here, as it would dial
+// it; the client closes it on Close.
 func (c *RPCCounter) ClientOptions(emulatorHost string) []option.ClientOption {
 	interceptors := []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(c.unary),
@@ -129,8 +117,7 @@ func (c *RPCCounter) ClientOptions(emulatorHost string) []option.ClientOption {
 	return opts
 }
 
-// emulatorOwner is the bearer credential the Firestore emulator expects for
-// privileged (rules-bypassing) access, as the Firestore client sends it.
+// emulatorOwner is the emulator's privileged bearer credential, as the client sends it.
 type emulatorOwner struct{}
 
 func (emulatorOwner) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {

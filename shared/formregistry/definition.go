@@ -41,16 +41,14 @@ type Notice struct {
 	Sections []NoticeText `json:"sections"`
 }
 
-// RetentionDefinition is the retention the page tells the visitor about,
-// in whole units (rounded down).
+// RetentionDefinition is the retention the page states, in whole units rounded down.
 type RetentionDefinition struct {
 	DraftMinutes        int64 `json:"draftMinutes"`
 	IntroductionDays    int64 `json:"introductionDays"`
 	RejectedAttemptDays int64 `json:"rejectedAttemptDays"`
 }
 
-// AttachmentDefinition is the attachment a version offers, with the
-// service's limits: the page states them before the visitor picks a file.
+// AttachmentDefinition is the attachment a version offers, with the service's limits.
 type AttachmentDefinition struct {
 	Attachment
 	MaxBytes int64    `json:"maxBytes"`
@@ -61,30 +59,24 @@ type AttachmentDefinition struct {
 
 // Limits are the service's settings a definition and its notice state.
 type Limits struct {
-	Retention    intake.Retention
-	Destinations []intake.Destination
-	// AttachmentMaxBytes is the most an attachment may be
-	// (ATTACHMENT_MAX_BYTES).
-	AttachmentMaxBytes int64
+	Retention          intake.Retention
+	Destinations       []intake.Destination
+	AttachmentMaxBytes int64 // ATTACHMENT_MAX_BYTES
 }
 
-// Definition is the form definition served by GET /api/forms/{formId} and
-// exported at site build. Its JSON shape is a contract with the page.
+// Definition is the form definition the page is served; its JSON shape is a contract with the page.
 type Definition struct {
 	FormID      string `json:"formId"`
 	FormVersion string `json:"formVersion"`
-	// Lang and Dir are the language the texts are in and its direction;
-	// Languages are all the languages the version is shown in, for the
-	// page's language switch.
-	Lang        string           `json:"lang"`
-	Dir         string           `json:"dir"`
-	Languages   []LanguageChoice `json:"languages"`
-	Title       string           `json:"title"`
-	Description string           `json:"description"`
-	Fields      []Field          `json:"fields"`
-	Honeypot    Honeypot         `json:"honeypot"`
-	Purposes    []Purpose        `json:"purposes"`
-	// Attachment is absent from the versions that offer none.
+	// Lang and Dir are the texts' language and direction; Languages are all the version's.
+	Lang        string                `json:"lang"`
+	Dir         string                `json:"dir"`
+	Languages   []LanguageChoice      `json:"languages"`
+	Title       string                `json:"title"`
+	Description string                `json:"description"`
+	Fields      []Field               `json:"fields"`
+	Honeypot    Honeypot              `json:"honeypot"`
+	Purposes    []Purpose             `json:"purposes"`
 	Attachment  *AttachmentDefinition `json:"attachment,omitempty"`
 	Notice      Notice                `json:"notice"`
 	ProofOfWork ProofOfWorkParams     `json:"proofOfWork"`
@@ -101,9 +93,8 @@ type LanguageChoice struct {
 	Dir  string `json:"dir"`
 }
 
-// Definition returns the version's form definition with the given
-// proof-of-work parameters and limits (see Notice). The returned value
-// shares nothing mutable with the registry.
+// Definition returns the version's form definition under pow and limits;
+// it shares nothing mutable with the registry.
 func (v *Version) Definition(pow ProofOfWorkParams, limits Limits) Definition {
 	retention := limits.Retention
 	var att *AttachmentDefinition
@@ -151,10 +142,7 @@ func (v *Version) Definition(pow ProofOfWorkParams, limits Limits) Definition {
 	}
 }
 
-// The placeholders a notice template may use. Each of the required ones
-// must be used at least once, so the notice always states what is kept,
-// why and for how long; the others say who receives it, how long backups
-// keep it and what a withdrawal reaches (version 1 predates them).
+// The placeholders a notice template may use; a template uses each of requiredPlaceholders.
 const (
 	placeholderFields          = "{fields}"
 	placeholderPurposes        = "{purposes}"
@@ -174,10 +162,8 @@ var (
 )
 
 // Notice returns the version's privacy notice: its template filled with the
-// version's fields and purposes (each with its basis), the attachment's
-// rules, the retention periods, the backups' window and the destinations
-// an introduction is handed to (the admin inbox first, then each
-// configured one), so the notice says what the service does.
+// version's fields, purposes, attachment rules, retention periods, backup
+// window and limits.Destinations.
 func (v *Version) Notice(limits Limits) Notice {
 	retention, destinations := limits.Retention, limits.Destinations
 	w := v.Language.Notice
@@ -228,17 +214,6 @@ func (v *Version) Notice(limits Limits) Notice {
 		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
 	}
 	return n
-}
-
-// Text renders the notice as plain text: the title, then each heading
-// followed by its body, separated by blank lines.
-func (n Notice) Text() string {
-	var b strings.Builder
-	b.WriteString(n.Title + "\n")
-	for _, s := range n.Sections {
-		b.WriteString("\n" + s.Heading + "\n" + s.Body + "\n")
-	}
-	return b.String()
 }
 
 // humanDuration states d in the largest whole unit (days, hours, minutes).

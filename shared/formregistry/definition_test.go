@@ -71,7 +71,7 @@ func TestNoticeGolden(t *testing.T) {
 		base, _ := loadEmbedded(t).Find("introduction", n)
 		for _, lang := range base.Langs() {
 			v, _ := base.In(lang)
-			golden(t, goldenName("notice", v, ".golden.txt"), []byte(v.Notice(testLimits).Text()))
+			golden(t, goldenName("notice", v, ".golden.txt"), []byte(v.Notice(testLimits).text()))
 		}
 	}
 }
@@ -96,7 +96,7 @@ func TestNoticeNamesEveryDestinationAndRetentionClass(t *testing.T) {
 		everyDestination,
 	}
 	for _, on := range configs {
-		text := v.Notice(Limits{Retention: retention, Destinations: on, AttachmentMaxBytes: 5 << 20}).Text()
+		text := v.Notice(Limits{Retention: retention, Destinations: on, AttachmentMaxBytes: 5 << 20}).text()
 		for class, want := range classes {
 			if !strings.Contains(text, want) {
 				t.Errorf("with %v the notice does not state the %s retention (%q):\n%s", on, class, want, text)
@@ -190,7 +190,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := v.Notice(Limits{Retention: tt.retention, Destinations: everyDestination, AttachmentMaxBytes: 5 << 20}).Text()
+			text := v.Notice(Limits{Retention: tt.retention, Destinations: everyDestination, AttachmentMaxBytes: 5 << 20}).text()
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("notice does not say %q:\n%s", w, text)
@@ -210,7 +210,7 @@ func TestNoticeFollowsRetention(t *testing.T) {
 // the version: each purpose with its basis, each field by its label.
 func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
 	v, _ := loadEmbedded(t).Latest("introduction")
-	text := v.Notice(testLimits).Text()
+	text := v.Notice(testLimits).text()
 	for _, p := range v.Purposes {
 		if !strings.Contains(text, p.Description) || !strings.Contains(text, v.Language.Notice.Bases[p.Basis]) {
 			t.Errorf("notice does not state purpose %q with its basis", p.ID)
@@ -221,4 +221,14 @@ func TestNoticeStatesEveryPurposeAndField(t *testing.T) {
 			t.Errorf("notice does not name field %q", f.Name)
 		}
 	}
+}
+
+// text renders the notice as plain text, its parts separated by blank lines.
+func (n Notice) text() string {
+	var b strings.Builder
+	b.WriteString(n.Title + "\n")
+	for _, s := range n.Sections {
+		b.WriteString("\n" + s.Heading + "\n" + s.Body + "\n")
+	}
+	return b.String()
 }

@@ -1,9 +1,12 @@
 package formregistry
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	"io/fs"
+	"iter"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,39 +16,27 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Language is what every form version shown in a language shares: the
-// language's name in itself and its direction, the words that join the
-// notice's generated parts, the page's sentences for each of its states and
-// a sentence for each problem code. A version's own texts (title, labels,
-// consent and notice texts) are in its language file, not here.
+// Language is what every version shown in a language shares: its names and
+// direction, the notice's joining words, the page's sentences and a
+// sentence per problem code.
 type Language struct {
-	// Lang is the BCP 47 primary language subtag: "en", "fa".
-	Lang string `json:"lang"`
-	// Name is the language's name as its speakers write it.
-	Name string `json:"name"`
-	// Dir is the writing direction, "ltr" or "rtl".
-	Dir string `json:"dir"`
-	// Digits are the language's ten digits, 0 to 9; empty for ASCII digits.
-	Digits string `json:"digits"`
-	// Decimal is the language's decimal separator; empty for ".".
-	Decimal string `json:"decimal,omitempty"`
+	Lang    string `json:"lang"`              // BCP 47 primary subtag: "en", "fa"
+	Name    string `json:"name"`              // as its speakers write it
+	Dir     string `json:"dir"`               // "ltr" or "rtl"
+	Digits  string `json:"digits"`            // its ten digits, 0 to 9; empty for ASCII
+	Decimal string `json:"decimal,omitempty"` // its decimal separator; empty for "."
 	// Names names every language of the registry in this one.
 	Names  map[string]string `json:"names"`
 	Notice NoticeWording     `json:"notice"`
 	// Page holds the page's sentences by key; {name} marks a value the page
-	// fills in. Its size sentences (size.mib, size.kib, size.bytes) also
-	// word the notice's sizes. A key ending in .one, .two, .few, .many or .other is one
-	// plural form of the sentence before it (Intl.PluralRules' categories);
-	// every plural sentence has its .other form.
+	// fills in, and a key ending in .one, .two, .few, .many or .other is a
+	// plural form (every plural sentence has its .other).
 	Page map[string]string `json:"page"`
-	// Problems holds the sentence the page shows for each problem code
-	// (and for the page's own codes BUSY, NETWORK and SOLVER).
+	// Problems holds a sentence per problem code and per PageCodes entry.
 	Problems map[string]string `json:"problems"`
 }
 
-// NoticeWording is how a language joins the parts of a notice the
-// registry generates from the version: the fields, the purposes with their
-// basis, the recipients, and durations.
+// NoticeWording is how a language words the notice's generated parts.
 type NoticeWording struct {
 	FieldOptional    string `json:"fieldOptional"`
 	FieldWithConsent string `json:"fieldWithConsent"`
@@ -60,40 +51,30 @@ type NoticeWording struct {
 	Bases      map[intake.Basis]string       `json:"bases"`
 	Recipients map[intake.Destination]string `json:"recipients"`
 	Withdrawal map[intake.Destination]string `json:"withdrawal"`
-	// Durations are "day", "hour" and "minute" with a plural suffix
-	// (".one", ".other"); {n} is the number in the language's digits.
+	// Durations are "day", "hour" and "minute" with ".one" or ".other"; {n} is the number.
 	Durations map[string]string `json:"durations"`
-	// Attachment is the notice's sentence on a version's attachment: {types}
-	// are the accepted types, named in AttachmentTypes, {size} the most a
-	// file may be.
+	// Attachment is the sentence on an attachment: {types} (named in AttachmentTypes) and {size}.
 	Attachment      string            `json:"attachment"`
 	AttachmentTypes map[string]string `json:"attachmentTypes"`
 }
 
-// PageCodes are the codes the page names on its own, beside the service's
-// problem codes: each has a sentence in every language too.
+// PageCodes are the page's own codes; each has a sentence in every language.
 var PageCodes = []string{"BUSY", "NETWORK", "SOLVER"}
 
 //go:embed languages
 var embeddedLanguages embed.FS
 
-// languages are the languages the registry knows, by Lang, loaded once.
-var languages = mustLoadLanguages()
-
-func mustLoadLanguages() map[string]*Language {
-	sub, err := fs.Sub(embeddedLanguages, "languages")
-	if err != nil {
-		panic(err)
-	}
+// languages are the languages the registry knows, by Lang.
+var languages = func() map[string]*Language {
+	sub, _ := fs.Sub(embeddedLanguages, "languages") // a valid path: no error
 	langs, err := loadLanguages(sub)
 	if err != nil {
 		panic(err) // the embedded languages are checked by the package's tests
 	}
 	return langs
-}
+}()
 
-// DefaultLang is the language of a version file that names none, and of
-// consent evidence recorded before evidence named its language.
+// DefaultLang is the language of a version file, or of consent evidence, that names none.
 const DefaultLang = "en"
 
 var (
@@ -102,10 +83,7 @@ var (
 	sentencePlaceholer = regexp.MustCompile(`\{[a-zA-Z]+\}`)
 )
 
-// loadLanguages reads <lang>.json files and checks each against the
-// default language: the same page sentences and problem codes (plural forms
-// aside), no placeholder the default language's sentence does not have,
-// every basis and destination worded.
+// loadLanguages reads <lang>.json files and checks each against the default language.
 func loadLanguages(fsys fs.FS) (map[string]*Language, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -166,31 +144,26 @@ func compareLanguage(def, l *Language) []string {
 	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
 	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
 	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
-	for b := range bases {
-		if strings.TrimSpace(l.Notice.Bases[b]) == "" {
-			problems = append(problems, fmt.Sprintf("notice.bases: no wording for %s", b))
-		}
-	}
-	for d := range def.Notice.Recipients {
-		if strings.TrimSpace(l.Notice.Recipients[d]) == "" {
-			problems = append(problems, fmt.Sprintf("notice.recipients: no wording for %s", d))
-		}
-	}
-	for d := range def.Notice.Withdrawal {
-		if strings.TrimSpace(l.Notice.Withdrawal[d]) == "" {
-			problems = append(problems, fmt.Sprintf("notice.withdrawal: no wording for %s", d))
-		}
-	}
-	for _, t := range attachment.Types {
-		if strings.TrimSpace(l.Notice.AttachmentTypes[t]) == "" {
-			problems = append(problems, fmt.Sprintf("notice.attachmentTypes: no name for %s", t))
-		}
-	}
+	problems = append(problems, unworded("notice.bases: no wording for", maps.Keys(bases), l.Notice.Bases)...)
+	problems = append(problems, unworded("notice.recipients: no wording for", maps.Keys(def.Notice.Recipients), l.Notice.Recipients)...)
+	problems = append(problems, unworded("notice.withdrawal: no wording for", maps.Keys(def.Notice.Withdrawal), l.Notice.Withdrawal)...)
+	problems = append(problems, unworded("notice.attachmentTypes: no name for", slices.Values(attachment.Types), l.Notice.AttachmentTypes)...)
 	problems = append(problems, compareSentences("notice", map[string]string{"attachment": def.Notice.Attachment}, map[string]string{"attachment": l.Notice.Attachment})...)
 	w := l.Notice
 	for name, s := range map[string]string{"listOr": w.ListOr, "fieldOptional": w.FieldOptional, "fieldWithConsent": w.FieldWithConsent, "purpose": w.Purpose, "required": w.Required, "optional": w.Optional} {
 		if strings.TrimSpace(s) == "" {
 			problems = append(problems, "notice."+name+" is empty")
+		}
+	}
+	return problems
+}
+
+// unworded lists, after what, each of keys that words has no text for.
+func unworded[K ~string](what string, keys iter.Seq[K], words map[K]string) []string {
+	var problems []string
+	for k := range keys {
+		if strings.TrimSpace(words[k]) == "" {
+			problems = append(problems, what+" "+string(k))
 		}
 	}
 	return problems
@@ -243,10 +216,7 @@ func compareSentences(where string, want, got map[string]string) []string {
 	return problems
 }
 
-// OwnerLang is the language of the owner's side (the mail and the admin,
-// whose own sentences are written in English): the registry's texts it
-// shows, such as the labels of added fields and the names of languages,
-// are taken in it, whatever language the visitor wrote in.
+// OwnerLang is the language the owner's side (mail, admin) shows the registry's texts in.
 const OwnerLang = DefaultLang
 
 // LanguageName names the language tagged lang in the language in, with its
@@ -309,9 +279,8 @@ func (l *Language) joinOr(parts []string) string {
 }
 
 // attachmentRules is the notice's sentence on an attachment of at most
-// maxBytes. In a right-to-left language each type name is isolated
-// (U+2068 … U+2069), as the page does, so that a list of Latin names
-// reads from the right.
+// maxBytes; in a right-to-left language each type name is isolated
+// (U+2068 … U+2069), as the page does.
 func (l *Language) attachmentRules(maxBytes int64) string {
 	var types []string
 	for _, t := range attachment.Types {
@@ -324,10 +293,7 @@ func (l *Language) attachmentRules(maxBytes int64) string {
 	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", l.size(maxBytes)).Replace(l.Notice.Attachment)
 }
 
-// size words n bytes as the page does, with the page's size sentences
-// (size.mib, size.kib, size.bytes) and the language's digits: "5 MiB",
-// "۵ مگابایت". A size of MiB and a fraction keeps one decimal, written
-// with the language's decimal separator.
+// size words n bytes as the page does ("5 MiB", "۵ مگابایت"), MiB to one decimal.
 func (l *Language) size(n int64) string {
 	word := func(key, number string) string {
 		return strings.ReplaceAll(l.Page[key], "{n}", number)
@@ -337,14 +303,10 @@ func (l *Language) size(n int64) string {
 		return word("size.mib", l.number(n>>20))
 	case n >= 1<<20:
 		tenths := (n*10 + 1<<19) >> 20 // rounded to the nearest tenth
-		sep := l.Decimal
-		if sep == "" {
-			sep = "."
-		}
 		if tenths%10 == 0 {
 			return word("size.mib", l.number(tenths/10))
 		}
-		return word("size.mib", l.number(tenths/10)+sep+l.number(tenths%10))
+		return word("size.mib", l.number(tenths/10)+cmp.Or(l.Decimal, ".")+l.number(tenths%10))
 	case n >= 1<<10:
 		return word("size.kib", l.number(n>>10))
 	case n == 1 && l.Page["size.bytes.one"] != "":

@@ -94,7 +94,7 @@ func TestPersianTextsAreWrittenInPersian(t *testing.T) {
 			texts = append(texts, p.Consent.Text)
 		}
 	}
-	notice := fa.Notice(testLimits).Text()
+	notice := fa.Notice(testLimits).text()
 	texts = append(texts, notice)
 	for _, s := range fa.Language.Page {
 		texts = append(texts, s)

@@ -1,6 +1,7 @@
 package formregistry
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,10 +24,9 @@ type indexFile struct {
 
 // versionFile is forms/<formId>/<version>.json.
 type versionFile struct {
-	FormID  string `json:"formId"`
-	Version string `json:"version"`
-	// Lang is the language of the file's texts; DefaultLang when absent.
-	Lang        string         `json:"lang"`
+	FormID      string         `json:"formId"`
+	Version     string         `json:"version"`
+	Lang        string         `json:"lang"` // DefaultLang when absent
 	Title       string         `json:"title"`
 	Description string         `json:"description"`
 	Honeypot    string         `json:"honeypot"`
@@ -36,8 +36,7 @@ type versionFile struct {
 	Notice      NoticeTemplate `json:"notice"`
 }
 
-// fieldFile is a field as a version file writes it: the served Field plus
-// the specific problem codes, which the definition does not serve.
+// fieldFile is a Field with the specific codes the definition does not serve.
 type fieldFile struct {
 	Field
 	TooLongCode      intake.Code `json:"tooLongCode"`
@@ -58,11 +57,8 @@ type consentFile struct {
 	Control     string `json:"control"`
 }
 
-// languageFile is forms/<formId>/<version>.<lang>.json: the texts of a
-// version in another language than its version file's. It covers every
-// field and purpose of the version, and names each consent text and the
-// notice by the version file's text versions: a text version names one
-// text in each language.
+// languageFile is forms/<formId>/<version>.<lang>.json: a version's texts
+// in another language, under the version file's text versions.
 type languageFile struct {
 	FormID      string                 `json:"formId"`
 	Version     string                 `json:"version"`
@@ -71,10 +67,8 @@ type languageFile struct {
 	Description string                 `json:"description"`
 	Fields      map[string]fieldText   `json:"fields"`
 	Purposes    map[string]purposeText `json:"purposes"`
-	// Attachment is the attachment's label and hint, for a version that
-	// offers one.
-	Attachment *fieldText     `json:"attachment"`
-	Notice     NoticeTemplate `json:"notice"`
+	Attachment  *fieldText             `json:"attachment"`
+	Notice      NoticeTemplate         `json:"notice"`
 }
 
 type fieldText struct {
@@ -92,8 +86,7 @@ type consentText struct {
 	Text        string `json:"text"`
 }
 
-// fieldKinds is every field a submission can carry, with the type it must
-// have and the domain's stored cap on its length.
+// fieldKinds is every core field, with its type and stored cap.
 var fieldKinds = map[string]struct {
 	typ FieldType
 	cap int
@@ -106,38 +99,24 @@ var fieldKinds = map[string]struct {
 	"conversation": {FieldTranscript, intake.MaxStoredConversation},
 }
 
-// addedKinds are the types a field a version adds may have (its value is
-// kept in the introduction's Added fields), with the domain's stored cap on its length.
+// addedKinds are the types an added field may have, with their stored caps.
 var addedKinds = map[FieldType]int{
 	FieldText:     intake.MaxStoredShortField,
 	FieldTextarea: intake.MaxStoredAdded,
 }
 
-// addedNamePattern is the name of a field a version adds: a body member
-// no other key of the draft uses.
+// addedNamePattern is the name of a field a version adds.
 var addedNamePattern = regexp.MustCompile(`^[a-z][a-zA-Z0-9]{0,39}$`)
 
 // fieldCodes are the codes a field may report.
-var fieldCodes = map[intake.Code]bool{
-	intake.CodeNameInvalid:           true,
-	intake.CodeCompanyInvalid:        true,
-	intake.CodeRoleInvalid:           true,
-	intake.CodeEmailInvalid:          true,
-	intake.CodeMessageInvalid:        true,
-	intake.CodeMessageTooManyLinks:   true,
-	intake.CodeFieldInvalid:          true,
-	intake.CodeConversationInvalid:   true,
-	intake.CodeConversationTooLong:   true,
-	intake.CodeConversationManyLinks: true,
-}
+var fieldCodes = map[intake.Code]bool{intake.CodeNameInvalid: true, intake.CodeCompanyInvalid: true,
+	intake.CodeRoleInvalid: true, intake.CodeEmailInvalid: true, intake.CodeMessageInvalid: true,
+	intake.CodeMessageTooManyLinks: true, intake.CodeFieldInvalid: true, intake.CodeConversationInvalid: true,
+	intake.CodeConversationTooLong: true, intake.CodeConversationManyLinks: true}
 
 // bases are the legal bases a purpose may declare.
-var bases = map[intake.Basis]bool{
-	intake.BasisConsent:             true,
-	intake.BasisContract:            true,
-	intake.BasisLegitimateInterests: true,
-	intake.BasisLegalObligation:     true,
-}
+var bases = map[intake.Basis]bool{intake.BasisConsent: true, intake.BasisContract: true,
+	intake.BasisLegitimateInterests: true, intake.BasisLegalObligation: true}
 
 // reservedNames are draft-body keys the honeypot must not take.
 var reservedNames = map[string]bool{"formId": true, "formVersion": true, "lang": true, "consents": true, "altcha": true}
@@ -150,9 +129,9 @@ var (
 	honeypotPattern  = regexp.MustCompile(`^[a-z][a-zA-Z0-9_-]*$`)
 )
 
-// LoadFS loads and validates a registry laid out as
-// <formId>/index.json and <formId>/<version>.json at the root of fsys. It
-// reports every problem it finds at once; any problem fails the load.
+// LoadFS loads and validates a registry laid out as <formId>/index.json and
+// <formId>/<version>.json at fsys's root; any problem fails the load, and
+// the error lists them all.
 func LoadFS(fsys fs.FS) (*Registry, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -190,10 +169,16 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 	if !idPattern.MatchString(formID) {
 		fail("form id must be lower-case words joined by hyphens")
 	}
+	read := func(name string) ([]byte, bool) {
+		raw, err := fs.ReadFile(fsys, path.Join(formID, name))
+		if err != nil {
+			fail("%v", err)
+		}
+		return raw, err == nil
+	}
 	var index indexFile
-	raw, err := fs.ReadFile(fsys, path.Join(formID, "index.json"))
-	if err != nil {
-		fail("%v", err)
+	raw, ok := read("index.json")
+	if !ok {
 		return nil, problems
 	}
 	if err := decode(raw, &index); err != nil {
@@ -231,9 +216,8 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 			fail("version %s is not listed in index.json", name)
 			continue
 		}
-		raw, err := fs.ReadFile(fsys, path.Join(formID, f.Name()))
-		if err != nil {
-			fail("%v", err)
+		raw, ok := read(f.Name())
+		if !ok {
 			continue
 		}
 		v, errs := parseVersion(raw, formID, name, status)
@@ -251,9 +235,8 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 			fail("%s: no valid version %s to translate", f.Name(), m[1])
 			continue
 		}
-		raw, err := fs.ReadFile(fsys, path.Join(formID, f.Name()))
-		if err != nil {
-			fail("%v", err)
+		raw, ok := read(f.Name())
+		if !ok {
 			continue
 		}
 		t, errs := parseLanguage(raw, v, m[2])
@@ -299,19 +282,10 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 	if strings.TrimSpace(f.Title) == "" || strings.TrimSpace(f.Description) == "" {
 		fail("title and description are required")
 	}
-	sum := sha256.Sum256(raw)
-	v := &Version{
-		FormID: formID, Version: version, Status: status,
-		Title: f.Title, Description: f.Description, Honeypot: f.Honeypot,
-		FileSHA256: hex.EncodeToString(sum[:]),
-		Lang:       f.Lang,
-	}
-	if v.Lang == "" {
-		v.Lang = DefaultLang
-	}
-	if l, ok := LanguageOf(v.Lang); ok {
-		v.Language = l
-	} else {
+	v := &Version{FormID: formID, Version: version, Status: status, Title: f.Title, Description: f.Description,
+		Honeypot: f.Honeypot, FileSHA256: TextSHA256(string(raw)), Lang: cmp.Or(f.Lang, DefaultLang)}
+	var ok bool
+	if v.Language, ok = LanguageOf(v.Lang); !ok {
 		fail("lang %q is not a language of the registry (languages/)", v.Lang)
 	}
 	v.inLang = map[string]*Version{v.Lang: v}
@@ -414,13 +388,7 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 			fail("%s: maxLinks %d over %d (the stored cap)", where, ff.MaxLinks, intake.MaxStoredLinks)
 		}
 		field := ff.Field
-		field.TooLongCode, field.TooManyLinksCode = ff.TooLongCode, ff.TooManyLinksCode
-		if field.TooLongCode == "" {
-			field.TooLongCode = field.Code
-		}
-		if field.TooManyLinksCode == "" {
-			field.TooManyLinksCode = field.Code
-		}
+		field.TooLongCode, field.TooManyLinksCode = cmp.Or(ff.TooLongCode, field.Code), cmp.Or(ff.TooManyLinksCode, field.Code)
 		for _, c := range []intake.Code{field.Code, field.TooLongCode, field.TooManyLinksCode} {
 			switch {
 			case !fieldCodes[c]:
@@ -469,8 +437,7 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 	return v, problems
 }
 
-// parseLanguage decodes and validates the texts of version v in lang, and
-// returns v with them.
+// parseLanguage returns v with its texts in lang, read from raw.
 func parseLanguage(raw []byte, v *Version, lang string) (*Version, []error) {
 	var problems []error
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
@@ -491,10 +458,8 @@ func parseLanguage(raw []byte, v *Version, lang string) (*Version, []error) {
 	if strings.TrimSpace(f.Title) == "" || strings.TrimSpace(f.Description) == "" {
 		fail("title and description are required")
 	}
-	sum := sha256.Sum256(raw)
 	t := *v
-	t.Title, t.Description, t.Lang, t.Language = f.Title, f.Description, lang, l
-	t.FileSHA256 = hex.EncodeToString(sum[:])
+	t.Title, t.Description, t.Lang, t.Language, t.FileSHA256 = f.Title, f.Description, lang, l, TextSHA256(string(raw))
 
 	t.Fields = slices.Clone(v.Fields)
 	for i := range t.Fields {
@@ -556,8 +521,7 @@ func parseLanguage(raw []byte, v *Version, lang string) (*Version, []error) {
 	return &t, problems
 }
 
-// checkTextVersions makes sure a textVersion names one text per language
-// across all the versions of a form.
+// checkTextVersions makes sure a textVersion names one text per language across a form's versions.
 func checkTextVersions(r *Registry) []error {
 	var problems []error
 	for _, formID := range r.FormIDs() {
@@ -574,11 +538,9 @@ func checkTextVersions(r *Registry) []error {
 	return problems
 }
 
-// textID names one text: a text version in one language.
 type textID struct{ Lang, TextVersion string }
 
-// texts maps each text a version shows in any of its languages (its notice
-// and its consent texts) to the text's SHA-256.
+// texts maps each notice and consent text of v, in every language, to its SHA-256.
 func (v *Version) texts() map[textID]string {
 	texts := map[textID]string{}
 	for _, t := range v.inLang {
@@ -592,15 +554,13 @@ func (v *Version) texts() map[textID]string {
 	return texts
 }
 
-// TextSHA256 returns the lower-case hex SHA-256 of text's UTF-8 bytes: the
-// hash a consent's evidence records.
+// TextSHA256 returns the lower-case hex SHA-256 of text: the hash consent evidence records.
 func TextSHA256(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
 }
 
-// decode reads one form document: exactly one JSON object whose members
-// the registry knows.
+// decode reads exactly one JSON object whose members the registry knows.
 func decode(raw []byte, into any) error {
 	return strictjson.Decode(raw, into, strictjson.RefuseUnknown)
 }

@@ -18,20 +18,17 @@ import (
 // Status says whether a version may still be submitted.
 type Status string
 
-// The statuses of a version.
+// The statuses of a version: published ones are served and accepted,
+// retired ones only stay known for checking evidence recorded under them.
 const (
-	// StatusPublished versions are served and accepted.
 	StatusPublished Status = "published"
-	// StatusRetired versions are no longer accepted; they stay known so
-	// that evidence recorded under them can still be checked.
-	StatusRetired Status = "retired"
+	StatusRetired   Status = "retired"
 )
 
 // FieldType is how a field is entered and which content rules apply to it.
 type FieldType string
 
-// The field types. Text and email fields are single-line; textarea and
-// transcript fields keep their newlines and are subject to the link rule.
+// The field types; textarea and transcript are multi-line (see Multiline).
 const (
 	FieldText       FieldType = "text"
 	FieldEmail      FieldType = "email"
@@ -42,21 +39,17 @@ const (
 // Multiline reports whether the field keeps newlines and counts links.
 func (t FieldType) Multiline() bool { return t == FieldTextarea || t == FieldTranscript }
 
-// Attachment is the one file a version lets a visitor attach: how the
-// page labels it and the purpose it serves. Its limits (size, types) are
-// the service's, set in the definition.
+// Attachment is how the page labels the one file a version lets a visitor
+// attach, and the purpose it serves.
 type Attachment struct {
 	Label   string `json:"label"`
 	Hint    string `json:"hint"`
 	Purpose string `json:"purpose"`
 }
 
-// Field is one field of a version. Its JSON form is the one the form
-// definition serves.
+// Field is one field of a version, in the form definition's JSON.
 type Field struct {
-	// Name is the field's name in the draft body: one of the fields every
-	// submission can carry (name, company, role, email, message,
-	// conversation), or a field the version adds (see Added).
+	// Name is the field's member in the draft body: a core field or one the version adds (see Added).
 	Name     string    `json:"name"`
 	Label    string    `json:"label"`
 	Hint     string    `json:"hint"`
@@ -64,21 +57,16 @@ type Field struct {
 	Required bool      `json:"required"`
 	// MaxLength is the limit in characters (Unicode code points).
 	MaxLength int `json:"maxLength"`
-	// MaxLinks is the most links a multi-line field may hold; it is 0 for
-	// single-line fields, to which the link rule does not apply.
+	// MaxLinks is the most links a multi-line field may hold; 0 for single-line ones.
 	MaxLinks     int    `json:"maxLinks"`
 	Autocomplete string `json:"autocomplete,omitempty"`
-	// Purpose is the consent purpose this field's data belongs to: the
-	// field may be non-empty only when that consent is given. Empty for
-	// data every submission carries.
+	// Purpose is the consent purpose that must be given for the field to be non-empty; "" for none.
 	Purpose string `json:"purpose,omitempty"`
 	// Code is the problem code reported when the field fails a rule.
 	Code intake.Code `json:"code"`
-	// TooLongCode is reported when the field is over MaxLength; it is Code
-	// unless the version names a more specific one.
-	TooLongCode intake.Code `json:"-"`
-	// TooManyLinksCode is reported when the field holds more than MaxLinks
-	// links; it is Code unless the version names a more specific one.
+	// TooLongCode and TooManyLinksCode are reported over MaxLength and
+	// MaxLinks; Code unless the version names more specific ones.
+	TooLongCode      intake.Code `json:"-"`
 	TooManyLinksCode intake.Code `json:"-"`
 }
 
@@ -87,8 +75,7 @@ type ConsentText struct {
 	// TextVersion names the text; the page sends it back with the consent.
 	TextVersion string `json:"textVersion"`
 	Text        string `json:"text"`
-	// SHA256 is the lower-case hex SHA-256 of Text's UTF-8 bytes, computed
-	// at load.
+	// SHA256 is TextSHA256(Text).
 	SHA256 string `json:"sha256"`
 	// Control is the id of the checkbox the visitor ticks.
 	Control string `json:"control"`
@@ -104,21 +91,18 @@ type Purpose struct {
 	Consent *ConsentText `json:"consent,omitempty"`
 }
 
-// NoticeSection is one section of the privacy notice template: its body may
-// hold placeholders filled from the version and the retention settings.
+// NoticeSection is one section of the notice template; its body may hold placeholders.
 type NoticeSection struct {
 	Heading string `json:"heading"`
 	Body    string `json:"body"`
 }
 
-// NoticeTemplate is the version's privacy notice before the version's fields,
-// purposes and retention are filled in.
+// NoticeTemplate is the version's privacy notice before it is filled in.
 type NoticeTemplate struct {
 	TextVersion string          `json:"textVersion"`
 	Title       string          `json:"title"`
 	Sections    []NoticeSection `json:"sections"`
-	// SHA256 is the lower-case hex SHA-256 of the template's canonical
-	// JSON (textVersion, title, sections), computed at load.
+	// SHA256 is the hex SHA-256 of the template's canonical JSON.
 	SHA256 string `json:"-"`
 }
 
@@ -134,28 +118,23 @@ type Version struct {
 	// Honeypot is the name of the field people never see.
 	Honeypot string
 	Purposes []Purpose
-	// Attachment is the file the version lets a visitor attach; nil when
-	// it offers none (versions 1 and 2).
+	// Attachment is nil when the version offers none.
 	Attachment *Attachment
 	// NoticeTemplate is the privacy notice's text; Notice fills it in.
 	NoticeTemplate NoticeTemplate
-	// FileSHA256 is the lower-case hex SHA-256 of the version's file (of
-	// its language file, for the version in another language).
+	// FileSHA256 is the hex SHA-256 of the version's (or language's) file.
 	FileSHA256 string
 	// Lang is the language of the texts above; Language is what that
 	// language shares with every version.
 	Lang     string
 	Language *Language
-	// inLang holds the version in each of its languages, this one
-	// included, and langs names them (the version file's first); all the
-	// languages of a version share both.
+	// inLang holds the version in each of its languages, langs names them
+	// (the version file's first); all of them share both.
 	inLang map[string]*Version
 	langs  []string
 }
 
-// In returns the version with its texts in lang (fields, limits, purposes
-// and codes are the same in every language), and false when the version is
-// not shown in lang.
+// In returns the version with its texts in lang, and false when it is not shown in lang.
 func (v *Version) In(lang string) (*Version, bool) {
 	t, ok := v.inLang[lang]
 	return t, ok
@@ -190,9 +169,8 @@ func (v *Version) Purpose(id string) (*Purpose, bool) {
 	return nil, false
 }
 
-// Added reports whether the field is one a version adds beyond the fields
-// every submission can carry (name, company, role, email, message,
-// conversation); its value is kept in the introduction's Added fields.
+// Added reports whether the field is one a version adds beyond the core
+// fields; its value is kept in the introduction's Added fields.
 func (f *Field) Added() bool {
 	_, core := fieldKinds[f.Name]
 	return !core
@@ -219,8 +197,7 @@ func (v *Version) Field(name string) (*Field, bool) {
 	return nil, false
 }
 
-// Registry holds every form and all its versions. It is read-only after
-// load and safe for concurrent use.
+// Registry holds every form and its versions; read-only, safe for concurrent use.
 type Registry struct {
 	forms map[string]map[string]*Version
 }
@@ -240,15 +217,13 @@ func (r *Registry) Version(formID, version string) (*Version, error) {
 	return v, nil
 }
 
-// Find returns any version the registry knows, retired ones included, for
-// checking evidence recorded under it. Submissions use Version instead.
+// Find returns any version the registry knows, retired ones included.
 func (r *Registry) Find(formID, version string) (*Version, bool) {
 	v, ok := r.forms[formID][version]
 	return v, ok
 }
 
-// Latest returns the newest published version of the form (the highest
-// version number), and false when the form has none.
+// Latest returns the form's highest-numbered published version, false when none.
 func (r *Registry) Latest(formID string) (*Version, bool) {
 	var latest *Version
 	var latestN int

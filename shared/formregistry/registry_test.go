@@ -445,7 +445,7 @@ func TestAVersionCanAddAField(t *testing.T) {
 	if len(v1.AddedFields()) != 0 {
 		t.Fatal("version 1 adds no field")
 	}
-	if !strings.Contains(v3.Notice(Limits{Retention: intake.DefaultRetention, Destinations: nil, AttachmentMaxBytes: 5 << 20}).Text(), "When you are free to talk (optional)") {
+	if !strings.Contains(v3.Notice(Limits{Retention: intake.DefaultRetention, Destinations: nil, AttachmentMaxBytes: 5 << 20}).text(), "When you are free to talk (optional)") {
 		t.Error("the notice does not name the added field")
 	}
 }

@@ -15,49 +15,41 @@ import (
 )
 
 // statusOf is the single table from problem code to HTTP status.
-var statusOf = map[intake.Code]int{
-	intake.CodeUnreadableBody:        http.StatusBadRequest,
-	intake.CodeUnsupportedMediaType:  http.StatusUnsupportedMediaType,
-	intake.CodeBodyTooLarge:          http.StatusRequestEntityTooLarge,
-	intake.CodeNameInvalid:           http.StatusUnprocessableEntity,
-	intake.CodeCompanyInvalid:        http.StatusUnprocessableEntity,
-	intake.CodeRoleInvalid:           http.StatusUnprocessableEntity,
-	intake.CodeEmailInvalid:          http.StatusUnprocessableEntity,
-	intake.CodeMessageInvalid:        http.StatusUnprocessableEntity,
-	intake.CodeMessageTooManyLinks:   http.StatusUnprocessableEntity,
-	intake.CodeFieldInvalid:          http.StatusUnprocessableEntity,
-	intake.CodeConversationInvalid:   http.StatusUnprocessableEntity,
-	intake.CodeConversationTooLong:   http.StatusUnprocessableEntity,
-	intake.CodeConversationManyLinks: http.StatusUnprocessableEntity,
-	intake.CodeFormVersionUnknown:    http.StatusUnprocessableEntity,
-	intake.CodeConsentRequired:       http.StatusUnprocessableEntity,
-	intake.CodePowRequired:           http.StatusUnprocessableEntity,
-	intake.CodePowInvalid:            http.StatusUnprocessableEntity,
-	intake.CodePowExpired:            http.StatusUnprocessableEntity,
-	intake.CodePowSpent:              http.StatusUnprocessableEntity,
-	intake.CodePowTooEasy:            http.StatusUnprocessableEntity,
-	intake.CodeRateLimited:           http.StatusTooManyRequests,
-	intake.CodeIdempotencyKeyInvalid: http.StatusBadRequest,
-	intake.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
-	intake.CodeIdempotencyInFlight:   http.StatusConflict,
-	intake.CodeNotFound:              http.StatusNotFound,
-	intake.CodeStateConflict:         http.StatusConflict,
-	intake.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
-	intake.CodeCursorInvalid:         http.StatusBadRequest,
-	intake.CodeFilterInvalid:         http.StatusBadRequest,
-	intake.CodeDateRangeInvalid:      http.StatusBadRequest,
-	intake.CodeCrossOriginRefused:    http.StatusForbidden,
-	intake.CodeHostNotServed:         http.StatusMisdirectedRequest,
-	intake.CodeUnavailable:           http.StatusServiceUnavailable,
-	intake.CodeInternal:              http.StatusInternalServerError,
-	intake.CodeEventSignatureInvalid: http.StatusForbidden,
-	intake.CodeEventStale:            http.StatusForbidden,
-	intake.CodeEventReplayed:         http.StatusConflict,
-	intake.CodeAttachmentTooLarge:    http.StatusRequestEntityTooLarge,
-	intake.CodeAttachmentTypeRefused: http.StatusUnsupportedMediaType,
-	intake.CodeAttachmentEmpty:       http.StatusUnprocessableEntity,
-	intake.CodeAttachmentNotOffered:  http.StatusConflict,
-}
+var statusOf = func() map[intake.Code]int {
+	m := map[intake.Code]int{}
+	for status, codes := range map[int][]intake.Code{
+		http.StatusBadRequest: {
+			intake.CodeUnreadableBody, intake.CodeIdempotencyKeyInvalid, intake.CodeCursorInvalid,
+			intake.CodeFilterInvalid, intake.CodeDateRangeInvalid,
+		},
+		http.StatusUnsupportedMediaType:  {intake.CodeUnsupportedMediaType, intake.CodeAttachmentTypeRefused},
+		http.StatusRequestEntityTooLarge: {intake.CodeBodyTooLarge, intake.CodeAttachmentTooLarge},
+		http.StatusUnprocessableEntity: {
+			intake.CodeNameInvalid, intake.CodeCompanyInvalid, intake.CodeRoleInvalid,
+			intake.CodeEmailInvalid, intake.CodeMessageInvalid, intake.CodeMessageTooManyLinks,
+			intake.CodeFieldInvalid, intake.CodeConversationInvalid, intake.CodeConversationTooLong,
+			intake.CodeConversationManyLinks, intake.CodeFormVersionUnknown, intake.CodeConsentRequired,
+			intake.CodePowRequired, intake.CodePowInvalid, intake.CodePowExpired, intake.CodePowSpent,
+			intake.CodePowTooEasy, intake.CodeIdempotencyKeyReused, intake.CodeAttachmentEmpty,
+		},
+		http.StatusTooManyRequests: {intake.CodeRateLimited},
+		http.StatusConflict: {
+			intake.CodeIdempotencyInFlight, intake.CodeStateConflict, intake.CodeEventReplayed,
+			intake.CodeAttachmentNotOffered,
+		},
+		http.StatusNotFound:            {intake.CodeNotFound},
+		http.StatusMethodNotAllowed:    {intake.CodeMethodNotAllowed},
+		http.StatusForbidden:           {intake.CodeCrossOriginRefused, intake.CodeEventSignatureInvalid, intake.CodeEventStale},
+		http.StatusMisdirectedRequest:  {intake.CodeHostNotServed},
+		http.StatusServiceUnavailable:  {intake.CodeUnavailable},
+		http.StatusInternalServerError: {intake.CodeInternal},
+	} {
+		for _, c := range codes {
+			m[c] = status
+		}
+	}
+	return m
+}()
 
 // titleOfCode gives codes whose status's title does not fit them their own.
 var titleOfCode = map[intake.Code]string{
@@ -114,16 +106,8 @@ func ProblemFor(err *intake.Error) Problem {
 	if t, ok := titleOfCode[err.Code]; ok {
 		title = t
 	}
-	return Problem{
-		Type:   "urn:introductions:problem:" + string(err.Code),
-		Title:  title,
-		Status: status,
-		Code:   err.Code,
-		Detail: detail,
-		Errors: err.Fields,
-
-		RequiredMaxNumber: err.RequiredMaxNumber,
-	}
+	return Problem{Type: "urn:introductions:problem:" + string(err.Code), Title: title, Status: status, Code: err.Code,
+		Detail: detail, Errors: err.Fields, RequiredMaxNumber: err.RequiredMaxNumber}
 }
 
 // WriteError answers with err as problem+json, logging internal and unavailable causes once.
@@ -155,8 +139,7 @@ func retryAfterSeconds(d time.Duration) string {
 	if d <= 0 {
 		d = 5 * time.Second
 	}
-	s := int64((d + time.Second - 1) / time.Second)
-	return strconv.FormatInt(s, 10)
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 // WriteJSON answers with v as JSON, HTML characters unescaped.

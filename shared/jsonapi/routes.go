@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -43,7 +44,7 @@ func NewRoutes(routes []Route, allowedOrigins []string, logger *slog.Logger) (ht
 	s := &routeSet{mux: http.NewServeMux(), edge: newEdge(allowedOrigins), logger: logger}
 	for _, rt := range routes {
 		method, _, ok := strings.Cut(rt.Pattern, " ")
-		if !ok || !validMethod(method) {
+		if !ok || !slices.Contains(probedMethods, method) {
 			return nil, fmt.Errorf("jsonapi.NewRoutes: pattern %q must start with one of %s", rt.Pattern, strings.Join(probedMethods, ", "))
 		}
 		if rt.Handle == nil {
@@ -55,15 +56,6 @@ func NewRoutes(routes []Route, allowedOrigins []string, logger *slog.Logger) (ht
 	}
 	s.mux.HandleFunc("/", s.fallback)
 	return s, nil
-}
-
-func validMethod(m string) bool {
-	for _, p := range probedMethods {
-		if m == p {
-			return true
-		}
-	}
-	return false
 }
 
 // handle registers one route, a conflicting pattern being an error.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -89,20 +90,12 @@ func (r *Ring) Current() (version string, key []byte) {
 // Key returns a copy of version's key; false when not held.
 func (r *Ring) Key(version string) ([]byte, bool) {
 	k, ok := r.keys[version]
-	if !ok {
-		return nil, false
-	}
-	return slices.Clone(k), true
+	return slices.Clone(k), ok
 }
 
 // Versions returns the ring's versions, sorted, for diagnostics.
 func (r *Ring) Versions() []string {
-	vs := make([]string, 0, len(r.keys))
-	for v := range r.keys {
-		vs = append(vs, v)
-	}
-	slices.Sort(vs)
-	return vs
+	return slices.Sorted(maps.Keys(r.keys))
 }
 
 // String describes the ring by its versions only, never its keys.
@@ -115,10 +108,7 @@ func (r *Ring) GoString() string { return r.String() }
 
 // LogValue logs the ring as its versions only, never its keys.
 func (r *Ring) LogValue() slog.Value {
-	return slog.GroupValue(
-		slog.String("current", r.current),
-		slog.Any("versions", r.Versions()),
-	)
+	return slog.GroupValue(slog.String("current", r.current), slog.Any("versions", r.Versions()))
 }
 
 // Derive returns HMAC-SHA256(key, purpose): a key for one purpose only.

@@ -1,6 +1,7 @@
 package secretkeys
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,11 +16,10 @@ import (
 // Endpoint is the base URL of Secret Manager's REST API.
 const Endpoint = "https://secretmanager.googleapis.com/v1/"
 
-// scope is the OAuth scope a Secret Manager call needs.
-const scope = "https://www.googleapis.com/auth/cloud-platform"
-
-// maxResponse bounds the body read from the service.
-const maxResponse = 1 << 20
+const (
+	scope       = "https://www.googleapis.com/auth/cloud-platform" // what a call needs
+	maxResponse = 1 << 20                                          // the most of an answer read
+)
 
 // Client reads secret versions through Secret Manager's REST API; safe for concurrent use.
 type Client struct {
@@ -56,12 +56,11 @@ func NewClient(ctx context.Context, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// APIError is an access the service refused.
+// APIError is an access the service refused: the answer's HTTP status and
+// canonical status (NOT_FOUND, FAILED_PRECONDITION, …).
 type APIError struct {
-	// HTTPStatus is the HTTP status of the answer.
 	HTTPStatus int
-	// Status is the canonical status of the answer (NOT_FOUND, FAILED_PRECONDITION, …).
-	Status string
+	Status     string
 }
 
 func (e *APIError) Error() string {
@@ -98,14 +97,7 @@ func (c *Client) AccessSecretVersion(ctx context.Context, name string) (*Version
 			} `json:"error"`
 		}
 		json.Unmarshal(body, &refusal)
-		status := refusal.Error.Status
-		if status == "" {
-			status = statusOfHTTP[resp.StatusCode]
-		}
-		if status == "" {
-			status = "UNKNOWN"
-		}
-		return nil, &APIError{HTTPStatus: resp.StatusCode, Status: status}
+		return nil, &APIError{HTTPStatus: resp.StatusCode, Status: cmp.Or(refusal.Error.Status, statusOfHTTP[resp.StatusCode], "UNKNOWN")}
 	}
 	var answer struct {
 		Name    string `json:"name"`

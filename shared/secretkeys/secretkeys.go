@@ -30,13 +30,11 @@ type SecretAccessor interface {
 	AccessSecretVersion(ctx context.Context, name string) (*Version, error)
 }
 
-// Version is one secret version as Secret Manager returns it.
+// Version is one secret version: its name ".../versions/N", its payload and
+// the payload's CRC32C checksum when sent.
 type Version struct {
-	// Name is its resource name, ".../versions/N".
-	Name string
-	// Data is its payload.
-	Data []byte
-	// DataCRC32C is the payload's CRC32C checksum, when sent.
+	Name       string
+	Data       []byte
 	DataCRC32C *int64
 }
 
@@ -65,11 +63,10 @@ func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring
 		return nil, err
 	}
 	current := strconv.FormatUint(latest, 10)
-	key := resp.Data
-	if len(key) < keyring.MinKeyLen {
-		return nil, fmt.Errorf("secretkeys: %s/versions/%s is %d bytes, need at least %d", secret, current, len(key), keyring.MinKeyLen)
+	if len(resp.Data) < keyring.MinKeyLen {
+		return nil, fmt.Errorf("secretkeys: %s/versions/%s is %d bytes, need at least %d", secret, current, len(resp.Data), keyring.MinKeyLen)
 	}
-	keys := map[string][]byte{current: key}
+	keys := map[string][]byte{current: resp.Data}
 
 	for n := latest - 1; n >= 1 && n+PreviousVersions >= latest; n-- {
 		name := secret + "/versions/" + strconv.FormatUint(n, 10)
@@ -168,11 +165,10 @@ func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...Optio
 		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
 	}
 	ring, err := Load(ctx, client, secret)
-	if err != nil {
-		client.Close()
-		return nil, err
+	var r *Rotating
+	if err == nil {
+		r, err = NewRotating(ring, client, secret, logger, nil)
 	}
-	r, err := NewRotating(ring, client, secret, logger, nil)
 	if err != nil {
 		client.Close()
 		return nil, err
@@ -205,11 +201,10 @@ func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: accessing %s: %w", version, err)
 	}
-	pepper := resp.Data
-	if len(pepper) < keyring.MinKeyLen {
-		return nil, fmt.Errorf("secretkeys: %s is %d bytes, need at least %d", version, len(pepper), keyring.MinKeyLen)
+	if len(resp.Data) < keyring.MinKeyLen {
+		return nil, fmt.Errorf("secretkeys: %s is %d bytes, need at least %d", version, len(resp.Data), keyring.MinKeyLen)
 	}
-	return pepper, nil
+	return resp.Data, nil
 }
 
 // checkPinnedVersion accepts a secret version name pinned by number.

@@ -45,10 +45,7 @@ func BucketName(t testing.TB) string {
 	t.Helper()
 	Host(t)
 	name := unsafeChars.ReplaceAllString(strings.ToLower(t.Name()), "-")
-	if len(name) > 30 {
-		name = name[:30]
-	}
-	name = strings.Trim(fmt.Sprintf("t%d-%d-%s", os.Getpid(), made.Add(1), name), "-")
+	name = strings.Trim(fmt.Sprintf("t%d-%d-%s", os.Getpid(), made.Add(1), name[:min(len(name), 30)]), "-")
 	client, err := storage.NewClient(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -60,8 +57,7 @@ func BucketName(t testing.TB) string {
 	return name
 }
 
-// Bucket returns our adapter on a fresh bucket unique to t, closed when
-// the test ends, and the bucket's name.
+// Bucket returns our adapter on a fresh bucket unique to t, closed when the test ends, and its name.
 func Bucket(t testing.TB) (*attachmentbucket.Bucket, string) {
 	t.Helper()
 	name := BucketName(t)
