@@ -21,56 +21,24 @@ import (
 // dueAtField is set on an envelope while an attempt is due, absent otherwise.
 const dueAtField = "dueAt"
 
-// envelopeDoc is envelopes/{id}.
+// envelopeDoc is envelopes/{id}: the envelope and, while an attempt is due, when.
 type envelopeDoc struct {
-	SubmissionID   string                   `firestore:"submissionId"`
-	Destination    intake.Destination       `firestore:"destination"`
-	Event          string                   `firestore:"event"`
-	PayloadVersion string                   `firestore:"payloadVersion"`
-	PayloadSHA256  string                   `firestore:"payloadSha256"`
-	Status         intake.DeliveryStatus    `firestore:"status"`
-	Attempts       []intake.DeliveryAttempt `firestore:"attempts"`
-	NextAttemptAt  time.Time                `firestore:"nextAttemptAt,omitempty"`
-	DueAt          *time.Time               `firestore:"dueAt,omitempty"`
-	LeaseUntil     time.Time                `firestore:"leaseUntil,omitempty"`
-	LastError      string                   `firestore:"lastError"`
-	Provenance     intake.Provenance        `firestore:"provenance"`
-	CreatedAt      time.Time                `firestore:"createdAt"`
-	UpdatedAt      time.Time                `firestore:"updatedAt"`
-	ExpireAt       time.Time                `firestore:"expireAt"`
-	ReceivedAt     time.Time                `firestore:"receivedAt,omitempty"`
+	intake.Envelope
+	DueAt *time.Time `firestore:"dueAt,omitempty"`
 }
 
 func toEnvelopeDoc(e intake.Envelope) envelopeDoc {
-	d := envelopeDoc{
-		SubmissionID: e.SubmissionID, Destination: e.Destination, Event: e.Event,
-		PayloadVersion: e.PayloadVersion, PayloadSHA256: e.PayloadSHA256, Status: e.Status,
-		Attempts: e.Attempts, NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil,
-		LastError: e.LastError, Provenance: e.Provenance,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, ExpireAt: e.ExpireAt, ReceivedAt: e.ReceivedAt,
-	}
+	d := envelopeDoc{Envelope: e}
 	if d.Attempts == nil {
 		d.Attempts = []intake.DeliveryAttempt{}
 	}
 	switch e.Status {
 	case intake.DeliveryPending:
-		due := e.CreatedAt
-		d.DueAt = &due
+		d.DueAt = &e.CreatedAt
 	case intake.DeliveryRetryPending:
-		due := e.NextAttemptAt
-		d.DueAt = &due
+		d.DueAt = &e.NextAttemptAt
 	}
 	return d
-}
-
-func (d envelopeDoc) envelope(id string) intake.Envelope {
-	return intake.Envelope{
-		ID: id, SubmissionID: d.SubmissionID, Destination: d.Destination, Event: d.Event,
-		PayloadVersion: d.PayloadVersion, PayloadSHA256: d.PayloadSHA256, Status: d.Status,
-		Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, LeaseUntil: d.LeaseUntil,
-		LastError: d.LastError, Provenance: d.Provenance,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExpireAt: d.ExpireAt, ReceivedAt: d.ReceivedAt,
-	}
 }
 
 // providerEventDoc is providerEvents/{escaped provider:token}: content-free.
@@ -390,9 +358,10 @@ func safeID(id string) string {
 }
 
 func readEnvelope(snap *firestore.DocumentSnapshot) (intake.Envelope, error) {
-	var d envelopeDoc
-	if err := snap.DataTo(&d); err != nil {
+	var e intake.Envelope
+	if err := snap.DataTo(&e); err != nil {
 		return intake.Envelope{}, err
 	}
-	return d.envelope(snap.Ref.ID), nil
+	e.ID = snap.Ref.ID
+	return e, nil
 }
