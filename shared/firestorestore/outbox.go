@@ -171,16 +171,8 @@ func (s *OutboxStore) LeaseEnvelope(ctx context.Context, id string, now time.Tim
 			if e, err = readEnvelope(snap); err != nil {
 				return err
 			}
-			if e.LeaseUntil.After(now) {
-				return nil
-			}
-			switch e.Status {
-			case intake.DeliveryPending:
-			case intake.DeliveryRetryPending:
-				if e.NextAttemptAt.After(now) {
-					return nil
-				}
-			default:
+			due := e.Status == intake.DeliveryPending || e.Status == intake.DeliveryRetryPending && !e.NextAttemptAt.After(now)
+			if !due || e.LeaseUntil.After(now) {
 				return nil
 			}
 			e.LeaseUntil = now.Add(leaseFor)
@@ -263,10 +255,9 @@ func (s *DB) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef,
 	}
 	var entry intake.LedgerEntry
 	if hasLedger {
-		if err := ledgerSnap.DataTo(&entry); err != nil {
+		if entry, err = ledgerOf(ledgerSnap); err != nil {
 			return intake.Envelope{}, err
 		}
-		entry.ID = e.SubmissionID
 	}
 	if err := apply(&e, &entry); err != nil {
 		return intake.Envelope{}, err
@@ -310,9 +301,10 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 	eventRef := s.providerEventRef(ev.Provider, ev.Token)
 	var out intake.Envelope
 	var unknown bool
-	keys := []string{lockKey(eventRef)}
+	keys, envelopeID := []string{lockKey(eventRef)}, "" // "": an unknown envelope
 	if intake.StorableID(ev.EnvelopeID) {
-		keys = append(keys, lockKey(s.envelopeRef(ev.EnvelopeID)))
+		envelopeID = ev.EnvelopeID
+		keys = append(keys, lockKey(s.envelopeRef(envelopeID)))
 	}
 	err := s.op(ctx, keys, func(ctx context.Context) error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
@@ -324,9 +316,9 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 			if err != nil && status.Code(err) != codes.NotFound {
 				return err
 			}
-			doc := providerEventDoc{Provider: ev.Provider, EnvelopeID: safeID(ev.EnvelopeID), Kind: ev.Kind, At: now, ExpireAt: keepUntil}
-			if intake.StorableID(ev.EnvelopeID) {
-				out, err = s.moveEnvelope(tx, s.envelopeRef(ev.EnvelopeID), now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+			doc := providerEventDoc{Provider: ev.Provider, EnvelopeID: envelopeID, Kind: ev.Kind, At: now, ExpireAt: keepUntil}
+			if envelopeID != "" {
+				out, err = s.moveEnvelope(tx, s.envelopeRef(envelopeID), now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
 					if e.Destination != ev.Destination {
 						return intake.ErrNotFound
 					}
@@ -347,14 +339,6 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 		return intake.Envelope{}, intake.ErrNotFound
 	}
 	return out, err
-}
-
-// safeID is id when it is storable, else "" (an unknown envelope).
-func safeID(id string) string {
-	if intake.StorableID(id) {
-		return id
-	}
-	return ""
 }
 
 func readEnvelope(snap *firestore.DocumentSnapshot) (intake.Envelope, error) {
