@@ -223,44 +223,6 @@ func (c *checker) attachmentEvidence(a *Attachment) {
 	}
 }
 
-// CheckStorableSpentChallenge checks a spent challenge's key and expiry.
-func CheckStorableSpentChallenge(s SpentChallenge) error {
-	var c checker
-	c.key("challenge.key", s.Key, true)
-	c.time("challenge.expireAt", s.ExpireAt)
-	return c.result()
-}
-
-// CheckStorableIdempotency checks an idempotency record's fields and expiry.
-func CheckStorableIdempotency(r IdempotencyRecord) error {
-	var c checker
-	c.key("idempotency.keyHash", r.KeyHash, true)
-	c.key("idempotency.fingerprint", r.Fingerprint, true)
-	c.id("idempotency.introductionId", r.IntroductionID)
-	if len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed {
-		c.fail("idempotency.sealedToken", fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
-	}
-	c.time("idempotency.expireAt", r.ExpireAt)
-	return c.result()
-}
-
-// CheckStorableRateKey checks a rate key's layer label, key hash, limit and window.
-func CheckStorableRateKey(k RateKey) error {
-	var c checker
-	c.label("rateKey.layer", k.Layer, true)
-	if strings.Trim(k.Layer, lower+digits+"-_") != "" {
-		c.fail("rateKey.layer", "not [a-z0-9_-]")
-	}
-	c.key("rateKey.keyHash", k.KeyHash, true)
-	if k.Limit <= 0 || k.Limit > MaxStoredRateLimit {
-		c.fail("rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
-	}
-	if k.Window < time.Second {
-		c.fail("rateKey.window", "under one second")
-	}
-	return c.result()
-}
-
 // CheckStorableDraft checks everything KeepDraft writes, each record alone and together.
 func CheckStorableDraft(k DraftKeeping) error {
 	var c checker
@@ -294,23 +256,40 @@ func CheckStorableDraft(k DraftKeeping) error {
 			c.fail("draft.transcript.expireAt", "not the introduction's expiry")
 		}
 	}
-	c.err(CheckStorableSpentChallenge(k.Challenge))
+	c.key("challenge.key", k.Challenge.Key, true)
+	c.time("challenge.expireAt", k.Challenge.ExpireAt)
 	if !k.Challenge.ExpireAt.After(k.Now) {
 		c.fail("draft.challenge.expireAt", "not after now")
 	}
-	if k.Idempotency != nil {
-		c.err(CheckStorableIdempotency(*k.Idempotency))
-		if k.Idempotency.IntroductionID != k.Introduction.ID {
+	if r := k.Idempotency; r != nil {
+		c.key("idempotency.keyHash", r.KeyHash, true)
+		c.key("idempotency.fingerprint", r.Fingerprint, true)
+		c.id("idempotency.introductionId", r.IntroductionID)
+		if len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed {
+			c.fail("idempotency.sealedToken", fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
+		}
+		c.time("idempotency.expireAt", r.ExpireAt)
+		if r.IntroductionID != k.Introduction.ID {
 			c.fail("draft.idempotency.introductionId", "not the introduction's id")
 		}
-		if !k.Idempotency.ExpireAt.After(k.Now) {
+		if !r.ExpireAt.After(k.Now) {
 			c.fail("draft.idempotency.expireAt", "not after now")
 		}
 	}
 	c.list("draft.rateKeys", len(k.RateKeys))
 	seen := make(map[[2]string]bool, len(k.RateKeys))
 	for _, rk := range k.RateKeys {
-		c.err(CheckStorableRateKey(rk))
+		c.label("rateKey.layer", rk.Layer, true)
+		if strings.Trim(rk.Layer, lower+digits+"-_") != "" {
+			c.fail("rateKey.layer", "not [a-z0-9_-]")
+		}
+		c.key("rateKey.keyHash", rk.KeyHash, true)
+		if rk.Limit <= 0 || rk.Limit > MaxStoredRateLimit {
+			c.fail("rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
+		}
+		if rk.Window < time.Second {
+			c.fail("rateKey.window", "under one second")
+		}
 		id := [2]string{rk.Layer, rk.KeyHash}
 		if seen[id] {
 			c.fail("draft.rateKeys", "duplicate layer and key")
