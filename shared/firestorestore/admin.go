@@ -54,23 +54,18 @@ func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after
 		if err != nil {
 			return err
 		}
-		if len(snaps) > limit {
-			snaps = snaps[:limit]
-			last := snaps[limit-1]
-			var d introductionDoc
-			if err := last.DataTo(&d); err != nil {
-				return err
-			}
-			next = &intake.ListPosition{ConfirmedAt: d.ConfirmedAt, ID: last.Ref.ID}
-		}
+		more := len(snaps) > limit
 		var refs []*firestore.DocumentRef
-		for _, snap := range snaps {
-			if !live(snap, now) {
-				continue
-			}
+		for i, snap := range snaps[:min(len(snaps), limit)] {
 			var d introductionDoc
 			if err := snap.DataTo(&d); err != nil {
 				return err
+			}
+			if more && i == limit-1 {
+				next = &intake.ListPosition{ConfirmedAt: d.ConfirmedAt, ID: snap.Ref.ID}
+			}
+			if !live(snap, now) {
+				continue
 			}
 			out = append(out, intake.Record{Introduction: d.introduction(snap.Ref.ID)})
 			refs = append(refs, s.ledgerRef(snap.Ref.ID))
