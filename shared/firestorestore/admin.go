@@ -54,23 +54,18 @@ func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after
 		if err != nil {
 			return err
 		}
-		if len(snaps) > limit {
-			snaps = snaps[:limit]
-			last := snaps[limit-1]
-			var d introductionDoc
-			if err := last.DataTo(&d); err != nil {
-				return err
-			}
-			next = &intake.ListPosition{ConfirmedAt: d.ConfirmedAt, ID: last.Ref.ID}
-		}
+		more := len(snaps) > limit
 		var refs []*firestore.DocumentRef
-		for _, snap := range snaps {
-			if !live(snap, now) {
-				continue
-			}
+		for i, snap := range snaps[:min(len(snaps), limit)] {
 			var d introductionDoc
 			if err := snap.DataTo(&d); err != nil {
 				return err
+			}
+			if more && i == limit-1 {
+				next = &intake.ListPosition{ConfirmedAt: d.ConfirmedAt, ID: snap.Ref.ID}
+			}
+			if !live(snap, now) {
+				continue
 			}
 			out = append(out, intake.Record{Introduction: d.introduction(snap.Ref.ID)})
 			refs = append(refs, s.ledgerRef(snap.Ref.ID))
@@ -95,14 +90,8 @@ func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after
 // CountWaiting counts the confirmed introductions neither handled nor marked spam by the owner.
 // Errors: UNAVAILABLE.
 func (s *OwnerStore) CountWaiting(ctx context.Context) (int, error) {
-	var n int
-	err := s.op(ctx, nil, func(ctx context.Context) error {
-		var err error
-		n, err = count(ctx, s.client.Collection(Introductions).Where("state", "==", string(intake.StateConfirmed)).
-			Where("folder", "in", []string{intake.FolderInbox, intake.FolderLikelySpam}))
-		return err
-	})
-	return n, err
+	return s.countOp(ctx, s.client.Collection(Introductions).Where("state", "==", string(intake.StateConfirmed)).
+		Where("folder", "in", []string{intake.FolderInbox, intake.FolderLikelySpam}))
 }
 
 // MarkSpam records the owner's word on introduction id (spam or not), with who and when, in its
@@ -127,10 +116,12 @@ func (s *OwnerStore) MarkSpam(ctx context.Context, id, actor string, spam bool, 
 
 // CountSpam counts the live introductions the owner marked spam. Errors: UNAVAILABLE.
 func (s *OwnerStore) CountSpam(ctx context.Context) (int, error) {
-	var n int
-	err := s.op(ctx, nil, func(ctx context.Context) error {
-		var err error
-		n, err = count(ctx, s.client.Collection(Introductions).Where("folder", "==", intake.FolderSpam))
+	return s.countOp(ctx, s.client.Collection(Introductions).Where("folder", "==", intake.FolderSpam))
+}
+
+func (s *DB) countOp(ctx context.Context, q firestore.Query) (n int, err error) {
+	err = s.op(ctx, nil, func(ctx context.Context) error {
+		n, err = count(ctx, q)
 		return err
 	})
 	return n, err
@@ -140,29 +131,32 @@ func (s *OwnerStore) CountSpam(ctx context.Context) (int, error) {
 // transaction, writes the notices notices returns, and returns the erased ids and the notices'
 // ids. Erasing again finishes a failed run. Errors: UNAVAILABLE.
 func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
-	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		ids = ids[:0]
 		snaps, err := s.client.Collection(Introductions).Where("folder", "==", intake.FolderSpam).Select().Documents(ctx).GetAll()
-		if err != nil {
-			return err
-		}
 		for _, snap := range snaps {
 			ids = append(ids, snap.Ref.ID)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.eraseAll(ctx, "firestorestore.EraseSpam", ids, e, intake.ActionErasedSpam, intake.ReasonErasedSpam, intake.FolderSpam, notices)
+}
+
+// eraseAll erases each of ids as erase does, skipping one no longer in folder, and logs the
+// counts as event.
+func (s *DB) eraseAll(ctx context.Context, event string, ids []string, e intake.ErasureRecord, action, reason, folder string, notices func(id string) []intake.Envelope) ([]string, []string, error) {
+	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var erased, sent []string
 	for _, id := range ids {
 		var n []intake.Envelope
 		if notices != nil {
 			n = notices(id)
 		}
-		ids, err := s.erase(ctx, id, e, intake.ActionErasedSpam, intake.ReasonErasedSpam, intake.FolderSpam, n)
+		ids, err := s.erase(ctx, id, e, action, reason, folder, n)
 		if errors.Is(err, errNotInFolder) {
 			continue // marked not spam (or gone) since it was found: kept
 		}
@@ -172,7 +166,7 @@ func (s *OwnerStore) EraseSpam(ctx context.Context, e intake.ErasureRecord, noti
 		erased = append(erased, id)
 		sent = append(sent, ids...)
 	}
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSpam", slog.Int("erased", len(erased)), slog.Int("notices", len(sent)))
+	s.logger.LogAttrs(ctx, slog.LevelInfo, event, slog.Int("erased", len(erased)), slog.Int("notices", len(sent)))
 	return erased, sent, nil
 }
 
@@ -212,13 +206,9 @@ func (s *DB) record(ctx context.Context, id string, now time.Time, withDrafts bo
 		}
 		rec.Conversation = t.Text
 	}
-	if !snaps[2].Exists() {
-		return intake.Record{}, intake.Internal(fmt.Errorf("introduction %s has no ledger entry", id))
-	}
-	if err := snaps[2].DataTo(&rec.Ledger); err != nil {
+	if rec.Ledger, err = ledgerOf(snaps[2]); err != nil {
 		return intake.Record{}, err
 	}
-	rec.Ledger.ID = id
 	if rec.Envelopes, err = s.submissionEnvelopes(ctx, id, now); err != nil {
 		return intake.Record{}, err
 	}
@@ -273,11 +263,11 @@ func (s *OwnerStore) ownerMove(ctx context.Context, id, actor, action string, no
 		return nil, intake.ErrNotFound
 	}
 	now = now.UTC().Truncate(time.Microsecond)
-	ref, ledgerRef := s.introductionRef(id), s.ledgerRef(id)
+	ref := s.introductionRef(id)
 	var result *intake.Introduction
 	err := s.op(ctx, []string{lockKey(ref)}, func(ctx context.Context) error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
-			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, ledgerRef})
+			snaps, err := tx.GetAll([]*firestore.DocumentRef{ref, s.ledgerRef(id)})
 			if err != nil {
 				return err
 			}
@@ -292,19 +282,11 @@ func (s *OwnerStore) ownerMove(ctx context.Context, id, actor, action string, no
 			if err != nil {
 				return err
 			}
-			entry, err := ledgerOf(snaps[1])
-			if err != nil {
-				return err
-			}
-			entry.AdminActions = withAction(entry.AdminActions, intake.AdminAction{At: now, Actor: actor, Action: action})
-			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+			if err := addAction(tx, snaps[1], intake.AdminAction{At: now, Actor: actor, Action: action}); err != nil {
 				return err
 			}
 			result = &in
-			return errors.Join(
-				tx.Update(ref, updates),
-				tx.Update(ledgerRef, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: now}}),
-			)
+			return tx.Update(ref, updates)
 		})
 	})
 	return result, err
@@ -332,6 +314,19 @@ func withAction(actions []intake.AdminAction, a intake.AdminAction) []intake.Adm
 	return actions
 }
 
+// addAction appends a to the ledger entry snap holds, in tx.
+func addAction(tx *firestore.Transaction, snap *firestore.DocumentSnapshot, a intake.AdminAction) error {
+	entry, err := ledgerOf(snap)
+	if err != nil {
+		return err
+	}
+	entry.AdminActions = withAction(entry.AdminActions, a)
+	if err := intake.CheckStorableLedgerEntry(entry); err != nil {
+		return err
+	}
+	return tx.Update(snap.Ref, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: a.At}})
+}
+
 // RecordAdminAction appends a to submission id's ledger entry. Errors: intake.ErrNotFound; UNAVAILABLE.
 func (s *OwnerStore) RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error {
 	if !intake.StorableID(id) {
@@ -348,15 +343,7 @@ func (s *OwnerStore) RecordAdminAction(ctx context.Context, id string, a intake.
 			if err != nil {
 				return err
 			}
-			entry, err := ledgerOf(snap)
-			if err != nil {
-				return err
-			}
-			entry.AdminActions = withAction(entry.AdminActions, a)
-			if err := intake.CheckStorableLedgerEntry(entry); err != nil {
-				return err
-			}
-			return tx.Update(ref, []firestore.Update{{Path: "adminActions", Value: entry.AdminActions}, {Path: "updatedAt", Value: a.At}})
+			return addAction(tx, snap, a)
 		})
 	})
 }
@@ -414,7 +401,6 @@ func (s *DB) subjectIntroductions(ctx context.Context, q intake.SubjectQuery) ([
 // ledger entry and writes the notices notices returns, all in one transaction. It returns the
 // erased ids and the notices' ids; erasing again finishes a failed run. Errors: UNAVAILABLE.
 func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) ([]string, []string, error) {
-	e.At = e.At.UTC().Truncate(time.Microsecond)
 	var ids []string
 	err := s.op(ctx, nil, func(ctx context.Context) error {
 		var err error
@@ -424,21 +410,7 @@ func (s *OwnerStore) EraseSubject(ctx context.Context, q intake.SubjectQuery, e 
 	if err != nil {
 		return nil, nil, err
 	}
-	var erased, sent []string
-	for _, id := range ids {
-		var n []intake.Envelope
-		if notices != nil {
-			n = notices(id)
-		}
-		ids, err := s.erase(ctx, id, e, intake.ActionErased, intake.ReasonErased, "", n)
-		if err != nil {
-			return erased, sent, err
-		}
-		erased = append(erased, id)
-		sent = append(sent, ids...)
-	}
-	s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.EraseSubject", slog.Int("erased", len(erased)), slog.Int("notices", len(sent)))
-	return erased, sent, nil
+	return s.eraseAll(ctx, "firestorestore.EraseSubject", ids, e, intake.ActionErased, intake.ReasonErased, "", notices)
 }
 
 var errNotInFolder = errors.New("the introduction is no longer in the folder")
@@ -560,19 +532,22 @@ func (s *OwnerStore) CountDay(ctx context.Context, start time.Time, baseMaxNumbe
 	f := intake.DailyFigures{Day: start.Format(time.DateOnly), Refused: map[string]int{}, Solves: map[string]int{},
 		SolveMaxNumber: baseMaxNumber, ExpireAt: end.Add(figuresKeptFor)}
 	ledger := s.client.Collection(Ledger)
+	confirmed := func(q firestore.Query) firestore.Query {
+		return q.Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end)
+	}
+	arrived := func(q firestore.Query) firestore.Query {
+		return q.Where("provenance.time", ">=", start).Where("provenance.time", "<", end)
+	}
 	err := s.op(ctx, nil, func(ctx context.Context) error {
-		n, err := count(ctx, ledger.Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end))
-		if err != nil {
+		var err error
+		if f.Confirmed, err = count(ctx, confirmed(ledger.Query)); err != nil {
 			return err
 		}
-		f.Confirmed = n
-		if f.LikelySpam, err = count(ctx, ledger.Where("abuse.likelySpam", "==", true).
-			Where("confirmedAt", ">=", start).Where("confirmedAt", "<", end)); err != nil {
+		if f.LikelySpam, err = count(ctx, confirmed(ledger.Where("abuse.likelySpam", "==", true))); err != nil {
 			return err
 		}
 		for _, b := range intake.SolveBuckets {
-			n, err := count(ctx, ledger.Where("abuse.solve.maxNumber", "==", baseMaxNumber).Where("abuse.solve.millis", "==", b).
-				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))
+			n, err := count(ctx, arrived(ledger.Where("abuse.solve.maxNumber", "==", baseMaxNumber).Where("abuse.solve.millis", "==", b)))
 			if err != nil {
 				return err
 			}
@@ -581,8 +556,7 @@ func (s *OwnerStore) CountDay(ctx context.Context, start time.Time, baseMaxNumbe
 			}
 		}
 		for _, st := range RefusalStates {
-			n, err := countRefused(ctx, ledger.Where("abuse.state", "==", string(st)).
-				Where("provenance.time", ">=", start).Where("provenance.time", "<", end))
+			n, err := countRefused(ctx, arrived(ledger.Where("abuse.state", "==", string(st))))
 			if err != nil {
 				return err
 			}

@@ -166,10 +166,7 @@ func live(snap *firestore.DocumentSnapshot, now time.Time) bool {
 	if snap == nil || !snap.Exists() {
 		return false
 	}
-	v, err := snap.DataAt(ExpireAtField)
-	if err != nil {
-		return false
-	}
+	v, _ := snap.DataAt(ExpireAtField)
 	t, ok := v.(time.Time)
 	return ok && now.Before(t)
 }

@@ -21,56 +21,24 @@ import (
 // dueAtField is set on an envelope while an attempt is due, absent otherwise.
 const dueAtField = "dueAt"
 
-// envelopeDoc is envelopes/{id}.
+// envelopeDoc is envelopes/{id}: the envelope and, while an attempt is due, when.
 type envelopeDoc struct {
-	SubmissionID   string                   `firestore:"submissionId"`
-	Destination    intake.Destination       `firestore:"destination"`
-	Event          string                   `firestore:"event"`
-	PayloadVersion string                   `firestore:"payloadVersion"`
-	PayloadSHA256  string                   `firestore:"payloadSha256"`
-	Status         intake.DeliveryStatus    `firestore:"status"`
-	Attempts       []intake.DeliveryAttempt `firestore:"attempts"`
-	NextAttemptAt  time.Time                `firestore:"nextAttemptAt,omitempty"`
-	DueAt          *time.Time               `firestore:"dueAt,omitempty"`
-	LeaseUntil     time.Time                `firestore:"leaseUntil,omitempty"`
-	LastError      string                   `firestore:"lastError"`
-	Provenance     intake.Provenance        `firestore:"provenance"`
-	CreatedAt      time.Time                `firestore:"createdAt"`
-	UpdatedAt      time.Time                `firestore:"updatedAt"`
-	ExpireAt       time.Time                `firestore:"expireAt"`
-	ReceivedAt     time.Time                `firestore:"receivedAt,omitempty"`
+	intake.Envelope
+	DueAt *time.Time `firestore:"dueAt,omitempty"`
 }
 
 func toEnvelopeDoc(e intake.Envelope) envelopeDoc {
-	d := envelopeDoc{
-		SubmissionID: e.SubmissionID, Destination: e.Destination, Event: e.Event,
-		PayloadVersion: e.PayloadVersion, PayloadSHA256: e.PayloadSHA256, Status: e.Status,
-		Attempts: e.Attempts, NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil,
-		LastError: e.LastError, Provenance: e.Provenance,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, ExpireAt: e.ExpireAt, ReceivedAt: e.ReceivedAt,
-	}
+	d := envelopeDoc{Envelope: e}
 	if d.Attempts == nil {
 		d.Attempts = []intake.DeliveryAttempt{}
 	}
 	switch e.Status {
 	case intake.DeliveryPending:
-		due := e.CreatedAt
-		d.DueAt = &due
+		d.DueAt = &e.CreatedAt
 	case intake.DeliveryRetryPending:
-		due := e.NextAttemptAt
-		d.DueAt = &due
+		d.DueAt = &e.NextAttemptAt
 	}
 	return d
-}
-
-func (d envelopeDoc) envelope(id string) intake.Envelope {
-	return intake.Envelope{
-		ID: id, SubmissionID: d.SubmissionID, Destination: d.Destination, Event: d.Event,
-		PayloadVersion: d.PayloadVersion, PayloadSHA256: d.PayloadSHA256, Status: d.Status,
-		Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, LeaseUntil: d.LeaseUntil,
-		LastError: d.LastError, Provenance: d.Provenance,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, ExpireAt: d.ExpireAt, ReceivedAt: d.ReceivedAt,
-	}
 }
 
 // providerEventDoc is providerEvents/{escaped provider:token}: content-free.
@@ -203,16 +171,8 @@ func (s *OutboxStore) LeaseEnvelope(ctx context.Context, id string, now time.Tim
 			if e, err = readEnvelope(snap); err != nil {
 				return err
 			}
-			if e.LeaseUntil.After(now) {
-				return nil
-			}
-			switch e.Status {
-			case intake.DeliveryPending:
-			case intake.DeliveryRetryPending:
-				if e.NextAttemptAt.After(now) {
-					return nil
-				}
-			default:
+			due := e.Status == intake.DeliveryPending || e.Status == intake.DeliveryRetryPending && !e.NextAttemptAt.After(now)
+			if !due || e.LeaseUntil.After(now) {
 				return nil
 			}
 			e.LeaseUntil = now.Add(leaseFor)
@@ -295,10 +255,9 @@ func (s *DB) moveEnvelope(tx *firestore.Transaction, ref *firestore.DocumentRef,
 	}
 	var entry intake.LedgerEntry
 	if hasLedger {
-		if err := ledgerSnap.DataTo(&entry); err != nil {
+		if entry, err = ledgerOf(ledgerSnap); err != nil {
 			return intake.Envelope{}, err
 		}
-		entry.ID = e.SubmissionID
 	}
 	if err := apply(&e, &entry); err != nil {
 		return intake.Envelope{}, err
@@ -342,9 +301,10 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 	eventRef := s.providerEventRef(ev.Provider, ev.Token)
 	var out intake.Envelope
 	var unknown bool
-	keys := []string{lockKey(eventRef)}
+	keys, envelopeID := []string{lockKey(eventRef)}, "" // "": an unknown envelope
 	if intake.StorableID(ev.EnvelopeID) {
-		keys = append(keys, lockKey(s.envelopeRef(ev.EnvelopeID)))
+		envelopeID = ev.EnvelopeID
+		keys = append(keys, lockKey(s.envelopeRef(envelopeID)))
 	}
 	err := s.op(ctx, keys, func(ctx context.Context) error {
 		return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
@@ -356,9 +316,9 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 			if err != nil && status.Code(err) != codes.NotFound {
 				return err
 			}
-			doc := providerEventDoc{Provider: ev.Provider, EnvelopeID: safeID(ev.EnvelopeID), Kind: ev.Kind, At: now, ExpireAt: keepUntil}
-			if intake.StorableID(ev.EnvelopeID) {
-				out, err = s.moveEnvelope(tx, s.envelopeRef(ev.EnvelopeID), now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
+			doc := providerEventDoc{Provider: ev.Provider, EnvelopeID: envelopeID, Kind: ev.Kind, At: now, ExpireAt: keepUntil}
+			if envelopeID != "" {
+				out, err = s.moveEnvelope(tx, s.envelopeRef(envelopeID), now, func(e *intake.Envelope, entry *intake.LedgerEntry) error {
 					if e.Destination != ev.Destination {
 						return intake.ErrNotFound
 					}
@@ -381,18 +341,11 @@ func (s *OutboxStore) ApplyProviderEvent(ctx context.Context, ev intake.Provider
 	return out, err
 }
 
-// safeID is id when it is storable, else "" (an unknown envelope).
-func safeID(id string) string {
-	if intake.StorableID(id) {
-		return id
-	}
-	return ""
-}
-
 func readEnvelope(snap *firestore.DocumentSnapshot) (intake.Envelope, error) {
-	var d envelopeDoc
-	if err := snap.DataTo(&d); err != nil {
+	var e intake.Envelope
+	if err := snap.DataTo(&e); err != nil {
 		return intake.Envelope{}, err
 	}
-	return d.envelope(snap.Ref.ID), nil
+	e.ID = snap.Ref.ID
+	return e, nil
 }

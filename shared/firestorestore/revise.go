@@ -1,6 +1,7 @@
 package firestorestore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,25 +12,12 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ReviseDraft replaces a live draft's content for the holder of tokenHash,
-// in one transaction: it reads the draft, checks
-// (*intake.Introduction).RevisableBy, asks revise for the new content (the
-// caller applies the content rules of the draft's own form version; revise
-// may run more than once when the transaction is retried), applies it with
-// ReviseBy, re-checks the introduction, the transcript and the ledger
-// update as every write of this store does, and writes the introduction,
-// its transcript (replaced, or deleted when the revision has none) and the
-// ledger entry's revision count, consents, purposes and stored fields. A
-// revision revise refuses (Revision.Refusal) is counted instead
-// (RefuseRevisionBy): only the revision count of the introduction and of
-// its ledger entry is written, and the refusal is returned. The id, token
-// hash, form version and expiry stay; no rate counter, spent challenge or
-// idempotency record is touched. A decoy's revision writes only its
-// ledger entry's revision count. Errors: intake.ErrNotFound (unknown id,
-// expired draft, wrong token alike); STATE_CONFLICT; RATE_LIMITED after
-// intake.MaxRevisions revisions, refused ones included; the Refusal;
-// whatever revise returns (nothing is written then); INTERNAL when a
-// record fails its check or the ledger entry is missing; UNAVAILABLE.
+// ReviseDraft replaces a live draft's content for the holder of c in one transaction:
+// revise (run again when the transaction retries) returns the new content, checked as every
+// write is, and the introduction, its transcript and its ledger entry are written. A refused
+// revision (Revision.Refusal) writes only the revision counts and is returned. Id, token hash,
+// form version and expiry stay; a decoy writes only its revision count. Errors: intake.ErrNotFound; STATE_CONFLICT; RATE_LIMITED after
+// intake.MaxRevisions; the refusal; revise's (nothing written); INTERNAL; UNAVAILABLE.
 func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(c.ID) {
@@ -125,9 +113,8 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.
 	return result, nil
 }
 
-// checkStorableRevision re-checks what a revision writes: the revised
-// introduction (still a draft), its transcript when it has one, and the
-// content-free ledger values.
+// checkStorableRevision re-checks what a revision writes: the draft, its transcript and the
+// ledger's lists.
 func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
 	errs := []error{intake.CheckStorableIntroduction(in)}
 	if in.State != intake.StateDraft {
@@ -139,16 +126,10 @@ func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
 	if len(r.Purposes) > intake.MaxStoredList || len(r.Stored) > intake.MaxStoredList {
 		errs = append(errs, intake.Internal(errors.New("revision: ledger lists over the stored cap")))
 	}
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
-// addedValue is how a revision writes the fields a form version adds: the
-// map, or no field at all when there are none (as a new draft stores it).
+// addedValue is the added fields' update: the map, or no field when there are none.
 func addedValue(added map[string]string) any {
 	if len(added) == 0 {
 		return firestore.Delete

@@ -96,17 +96,13 @@ func (s *SweepStore) DeleteExpired(ctx context.Context, collection string, cutof
 				groups[i].draft = state == string(intake.StateDraft)
 			}
 		}
-		var d retentionsweep.Deleted
-		var raced bool
+		raced := false
 		if lost < lostPagesBeforeSingles {
-			d, raced, err = s.commitGroups(ctx, groups, cutoff)
+			raced, err = s.commitGroups(ctx, groups, cutoff, &out)
 		} else {
-			d, err = s.commitSingly(ctx, groups, cutoff)
+			err = s.commitSingly(ctx, groups, cutoff, &out)
 			lost = 0
 		}
-		out.Documents += d.Documents
-		out.Drafts += d.Drafts
-		out.IDs = append(out.IDs, d.IDs...)
 		switch {
 		case err != nil:
 			return out, err
@@ -120,36 +116,49 @@ func (s *SweepStore) DeleteExpired(ctx context.Context, collection string, cutof
 	}
 }
 
-// commitGroups deletes groups in as few commits as allowed, stopping at the first lost race.
-func (s *DB) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.Time) (out retentionsweep.Deleted, raced bool, err error) {
+// commitGroups deletes groups in as few commits as allowed, counting them into out, stopping
+// at the first lost race.
+func (s *DB) commitGroups(ctx context.Context, groups []sweepGroup, cutoff time.Time, out *retentionsweep.Deleted) (raced bool, err error) {
 	for len(groups) > 0 {
 		var batch []sweepGroup
 		writes := 0
-		for len(groups) > 0 && writes+groupWrites(groups[0]) <= maxBatchWrites {
-			writes += groupWrites(groups[0])
+		for len(groups) > 0 && writes+groups[0].writes() <= maxBatchWrites {
+			writes += groups[0].writes()
 			batch, groups = append(batch, groups[0]), groups[1:]
 		}
 		ok, err := s.commitSweep(ctx, batch, cutoff, true)
 		if err != nil || !ok {
-			return out, !ok && err == nil, err
+			return !ok && err == nil, err
 		}
-		out.Documents += len(batch)
 		for _, g := range batch {
-			if g.snap.Ref.Parent.ID == Introductions {
-				out.IDs = append(out.IDs, g.snap.Ref.ID)
-			}
-			if g.draft {
-				out.Drafts++
-			}
+			g.count(out)
 		}
 	}
-	return out, false, nil
+	return false, nil
 }
 
-// commitSingly deletes each group in a commit of its own; a draft whose ledger entry is
-// missing is deleted without it.
-func (s *DB) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.Time) (retentionsweep.Deleted, error) {
-	var out retentionsweep.Deleted
+// count adds the retired document to out.
+func (g sweepGroup) count(out *retentionsweep.Deleted) {
+	out.Documents++
+	if g.snap.Ref.Parent.ID == Introductions {
+		out.IDs = append(out.IDs, g.snap.Ref.ID)
+	}
+	if g.draft {
+		out.Drafts++
+	}
+}
+
+// writes counts the group's writes: the delete, and a draft's ledger update.
+func (g sweepGroup) writes() int {
+	if g.draft {
+		return 2
+	}
+	return 1
+}
+
+// commitSingly deletes each group in a commit of its own, counting them into out; a draft
+// whose ledger entry is missing is deleted without it.
+func (s *DB) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.Time, out *retentionsweep.Deleted) error {
 	for _, g := range groups {
 		one := []sweepGroup{g}
 		ok, err := s.commitSweep(ctx, one, cutoff, true)
@@ -159,26 +168,13 @@ func (s *DB) commitSingly(ctx context.Context, groups []sweepGroup, cutoff time.
 			ok, err = s.commitSweep(ctx, one, cutoff, false)
 		}
 		if err != nil {
-			return out, err
+			return err
 		}
 		if ok {
-			out.Documents++
-			if g.snap.Ref.Parent.ID == Introductions {
-				out.IDs = append(out.IDs, g.snap.Ref.ID)
-			}
-			if g.draft {
-				out.Drafts++
-			}
+			g.count(out)
 		}
 	}
-	return out, nil
-}
-
-func groupWrites(g sweepGroup) int {
-	if g.draft {
-		return 2
-	}
-	return 1
+	return nil
 }
 
 // commitSweep commits one batch of groups, each delete conditional on the update time read;
@@ -279,31 +275,27 @@ func (s *SweepStore) MarkRepairNeeded(ctx context.Context, id, reason string, no
 
 // BeginRun creates sweepRuns/{run.ID}. Errors: UNAVAILABLE, INTERNAL (id taken).
 func (s *SweepStore) BeginRun(ctx context.Context, run intake.SweepRun) error {
-	if err := checkRun(run); err != nil {
-		return err
-	}
-	return s.op(ctx, nil, func(ctx context.Context) error {
-		_, err := s.client.Collection(SweepRuns).Doc(run.ID).Create(ctx, run)
-		return err
-	})
+	return s.putRun(ctx, run, true)
 }
 
 // FinishRun overwrites sweepRuns/{run.ID} with its outcome. Errors: UNAVAILABLE, INTERNAL.
 func (s *SweepStore) FinishRun(ctx context.Context, run intake.SweepRun) error {
-	if err := checkRun(run); err != nil {
-		return err
-	}
-	return s.op(ctx, nil, func(ctx context.Context) error {
-		_, err := s.client.Collection(SweepRuns).Doc(run.ID).Set(ctx, run)
-		return err
-	})
+	return s.putRun(ctx, run, false)
 }
 
-func checkRun(run intake.SweepRun) error {
+func (s *SweepStore) putRun(ctx context.Context, run intake.SweepRun, create bool) error {
 	if !intake.StorableID(run.ID) || run.StartedAt.IsZero() || run.ExpireAt.IsZero() {
 		return intake.Internal(fmt.Errorf("sweep run %q: unstorable id or unset start or expiry", run.ID))
 	}
-	return nil
+	ref := s.client.Collection(SweepRuns).Doc(run.ID)
+	return s.op(ctx, nil, func(ctx context.Context) (err error) {
+		if create {
+			_, err = ref.Create(ctx, run)
+		} else {
+			_, err = ref.Set(ctx, run)
+		}
+		return err
+	})
 }
 
 // LastRuns returns up to n of the newest sweep runs, finished or not. Errors: UNAVAILABLE, INTERNAL.

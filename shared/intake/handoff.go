@@ -65,9 +65,9 @@ type Envelope struct {
 	Status         DeliveryStatus    `json:"status" firestore:"status"`
 	Attempts       []DeliveryAttempt `json:"attempts" firestore:"attempts"`
 	// NextAttemptAt is when the sweep tries again; zero when none is scheduled.
-	NextAttemptAt time.Time `json:"nextAttemptAt,omitzero" firestore:"nextAttemptAt"`
+	NextAttemptAt time.Time `json:"nextAttemptAt,omitzero" firestore:"nextAttemptAt,omitempty"`
 	// LeaseUntil keeps other instances from sending the envelope meanwhile.
-	LeaseUntil time.Time  `json:"-" firestore:"leaseUntil"`
+	LeaseUntil time.Time  `json:"-" firestore:"leaseUntil,omitempty"`
 	LastError  string     `json:"lastError,omitempty" firestore:"lastError"`
 	Provenance Provenance `json:"provenance" firestore:"provenance"`
 	CreatedAt  time.Time  `json:"createdAt" firestore:"createdAt"`
@@ -75,7 +75,7 @@ type Envelope struct {
 	ExpireAt   time.Time  `json:"expireAt" firestore:"expireAt"`
 	// ReceivedAt is, on an introduction.withdrawn envelope, when the withdrawn introduction was
 	// confirmed.
-	ReceivedAt time.Time `json:"receivedAt,omitzero" firestore:"receivedAt"`
+	ReceivedAt time.Time `json:"receivedAt,omitzero" firestore:"receivedAt,omitempty"`
 }
 
 // Delivery is what a Sender needs for one attempt: the envelope and, for

@@ -2,6 +2,7 @@ package intake
 
 import (
 	_ "embed"
+	"slices"
 	"time"
 )
 
@@ -215,18 +216,13 @@ const StoredAttachment = "attachment"
 // purpose exactly while a file is held or the purpose is required.
 func (e *LedgerEntry) RecordAttachment(purpose string, a *Attachment) {
 	e.Attachment = a.Evidence()
-	e.Redaction.Stored = WithStored(e.Redaction.Stored, StoredAttachment, a != nil)
+	e.Redaction.Stored = withStored(e.Redaction.Stored, StoredAttachment, a != nil)
 	e.Purposes = GrantAttachment(e.Purposes, purpose, a != nil)
 }
 
-// WithStored returns stored with name in it exactly when held.
-func WithStored(stored []string, name string, held bool) []string {
-	out := make([]string, 0, len(stored)+1)
-	for _, s := range stored {
-		if s != name {
-			out = append(out, s)
-		}
-	}
+// withStored returns stored with name in it exactly when held.
+func withStored(stored []string, name string, held bool) []string {
+	out := slices.DeleteFunc(append([]string{}, stored...), func(s string) bool { return s == name })
 	if held {
 		out = append(out, name)
 	}

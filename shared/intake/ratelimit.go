@@ -1,6 +1,9 @@
 package intake
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // RateRule is one keyed limit: at most Limit events per rolling Window.
 type RateRule struct {
@@ -27,12 +30,7 @@ func (k RateKey) Admit(hits []time.Time, now time.Time) (kept []time.Time, d Rat
 	d = RateDecision{Layer: k.Layer, KeyHash: k.KeyHash, WindowSeconds: int64(k.Window / time.Second), Limit: k.Limit, Count: len(kept)}
 	if len(kept) >= k.Limit {
 		d.Decision = RateBlock
-		oldest := kept[0]
-		for _, h := range kept {
-			if h.Before(oldest) {
-				oldest = h
-			}
-		}
+		oldest := slices.MinFunc(kept, time.Time.Compare)
 		return kept, d, CoarseRetryAfter(oldest.Add(k.Window).Sub(now))
 	}
 	d.Decision = RateAllow

@@ -88,9 +88,7 @@ func CheckStorableIntroduction(in Introduction) error {
 	}
 	c.consents("introduction.consents", in.Consents)
 	c.err(CheckStorableAttachment(in.ID, in.Attachment))
-	if in.Revisions < 0 || in.Revisions > MaxRevisions {
-		c.fail("introduction.revisions", fmt.Sprintf("not 0 to %d", MaxRevisions))
-	}
+	c.revisions("introduction.revisions", in.Revisions)
 	return c.result()
 }
 
@@ -119,15 +117,8 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 		c.id("ledger.submissionId", e.SubmissionID)
 	}
 	c.key("ledger.idempotencyKeyHash", e.IdempotencyKeyHash, false)
-	switch e.Validation.Result {
-	case ValidationPass, ValidationFail, ValidationUnknown:
-	default:
-		c.fail("ledger.validation.result", "unknown")
-	}
-	c.list("ledger.validation.codes", len(e.Validation.Codes))
-	for _, code := range e.Validation.Codes {
-		c.label("ledger.validation.codes", string(code), true)
-	}
+	oneOf(&c, "ledger.validation.result", e.Validation.Result, ValidationPass, ValidationFail, ValidationUnknown)
+	labels(&c, "ledger.validation.codes", e.Validation.Codes)
 	c.list("ledger.purposes", len(e.Purposes))
 	for _, p := range e.Purposes {
 		c.label("ledger.purposes.id", p.ID, true)
@@ -135,11 +126,7 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	}
 	c.consents("ledger.consents", e.Consents)
 	c.text("ledger.withdrawalPath", e.WithdrawalPath)
-	switch e.Retention.Class {
-	case RetentionDraft, RetentionIntroduction, RetentionRejectedEntry:
-	default:
-		c.fail("ledger.retention.class", "unknown")
-	}
+	oneOf(&c, "ledger.retention.class", e.Retention.Class, RetentionDraft, RetentionIntroduction, RetentionRejectedEntry)
 	if !e.Retention.DeleteAfter.Equal(e.ExpireAt) {
 		c.fail("ledger.retention.deleteAfter", "differs from expireAt")
 	}
@@ -147,44 +134,21 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	for _, d := range e.RateLimits {
 		c.label("ledger.rateLimits.layer", d.Layer, true)
 		c.key("ledger.rateLimits.keyHash", d.KeyHash, true)
-		if d.Decision != RateAllow && d.Decision != RateBlock {
-			c.fail("ledger.rateLimits.decision", "unknown")
-		}
+		oneOf(&c, "ledger.rateLimits.decision", d.Decision, RateAllow, RateBlock)
 	}
-	switch e.Abuse.State {
-	case AbuseClean, AbuseHoneypot, AbuseContentRejected, AbusePowFailed, AbuseRateLimited:
-	default:
-		c.fail("ledger.abuse.state", "unknown")
-	}
-	c.list("ledger.abuse.signals", len(e.Abuse.Signals))
-	for _, s := range e.Abuse.Signals {
-		c.label("ledger.abuse.signals", s, true)
-	}
-	c.list("ledger.redaction.stored", len(e.Redaction.Stored))
-	for _, s := range e.Redaction.Stored {
-		c.label("ledger.redaction.stored", s, true)
-	}
-	c.list("ledger.redaction.redactedFromLogs", len(e.Redaction.RedactedFromLogs))
-	for _, s := range e.Redaction.RedactedFromLogs {
-		c.label("ledger.redaction.redactedFromLogs", s, true)
-	}
-	if e.Revisions < 0 || e.Revisions > MaxRevisions {
-		c.fail("ledger.revisions", fmt.Sprintf("not 0 to %d", MaxRevisions))
-	}
+	oneOf(&c, "ledger.abuse.state", e.Abuse.State, AbuseClean, AbuseHoneypot, AbuseContentRejected, AbusePowFailed, AbuseRateLimited)
+	labels(&c, "ledger.abuse.signals", e.Abuse.Signals)
+	labels(&c, "ledger.redaction.stored", e.Redaction.Stored)
+	labels(&c, "ledger.redaction.redactedFromLogs", e.Redaction.RedactedFromLogs)
+	c.revisions("ledger.revisions", e.Revisions)
 	if r := e.Refusals; r != nil {
 		c.key("ledger.refusals.keyHash", r.KeyHash, false)
 		if r.Count < 1 || r.Sources < 1 || r.WindowSeconds < 1 {
 			c.fail("ledger.refusals", "count, sources and window must be positive")
 		}
 		c.time("ledger.refusals.windowStart", r.WindowStart)
-		c.list("ledger.refusals.codes", len(r.Codes))
-		for _, code := range r.Codes {
-			c.label("ledger.refusals.codes", string(code), true)
-		}
-		c.list("ledger.refusals.moves", len(r.Moves))
-		for _, m := range r.Moves {
-			c.label("ledger.refusals.moves", m, true)
-		}
+		labels(&c, "ledger.refusals.codes", r.Codes)
+		labels(&c, "ledger.refusals.moves", r.Moves)
 	}
 	c.list("ledger.adminActions", len(e.AdminActions))
 	for _, a := range e.AdminActions {
@@ -198,7 +162,8 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 		c.label("ledger.erasure.requestedBy", e.Erasure.RequestedBy, true)
 		c.text("ledger.erasure.reason", e.Erasure.Reason)
 	}
-	c.decision("ledger.decision", e.Decision)
+	oneOf(&c, "ledger.decision", e.Decision, DecisionAwaitingConfirmation, DecisionExpired, DecisionHandoffPending,
+		DecisionHandoffComplete, DecisionRejected, DecisionWithdrawn, DecisionRepairNeeded)
 	c.text("ledger.reason", e.Reason)
 	c.label("ledger.provenance.function", e.Provenance.Function, false)
 	c.label("ledger.provenance.revision", e.Provenance.Revision, false)
@@ -245,9 +210,7 @@ func (c *checker) attachmentEvidence(a *Attachment) {
 	if a.Size <= 0 {
 		c.fail("attachment.size", "not positive")
 	}
-	if len(a.SHA256) != 64 || strings.Trim(a.SHA256, "0123456789abcdef") != "" {
-		c.fail("attachment.sha256", "not 64 lowercase hex digits")
-	}
+	c.sha256("attachment.sha256", a.SHA256)
 	switch {
 	case !utf8.ValidString(a.Name):
 		c.fail("attachment.name", "not valid UTF-8")
@@ -258,47 +221,6 @@ func (c *checker) attachmentEvidence(a *Attachment) {
 	case textrules.BadCharacter(a.Name, false) != "":
 		c.fail("attachment.name", "a character the text rules refuse")
 	}
-}
-
-// CheckStorableSpentChallenge checks a spent challenge's key and expiry.
-func CheckStorableSpentChallenge(s SpentChallenge) error {
-	var c checker
-	c.key("challenge.key", s.Key, true)
-	c.time("challenge.expireAt", s.ExpireAt)
-	return c.result()
-}
-
-// CheckStorableIdempotency checks an idempotency record's fields and expiry.
-func CheckStorableIdempotency(r IdempotencyRecord) error {
-	var c checker
-	c.key("idempotency.keyHash", r.KeyHash, true)
-	c.key("idempotency.fingerprint", r.Fingerprint, true)
-	c.id("idempotency.introductionId", r.IntroductionID)
-	if len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed {
-		c.fail("idempotency.sealedToken", fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
-	}
-	c.time("idempotency.expireAt", r.ExpireAt)
-	return c.result()
-}
-
-// CheckStorableRateKey checks a rate key's layer label, key hash, limit and window.
-func CheckStorableRateKey(k RateKey) error {
-	var c checker
-	c.label("rateKey.layer", k.Layer, true)
-	for _, r := range k.Layer {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			c.fail("rateKey.layer", "not [a-z0-9_-]")
-			break
-		}
-	}
-	c.key("rateKey.keyHash", k.KeyHash, true)
-	if k.Limit <= 0 || k.Limit > MaxStoredRateLimit {
-		c.fail("rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
-	}
-	if k.Window < time.Second {
-		c.fail("rateKey.window", "under one second")
-	}
-	return c.result()
 }
 
 // CheckStorableDraft checks everything KeepDraft writes, each record alone and together.
@@ -334,23 +256,40 @@ func CheckStorableDraft(k DraftKeeping) error {
 			c.fail("draft.transcript.expireAt", "not the introduction's expiry")
 		}
 	}
-	c.err(CheckStorableSpentChallenge(k.Challenge))
+	c.key("challenge.key", k.Challenge.Key, true)
+	c.time("challenge.expireAt", k.Challenge.ExpireAt)
 	if !k.Challenge.ExpireAt.After(k.Now) {
 		c.fail("draft.challenge.expireAt", "not after now")
 	}
-	if k.Idempotency != nil {
-		c.err(CheckStorableIdempotency(*k.Idempotency))
-		if k.Idempotency.IntroductionID != k.Introduction.ID {
+	if r := k.Idempotency; r != nil {
+		c.key("idempotency.keyHash", r.KeyHash, true)
+		c.key("idempotency.fingerprint", r.Fingerprint, true)
+		c.id("idempotency.introductionId", r.IntroductionID)
+		if len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed {
+			c.fail("idempotency.sealedToken", fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
+		}
+		c.time("idempotency.expireAt", r.ExpireAt)
+		if r.IntroductionID != k.Introduction.ID {
 			c.fail("draft.idempotency.introductionId", "not the introduction's id")
 		}
-		if !k.Idempotency.ExpireAt.After(k.Now) {
+		if !r.ExpireAt.After(k.Now) {
 			c.fail("draft.idempotency.expireAt", "not after now")
 		}
 	}
 	c.list("draft.rateKeys", len(k.RateKeys))
 	seen := make(map[[2]string]bool, len(k.RateKeys))
 	for _, rk := range k.RateKeys {
-		c.err(CheckStorableRateKey(rk))
+		c.label("rateKey.layer", rk.Layer, true)
+		if strings.Trim(rk.Layer, lower+digits+"-_") != "" {
+			c.fail("rateKey.layer", "not [a-z0-9_-]")
+		}
+		c.key("rateKey.keyHash", rk.KeyHash, true)
+		if rk.Limit <= 0 || rk.Limit > MaxStoredRateLimit {
+			c.fail("rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
+		}
+		if rk.Window < time.Second {
+			c.fail("rateKey.window", "under one second")
+		}
 		id := [2]string{rk.Layer, rk.KeyHash}
 		if seen[id] {
 			c.fail("draft.rateKeys", "duplicate layer and key")
@@ -405,17 +344,17 @@ type notStorable []string
 
 func (ns notStorable) Error() string { return "not storable: " + strings.Join(ns, "; ") }
 
+const lower, upper, digits = "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"
+
 // id checks a document id, safe as a path segment.
 func (c *checker) id(field, s string) {
 	if s == "" || len(s) > MaxStoredID {
 		c.fail(field, fmt.Sprintf("not 1 to %d bytes", MaxStoredID))
 		return
 	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			c.fail(field, "not [A-Za-z0-9_-]")
-			return
-		}
+	if strings.Trim(s, lower+upper+digits+"-_") != "" {
+		c.fail(field, "not [A-Za-z0-9_-]")
+		return
 	}
 	if strings.HasPrefix(s, "__") && strings.HasSuffix(s, "__") {
 		c.fail(field, "reserved form __id__")
@@ -445,7 +384,7 @@ func (c *checker) lang(field, s string) {
 	if s == "" {
 		return
 	}
-	if len(s) < 2 || len(s) > 3 || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" {
+	if len(s) < 2 || len(s) > 3 || strings.Trim(s, lower) != "" {
 		c.fail(field, "not a language tag")
 	}
 }
@@ -492,19 +431,33 @@ func (c *checker) list(field string, n int) {
 }
 
 func (c *checker) basis(field string, b Basis) {
-	switch b {
-	case BasisConsent, BasisContract, BasisLegitimateInterests, BasisLegalObligation:
-	default:
-		c.fail(field, "unknown basis")
+	oneOf(c, field, b, BasisConsent, BasisContract, BasisLegitimateInterests, BasisLegalObligation)
+}
+
+func (c *checker) revisions(field string, n int) {
+	if n < 0 || n > MaxRevisions {
+		c.fail(field, fmt.Sprintf("not 0 to %d", MaxRevisions))
 	}
 }
 
-func (c *checker) decision(field string, d Decision) {
-	switch d {
-	case DecisionAwaitingConfirmation, DecisionExpired, DecisionHandoffPending, DecisionHandoffComplete,
-		DecisionRejected, DecisionWithdrawn, DecisionRepairNeeded:
-	default:
-		c.fail(field, "unknown decision")
+func (c *checker) sha256(field, s string) {
+	if len(s) != 64 || strings.Trim(s, "0123456789abcdef") != "" {
+		c.fail(field, "not 64 lowercase hex digits")
+	}
+}
+
+// oneOf checks that v is one of known.
+func oneOf[T comparable](c *checker, field string, v T, known ...T) {
+	if !slices.Contains(known, v) {
+		c.fail(field, "unknown")
+	}
+}
+
+// labels checks a bounded list of required labels.
+func labels[S ~string](c *checker, field string, list []S) {
+	c.list(field, len(list))
+	for _, s := range list {
+		c.label(field, string(s), true)
 	}
 }
 
@@ -515,9 +468,7 @@ func (c *checker) consents(field string, cs []ConsentEvidence) {
 		c.basis(field+".basis", e.Basis)
 		c.label(field+".textVersion", e.TextVersion, true)
 		c.lang(field+".lang", e.Lang)
-		if len(e.TextSHA256) != 64 || strings.Trim(e.TextSHA256, "0123456789abcdef") != "" {
-			c.fail(field+".textSha256", "not 64 lowercase hex digits")
-		}
+		c.sha256(field+".textSha256", e.TextSHA256)
 		c.label(field+".control", e.Control, false)
 		c.time(field+".givenAt", e.GivenAt)
 		c.text(field+".withdrawalPath", e.WithdrawalPath)
@@ -529,21 +480,11 @@ func CheckStorableEnvelope(e Envelope) error {
 	var c checker
 	c.id("envelope.id", e.ID)
 	c.id("envelope.submissionId", e.SubmissionID)
-	switch e.Destination {
-	case DestinationInbox, DestinationEmail, DestinationWebhook:
-	default:
-		c.fail("envelope.destination", "unknown")
-	}
-	if e.Event != EventConfirmed && e.Event != EventWithdrawn {
-		c.fail("envelope.event", "unknown")
-	}
+	oneOf(&c, "envelope.destination", e.Destination, DestinationInbox, DestinationEmail, DestinationWebhook)
+	oneOf(&c, "envelope.event", e.Event, EventConfirmed, EventWithdrawn)
 	c.label("envelope.payloadVersion", e.PayloadVersion, true)
 	c.key("envelope.payloadSha256", e.PayloadSHA256, false)
-	switch e.Status {
-	case DeliveryPending, DeliveryAccepted, DeliveryDelivered, DeliveryRetryPending, DeliveryFailed:
-	default:
-		c.fail("envelope.status", "unknown")
-	}
+	oneOf(&c, "envelope.status", e.Status, DeliveryPending, DeliveryAccepted, DeliveryDelivered, DeliveryRetryPending, DeliveryFailed)
 	c.list("envelope.attempts", len(e.Attempts))
 	for _, a := range e.Attempts {
 		c.time("envelope.attempts.at", a.At)
