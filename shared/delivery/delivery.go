@@ -85,17 +85,13 @@ type Service struct {
 // New returns a service, or an error naming every missing dependency.
 func New(d Deps) (*Service, error) {
 	var errs []error
-	if d.Store == nil {
-		errs = append(errs, errors.New("delivery: missing Store"))
-	}
-	if d.Forms == nil {
-		errs = append(errs, errors.New("delivery: missing Forms"))
-	}
-	if d.Clock == nil {
-		errs = append(errs, errors.New("delivery: missing Clock"))
-	}
-	if d.Logger == nil {
-		errs = append(errs, errors.New("delivery: missing Logger"))
+	for _, dep := range []struct {
+		name string
+		ok   bool
+	}{{"Store", d.Store != nil}, {"Forms", d.Forms != nil}, {"Clock", d.Clock != nil}, {"Logger", d.Logger != nil}} {
+		if !dep.ok {
+			errs = append(errs, errors.New("delivery: missing "+dep.name))
+		}
 	}
 	if d.Jitter == nil {
 		d.Jitter = rand.Float64
