@@ -6,6 +6,7 @@
 package altchapow
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -33,30 +34,23 @@ const Purpose = "altcha-v1"
 // Algorithm is the one ALTCHA algorithm issued and accepted.
 const Algorithm = "SHA-256"
 
-// Defaults and bounds of Config.
+// Defaults (of a zero Config) and bounds (that New accepts) of Config.
 const (
-	// DefaultMaxNumber is the MaxNumber of a zero Config.
-	DefaultMaxNumber int64 = 100_000
-	// DefaultLifetime is the Lifetime of a zero Config.
-	DefaultLifetime time.Duration = 10 * time.Minute
-	// MaxMaxNumber is the largest MaxNumber New accepts.
-	MaxMaxNumber int64 = 100_000_000
-	// MaxEscalatedNumber is the largest MaxEscalated New accepts.
-	MaxEscalatedNumber int64 = 100_000_000_000
-	// DefaultEscalation is how many times MaxNumber a zero MaxEscalated allows.
-	DefaultEscalation = 1000
-	// MaxLifetime is the longest Lifetime New accepts.
-	MaxLifetime = 24 * time.Hour
+	DefaultMaxNumber   int64         = 100_000
+	DefaultLifetime    time.Duration = 10 * time.Minute
+	MaxMaxNumber       int64         = 100_000_000
+	MaxEscalatedNumber int64         = 100_000_000_000
+	DefaultEscalation                = 1000 // how many times MaxNumber a zero MaxEscalated allows
+	MaxLifetime                      = 24 * time.Hour
 )
 
 // MaxPayloadLen is the longest payload Verify reads, in base64 characters.
 const MaxPayloadLen = 4096
 
-// maxSaltLen keeps every issued payload within MaxPayloadLen.
-const maxSaltLen = 1024
-
-// saltBytes is how many random bytes the salt starts with (as hex).
-const saltBytes = 12
+const (
+	maxSaltLen = 1024 // keeps every issued payload within MaxPayloadLen
+	saltBytes  = 12   // random bytes the salt starts with, as hex
+)
 
 // Reserved salt params, set by Issue and required by Verify.
 const (
@@ -68,20 +62,15 @@ const (
 // Field is the body field that proof-of-work errors are reported on.
 const Field = "altcha"
 
-// Reasons a payload is refused: the Cause of Verify's *intake.Error, for logs only.
+// Reasons a payload is refused: the Cause of Verify's *intake.Error, for logs only. ErrMissing
+// is POW_REQUIRED, ErrExpired POW_EXPIRED, the others POW_INVALID.
 var (
-	// ErrMissing: no payload (POW_REQUIRED).
-	ErrMissing = errors.New("altchapow: no payload")
-	// ErrMalformed: not strict base64 JSON, not SHA-256, a bad number or a malformed salt (POW_INVALID).
-	ErrMalformed = errors.New("altchapow: malformed payload")
-	// ErrNoExpiry: the salt has no single numeric expires param (POW_INVALID).
-	ErrNoExpiry = errors.New("altchapow: challenge without expiry")
-	// ErrUnknownKey: no single kv param, or a key version not held or too short (POW_INVALID).
-	ErrUnknownKey = errors.New("altchapow: unknown key version")
-	// ErrBadSolution: the hash or the signature does not match (POW_INVALID).
+	ErrMissing     = errors.New("altchapow: no payload")
+	ErrMalformed   = errors.New("altchapow: malformed payload") // not strict base64 JSON, not SHA-256, a bad number or salt
+	ErrNoExpiry    = errors.New("altchapow: challenge without expiry")
+	ErrUnknownKey  = errors.New("altchapow: unknown key version") // no single kv, or a key not held or too short
 	ErrBadSolution = errors.New("altchapow: hash or signature mismatch")
-	// ErrExpired: a genuine challenge past its expiry (POW_EXPIRED).
-	ErrExpired = errors.New("altchapow: challenge expired")
+	ErrExpired     = errors.New("altchapow: challenge expired")
 )
 
 // Client-safe details, one per code.
@@ -91,17 +80,12 @@ const (
 	detailExpired  = "The proof of work has expired; please let the page solve a new one."
 )
 
-// Config tunes the challenges. Zero values take the defaults.
+// Config tunes the challenges; zero values take the defaults.
 type Config struct {
-	// MaxNumber is the largest secret number a challenge hides (default DefaultMaxNumber; 1 to MaxMaxNumber).
-	MaxNumber int64
-	// MaxEscalated is the largest max number IssueAt signs (default DefaultEscalation × MaxNumber,
-	// at most MaxEscalatedNumber).
-	MaxEscalated int64
-	// Lifetime is how long a challenge can be solved and spent (default DefaultLifetime; 1s to MaxLifetime).
-	Lifetime time.Duration
-	// Random is the source of salts and secret numbers (default crypto/rand.Reader).
-	Random io.Reader
+	MaxNumber    int64         // the largest secret number a challenge hides
+	MaxEscalated int64         // the largest max number IssueAt signs
+	Lifetime     time.Duration // how long a challenge can be solved and spent
+	Random       io.Reader     // salts and secret numbers; crypto/rand.Reader when nil
 }
 
 // ProofOfWork issues and verifies ALTCHA v1 challenges; safe for concurrent use.
@@ -147,23 +131,12 @@ func New(keys intake.Keyring, clock intake.Clock, cfg Config) (*ProofOfWork, err
 	if cfg.Lifetime < time.Second || cfg.Lifetime > MaxLifetime {
 		problems = append(problems, fmt.Errorf("altchapow: Lifetime %v is outside 1s..%v", cfg.Lifetime, MaxLifetime))
 	}
-	if cfg.Random == nil {
-		cfg.Random = rand.Reader
-	}
 	if err := errors.Join(problems...); err != nil {
 		return nil, err
 	}
-	return &ProofOfWork{keys: keys, clock: clock, maxNumber: cfg.MaxNumber, maxEscalated: cfg.MaxEscalated, lifetime: cfg.Lifetime, random: cfg.Random}, nil
+	return &ProofOfWork{keys: keys, clock: clock, maxNumber: cfg.MaxNumber, maxEscalated: cfg.MaxEscalated,
+		lifetime: cfg.Lifetime, random: cmp.Or[io.Reader](cfg.Random, rand.Reader)}, nil
 }
-
-// MaxNumber is the base max number of Issue's challenges.
-func (p *ProofOfWork) MaxNumber() int64 { return p.maxNumber }
-
-// MaxEscalated is the largest max number IssueAt signs.
-func (p *ProofOfWork) MaxEscalated() int64 { return p.maxEscalated }
-
-// Lifetime is how long a challenge lives.
-func (p *ProofOfWork) Lifetime() time.Duration { return p.lifetime }
 
 // Challenge is an ALTCHA v1 challenge: {"algorithm","challenge","maxnumber","salt","signature"}.
 type Challenge struct {
@@ -317,13 +290,7 @@ func parsePayload(payload string) (pl altcha.Payload, expires int64, version str
 			return pl, 0, "", 0, ErrMalformed
 		}
 	}
-	pl = altcha.Payload{
-		Algorithm: fields.Algorithm,
-		Challenge: fields.Challenge,
-		Number:    *fields.Number,
-		Salt:      salt,
-		Signature: fields.Signature,
-	}
+	pl = altcha.Payload{Algorithm: fields.Algorithm, Challenge: fields.Challenge, Number: *fields.Number, Salt: salt, Signature: fields.Signature}
 	return pl, expires, kv[0], maxNumber, nil
 }
 

@@ -46,7 +46,8 @@ func NewHandler(w io.Writer, level slog.Leveler) slog.Handler {
 	if level == nil {
 		level = slog.LevelInfo
 	}
-	return &handler{base: slog.NewJSONHandler(w, &slog.HandlerOptions{AddSource: true, Level: level, ReplaceAttr: replace})}
+	base := slog.NewJSONHandler(w, &slog.HandlerOptions{AddSource: true, Level: level, ReplaceAttr: replace})
+	return &handler{base: base, inner: base}
 }
 
 // replace renames slog's keys to Cloud Logging's and writes values as it reads them.
@@ -101,10 +102,9 @@ func severity(l slog.Level) string {
 
 // handler renames reserved attributes and adds the context's trace around slog's JSON handler.
 type handler struct {
-	base slog.Handler // the JSON handler, before any WithGroup or WithAttrs
-	goas []groupOrAttrs
-	// inner is base with goas applied.
-	inner slog.Handler
+	base  slog.Handler // the JSON handler, before any WithGroup or WithAttrs
+	goas  []groupOrAttrs
+	inner slog.Handler // base with goas applied
 }
 
 // groupOrAttrs is one WithGroup (group != "") or WithAttrs call.
@@ -155,9 +155,6 @@ func apply(base slog.Handler, goas []groupOrAttrs) slog.Handler {
 
 func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	inner := h.inner
-	if inner == nil {
-		inner = h.base
-	}
 	if t, ok := ctx.Value(traceKey{}).(trace); ok {
 		// The trace goes at the top level, before any open group.
 		inner = apply(h.base.WithAttrs(t.attrs()), h.goas)

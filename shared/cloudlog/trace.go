@@ -2,6 +2,7 @@ package cloudlog
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -73,26 +74,11 @@ func (t trace) attrs() []slog.Attr {
 }
 
 func isTraceID(s string) bool {
-	if len(s) != 32 || strings.Trim(s, "0") == "" {
-		return false
-	}
-	for _, c := range s {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
+	_, err := hex.DecodeString(s)
+	return len(s) == 32 && strings.Trim(s, "0") != "" && err == nil
 }
 
 // validProject accepts Google Cloud project ids, domain-scoped ones included.
 func validProject(p string) bool {
-	if p == "" || len(p) > 100 {
-		return false
-	}
-	for _, c := range p {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == ':') {
-			return false
-		}
-	}
-	return true
+	return p != "" && len(p) <= 100 && strings.Trim(p, "abcdefghijklmnopqrstuvwxyz0123456789-.:") == ""
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/mail"
 	"net/netip"
 	"net/url"
@@ -21,96 +22,55 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Config is everything the service can be told from outside.
+// Config is everything the service can be told from outside; README.md names each field's
+// variable, default and range.
 type Config struct {
-	// Port is where the dev server listens (PORT, default 8080).
-	Port int
-	// Project and Database name the Firestore database (FIRESTORE_PROJECT or GOOGLE_CLOUD_PROJECT,
-	// default "introductions-local"; FIRESTORE_DATABASE, default "introductions").
-	Project  string
-	Database string
-	// FirestoreEmulatorHost is FIRESTORE_EMULATOR_HOST; empty for real Firestore.
-	FirestoreEmulatorHost string
-	// FirestoreTimeout bounds every store operation (FIRESTORE_TIMEOUT, default 8s).
-	FirestoreTimeout time.Duration
-	// AllowedOrigins is the exact CORS allow-list (ALLOWED_ORIGINS, comma-separated).
-	AllowedOrigins []string
-	// PowMaxNumber and PowLifetime shape the ALTCHA challenges
-	// (POW_MAX_NUMBER, default 100000; POW_LIFETIME, default 10m).
-	PowMaxNumber int64
-	PowLifetime  time.Duration
-	// PowMaxEscalated caps what an escalated source must solve (POW_MAX_ESCALATED,
-	// default 1000 × POW_MAX_NUMBER, from POW_MAX_NUMBER to 100000000000).
-	PowMaxEscalated int64
-	// PowTargetP90 is the solve time the admin's suggested POW_MAX_NUMBER aims at
-	// (POW_TARGET_P90, default 1s, from 100ms to 1m).
-	PowTargetP90 time.Duration
-	// Retention: DRAFT_LIFETIME (30m), INTRODUCTION_RETENTION (4320h = 180
-	// days), REJECTED_ATTEMPT_RETENTION (720h = 30 days).
-	Retention intake.Retention
-	// Rate limits per rolling hour: RATE_LIMIT_IP_PER_HOUR (10),
-	// RATE_LIMIT_EMAIL_PER_HOUR (5).
+	Port                  int
+	Project, Database     string
+	FirestoreEmulatorHost string // empty for real Firestore
+	FirestoreTimeout      time.Duration
+	AllowedOrigins        []string // the exact CORS allow-list
+	PowMaxNumber          int64
+	PowLifetime           time.Duration
+	PowMaxEscalated       int64 // the most an escalated source must solve
+	// PowTargetP90 is the solve time the admin's suggested POW_MAX_NUMBER aims at.
+	PowTargetP90          time.Duration
+	Retention             intake.Retention
 	RateLimitIPPerHour    int
 	RateLimitEmailPerHour int
-	// FloodLimit requests per FloodWindow per client address (FLOOD_LIMIT 60, FLOOD_WINDOW 10m).
+	// FloodLimit requests per FloodWindow per client address.
 	FloodLimit  int
 	FloodWindow time.Duration
-	// ClientAddress is CLIENT_ADDRESS, one of ClientAddressSources (default cloud-run when
-	// K_SERVICE is set, else connection); ForwardedForPosition is its X-Forwarded-For
-	// position, counted from the right, 0 for the connection's address.
+	// ClientAddress is one of ClientAddressSources; ForwardedForPosition its position.
 	ClientAddress        string
 	ForwardedForPosition int
-	// SweepRunRetention keeps each sweep run's record (SWEEP_RUN_RETENTION, default 720h).
-	SweepRunRetention time.Duration
-	// SweepAfterIdle is the quiet spell after which a request starts a background sweep
-	// (SWEEP_AFTER_IDLE, default 15m, from 1m to 24h).
+	SweepRunRetention    time.Duration
+	// SweepAfterIdle is the quiet spell after which a request starts a background sweep.
 	SweepAfterIdle time.Duration
-	// HMACSecret is the Secret Manager secret of the HMAC key (HMAC_SECRET,
-	// projects/P/secrets/S); empty: a random key of this process.
-	HMACSecret string
-	// HashPepperSecret is the pinned secret version of the keyed-hash pepper
-	// (HASH_PEPPER_SECRET, projects/P/secrets/S/versions/N); empty: a random pepper.
-	HashPepperSecret string
-	// Revision and Service identify the running code in the ledger's
-	// provenance (K_REVISION, K_SERVICE, set by Cloud Run).
-	Revision string
-	Service  string
-	// DeliveryRetryBase is about the first retry's wait, doubled each time
-	// (DELIVERY_RETRY_BASE, default 1m); DeliveryMaxAttempts is the sends before
-	// FAILED (DELIVERY_MAX_ATTEMPTS, default 8).
+	// HMACSecret and HashPepperSecret name Secret Manager secrets; empty: random per process.
+	HMACSecret, HashPepperSecret string
+	// Revision and Service identify the running code in the ledger's provenance.
+	Revision, Service   string
 	DeliveryRetryBase   time.Duration
 	DeliveryMaxAttempts int
-	// SchedulerJob is the sweep's Cloud Scheduler job (SCHEDULER_JOB,
-	// projects/P/locations/L/jobs/J); empty when not configured.
-	SchedulerJob string
-	// LogLevel is LOG_LEVEL (debug, info, warn, error; default info).
-	LogLevel slog.Level
-
-	// Webhook is the webhook destination; off when WEBHOOK_URL is unset.
-	Webhook Webhook
-	// SMTP is the owner's email notification; off when SMTP_HOST is unset.
-	SMTP SMTP
-	// MailgunSigningKey verifies Mailgun's delivery events
-	// (MAILGUN_WEBHOOK_SIGNING_KEY); empty turns the events endpoint off.
-	MailgunSigningKey string
-	// AttachmentBucket is the attachments' private bucket (ATTACHMENT_BUCKET, default
-	// introductions-attachments-local); AttachmentMaxBytes caps one attachment
-	// (ATTACHMENT_MAX_BYTES, default 5 MiB, from 1 KiB to 32 MiB).
-	AttachmentBucket   string
-	AttachmentMaxBytes int64
-	// StorageEmulatorHost is STORAGE_EMULATOR_HOST; empty for Cloud Storage.
-	StorageEmulatorHost string
-	// AdminURL is the owner's admin origin, optionally with a path (ADMIN_URL); empty: no links.
+	SchedulerJob        string // empty when not configured
+	LogLevel            slog.Level
+	Webhook             Webhook // off when WEBHOOK_URL is unset
+	SMTP                SMTP    // off when SMTP_HOST is unset
+	// MailgunSigningKey verifies Mailgun's delivery events; empty turns their endpoint off.
+	MailgunSigningKey   string
+	AttachmentBucket    string
+	AttachmentMaxBytes  int64
+	StorageEmulatorHost string // empty for Cloud Storage
+	// AdminURL is the owner's admin origin, optionally with a path; empty: no links.
 	AdminURL string
 }
 
-// Webhook configures the Standard Webhooks destination.
+// Webhook configures the Standard Webhooks destination: URL is https, or http with
+// AllowPrivate (which also lets it reach non-public addresses); Secret is "whsec_" + base64.
 type Webhook struct {
-	// URL is where introductions are POSTed (WEBHOOK_URL): https, or http with AllowPrivate.
-	URL string
-	// Secret is the signing secret, "whsec_" + base64 of 24 to 64 bytes (WEBHOOK_SECRET).
-	Secret string
-	// AllowPrivate lets the webhook reach non-public addresses (WEBHOOK_ALLOW_PRIVATE=true; tests).
+	URL          string
+	Secret       string
 	AllowPrivate bool
 }
 
@@ -127,22 +87,15 @@ const (
 	SMTPPlain    = "none"     // no TLS: a local server such as MailDev
 )
 
-// SMTP configures the owner's email notification.
+// SMTP configures the owner's email notification: no authentication when Username and
+// Password are empty; TLS is one of the SMTP_TLS modes; To lists the owner's addresses.
 type SMTP struct {
-	// Host and Port are the submission server (SMTP_HOST; SMTP_PORT,
-	// default 587 for starttls, 465 for tls, 25 for none).
-	Host string
-	Port int
-	// Username and Password authenticate (SMTP_USERNAME, SMTP_PASSWORD);
-	// both empty means no authentication.
-	Username string
-	Password string
-	// TLS is SMTPStartTLS (the default), SMTPTLS or SMTPPlain (SMTP_TLS).
-	TLS string
-	// From is the sender address (NOTIFY_EMAIL_FROM) and To the owner's
-	// address or addresses, comma-separated (NOTIFY_EMAIL_TO).
-	From string
-	To   []string
+	Host               string
+	Port               int
+	Username, Password string
+	TLS                string
+	From               string
+	To                 []string
 }
 
 // Enabled reports whether the email destination is on.
@@ -184,12 +137,7 @@ func Variables() []string {
 			return value
 		})
 	}
-	names := make([]string, 0, len(read))
-	for name := range read {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(read))
 }
 
 func (l *loader) str(name, def string) string {
@@ -288,14 +236,13 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.PowMaxEscalated < c.PowMaxNumber {
 		l.errs = append(l.errs, fmt.Errorf("POW_MAX_ESCALATED=%d must be at least POW_MAX_NUMBER=%d", c.PowMaxEscalated, c.PowMaxNumber))
 	}
+	var ok bool
 	c.ClientAddress = "connection"
 	if l.str("K_SERVICE", "") != "" {
 		c.ClientAddress = "cloud-run"
 	}
 	c.ClientAddress = strings.ToLower(l.str("CLIENT_ADDRESS", c.ClientAddress))
-	if position, ok := ClientAddressSources[c.ClientAddress]; ok {
-		c.ForwardedForPosition = position
-	} else {
+	if c.ForwardedForPosition, ok = ClientAddressSources[c.ClientAddress]; !ok {
 		l.errs = append(l.errs, fmt.Errorf("CLIENT_ADDRESS=%q: want connection, cloud-run, firebase-hosting or load-balancer", c.ClientAddress))
 	}
 	if c.Database == "" {
@@ -317,16 +264,8 @@ func Load(getenv func(string) string) (Config, error) {
 	c.SMTP = l.smtp()
 	c.MailgunSigningKey = l.str("MAILGUN_WEBHOOK_SIGNING_KEY", "")
 	c.AdminURL = l.absoluteURL("ADMIN_URL", false)
-	switch strings.ToLower(l.str("LOG_LEVEL", "info")) {
-	case "debug":
-		c.LogLevel = slog.LevelDebug
-	case "info":
-		c.LogLevel = slog.LevelInfo
-	case "warn", "warning":
-		c.LogLevel = slog.LevelWarn
-	case "error":
-		c.LogLevel = slog.LevelError
-	default:
+	levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "warning": slog.LevelWarn, "error": slog.LevelError}
+	if c.LogLevel, ok = levels[strings.ToLower(l.str("LOG_LEVEL", "info"))]; !ok {
 		l.errs = append(l.errs, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", l.getenv("LOG_LEVEL")))
 	}
 	return c, errors.Join(l.errs...)

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -23,7 +24,7 @@ func Decide(e intake.LedgerEntry, forms *formregistry.Registry) (intake.Decision
 	case intake.ValidationFail:
 		return intake.DecisionRejected, "validation FAIL: a delivery never makes an invalid introduction valid"
 	default:
-		return intake.DecisionHandoffPending, fmt.Sprintf("validation %s: evidence is missing, and a delivery never supplies it", orUnset(string(e.Validation.Result)))
+		return intake.DecisionHandoffPending, fmt.Sprintf("validation %s: evidence is missing, and a delivery never supplies it", cmp.Or(string(e.Validation.Result), "unset"))
 	}
 	v, ok := forms.Find(e.FormID, e.FormVersion)
 	if !ok {
@@ -64,11 +65,4 @@ func Decide(e intake.LedgerEntry, forms *formregistry.Registry) (intake.Decision
 		return intake.DecisionHandoffPending, strings.Join(waiting, "; ")
 	}
 	return intake.DecisionHandoffComplete, "evidence closed: validation PASS, form version and consents match the registry, every destination DELIVERED"
-}
-
-func orUnset(s string) string {
-	if s == "" {
-		return "unset"
-	}
-	return s
 }

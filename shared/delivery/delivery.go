@@ -33,27 +33,19 @@ type Store interface {
 	UpdateEnvelope(ctx context.Context, id string, now time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error)
 	// DueEnvelopes lists up to limit envelopes whose attempt is due.
 	DueEnvelopes(ctx context.Context, now time.Time, limit int) ([]string, error)
-	// SubmissionEnvelopes lists one submission's envelopes, oldest first.
-	SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error)
 	// ApplyProviderEvent records the event's token until keepUntil and moves its envelope through apply;
 	// a replayed token is EVENT_REPLAYED, an unknown envelope NOT_FOUND.
 	ApplyProviderEvent(ctx context.Context, ev intake.ProviderEvent, now, keepUntil time.Time, apply func(*intake.Envelope, *intake.LedgerEntry) error) (intake.Envelope, error)
 }
 
-// Config tunes delivery.
+// Config tunes delivery; what it leaves zero takes the Default of its name.
 type Config struct {
-	// RetryBase is about the first retry's wait, doubled for each next one.
-	RetryBase time.Duration
-	// MaxAttempts is how many sends an envelope gets before it is FAILED.
-	MaxAttempts int
-	// SendTimeout bounds one send; Lease must outlast it.
-	SendTimeout time.Duration
-	// Lease is how long an attempt holds its envelope.
-	Lease time.Duration
-	// EventRetention is how long a provider event's token is remembered.
-	EventRetention time.Duration
-	// SweepBatch is the most envelopes one sweep run attempts.
-	SweepBatch int
+	RetryBase      time.Duration // about the first retry's wait, doubled for each next one
+	MaxAttempts    int           // sends before an envelope is FAILED
+	SendTimeout    time.Duration // bounds one send; Lease must outlast it
+	Lease          time.Duration // how long an attempt holds its envelope
+	EventRetention time.Duration // how long a provider event's token is remembered
+	SweepBatch     int           // the most envelopes one sweep run attempts
 	// AdminURL returns an introduction's admin page; nil when unconfigured.
 	AdminURL func(id string) string
 }
@@ -66,8 +58,7 @@ const (
 	DefaultLease          = time.Minute
 	DefaultEventRetention = 7 * 24 * time.Hour
 	DefaultSweepBatch     = 100
-	// maxBackoff caps the wait between two attempts.
-	maxBackoff = 24 * time.Hour
+	maxBackoff            = 24 * time.Hour // caps the wait between two attempts
 )
 
 // Deps is what the service needs; New refuses a missing one or two senders of one destination.
@@ -94,36 +85,20 @@ type Service struct {
 // New returns a service, or an error naming every missing dependency.
 func New(d Deps) (*Service, error) {
 	var errs []error
-	if d.Store == nil {
-		errs = append(errs, errors.New("delivery: missing Store"))
-	}
-	if d.Forms == nil {
-		errs = append(errs, errors.New("delivery: missing Forms"))
-	}
-	if d.Clock == nil {
-		errs = append(errs, errors.New("delivery: missing Clock"))
-	}
-	if d.Logger == nil {
-		errs = append(errs, errors.New("delivery: missing Logger"))
+	for _, dep := range []struct {
+		name string
+		ok   bool
+	}{{"Store", d.Store != nil}, {"Forms", d.Forms != nil}, {"Clock", d.Clock != nil}, {"Logger", d.Logger != nil}} {
+		if !dep.ok {
+			errs = append(errs, errors.New("delivery: missing "+dep.name))
+		}
 	}
 	if d.Jitter == nil {
 		d.Jitter = rand.Float64
 	}
-	def := func(v *time.Duration, dv time.Duration) {
-		if *v <= 0 {
-			*v = dv
-		}
-	}
-	def(&d.RetryBase, DefaultRetryBase)
-	def(&d.SendTimeout, DefaultSendTimeout)
-	def(&d.Lease, DefaultLease)
-	def(&d.EventRetention, DefaultEventRetention)
-	if d.MaxAttempts <= 0 {
-		d.MaxAttempts = DefaultMaxAttempts
-	}
-	if d.SweepBatch <= 0 {
-		d.SweepBatch = DefaultSweepBatch
-	}
+	d.RetryBase, d.SendTimeout = orDefault(d.RetryBase, DefaultRetryBase), orDefault(d.SendTimeout, DefaultSendTimeout)
+	d.Lease, d.EventRetention = orDefault(d.Lease, DefaultLease), orDefault(d.EventRetention, DefaultEventRetention)
+	d.MaxAttempts, d.SweepBatch = orDefault(d.MaxAttempts, DefaultMaxAttempts), orDefault(d.SweepBatch, DefaultSweepBatch)
 	if d.Lease <= d.SendTimeout {
 		errs = append(errs, fmt.Errorf("delivery: Lease %s must outlast SendTimeout %s", d.Lease, d.SendTimeout))
 	}
@@ -173,13 +148,12 @@ func (s *Service) Outbox(submissionID, event string, prov intake.Provenance) []i
 		inbox := env(intake.DestinationInbox, intake.DeliveryDelivered)
 		inbox.Attempts = []intake.DeliveryAttempt{{At: prov.Time, Outcome: intake.DeliveryDelivered, Detail: "kept in the owner's admin inbox at confirmation"}}
 		out = append(out, inbox)
-		for _, d := range s.Destinations()[1:] {
-			out = append(out, env(d, intake.DeliveryPending))
-		}
 	case intake.EventWithdrawn:
-		for _, d := range s.Destinations()[1:] {
-			out = append(out, env(d, intake.DeliveryPending))
-		}
+	default:
+		return nil
+	}
+	for _, d := range s.Destinations()[1:] {
+		out = append(out, env(d, intake.DeliveryPending))
 	}
 	return out
 }
@@ -253,16 +227,6 @@ func (s *Service) RetryNow(ctx context.Context, envelopeID string) error {
 	s.d.Logger.LogAttrs(ctx, slog.LevelInfo, "delivery: retry requested by the owner", slog.String("envelopeId", envelopeID))
 	s.Dispatch([]string{envelopeID})
 	return nil
-}
-
-// Envelopes returns one submission's envelopes, oldest first. Errors: UNAVAILABLE.
-func (s *Service) Envelopes(ctx context.Context, submissionID string) ([]intake.Envelope, error) {
-	return s.d.Store.SubmissionEnvelopes(ctx, submissionID, s.d.Clock.Now())
-}
-
-// Deliver attempts one envelope if due and not leased. Errors: NOT_FOUND, UNAVAILABLE.
-func (s *Service) Deliver(ctx context.Context, envelopeID string) (bool, error) {
-	return s.attempt(ctx, envelopeID)
 }
 
 // attempt leases, sends and records the result with its ledger mirror; a provider's event applied
@@ -402,11 +366,11 @@ func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	return labels
 }
 
-// DetailLeaseTooShort: too little of the lease was left for one send.
-const DetailLeaseTooShort = "too little of the lease was left for one send; nothing sent"
-
-// DetailContentGone is the recorded reason an envelope was not sent.
-const DetailContentGone = "the introduction was withdrawn or erased before it was sent; nothing sent"
+// The recorded reasons an envelope was not sent.
+const (
+	DetailLeaseTooShort = "too little of the lease was left for one send; nothing sent"
+	DetailContentGone   = "the introduction was withdrawn or erased before it was sent; nothing sent"
+)
 
 func (s *Service) applyResult(e *intake.Envelope, r intake.DeliveryResult, now time.Time) {
 	e.LeaseUntil = time.Time{}
@@ -441,18 +405,12 @@ func (s *Service) moveTo(e *intake.Envelope, status intake.DeliveryStatus, detai
 // Backoff is the wait after the attempts-th failure: RetryBase doubled per attempt, ±20%
 // jitter, at least retryAfter, at most a day.
 func (s *Service) Backoff(attempts int, retryAfter time.Duration) time.Duration {
-	if attempts < 1 {
-		attempts = 1
-	}
 	d := s.d.RetryBase
 	for i := 1; i < attempts && d < maxBackoff; i++ {
 		d *= 2
 	}
 	d = time.Duration(float64(d) * (0.8 + 0.4*s.d.Jitter()))
-	if d < retryAfter {
-		d = retryAfter
-	}
-	return min(d, maxBackoff)
+	return min(max(d, retryAfter), maxBackoff)
 }
 
 // mirror writes the envelope into its ledger entry.
@@ -462,17 +420,15 @@ func (s *Service) mirror(e *intake.Envelope, entry *intake.LedgerEntry) {
 	}
 	entry.SetHandoff(e.Record())
 	if w := entry.Withdrawal; w != nil && e.Event == intake.EventConfirmed && e.Destination != intake.DestinationInbox &&
-		(e.Status == intake.DeliveryAccepted || e.Status == intake.DeliveryDelivered) && !containsDest(w.AlreadyDeliveredTo, e.Destination) {
+		(e.Status == intake.DeliveryAccepted || e.Status == intake.DeliveryDelivered) && !slices.Contains(w.AlreadyDeliveredTo, e.Destination) {
 		w.AlreadyDeliveredTo = append(w.AlreadyDeliveredTo, e.Destination)
 	}
 	entry.Decision, entry.Reason = Decide(*entry, s.d.Forms)
 }
 
-func containsDest(ds []intake.Destination, d intake.Destination) bool {
-	for _, x := range ds {
-		if x == d {
-			return true
-		}
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	return false
+	return v
 }

@@ -48,11 +48,10 @@ type Limiter struct {
 // New returns a limiter of limit requests per rolling window per key, holding at most MaxKeys
 // keys. It refuses a limit below 1 and a non-positive window.
 func New(limit int, window time.Duration) (*Limiter, error) {
-	return NewWithCapacity(limit, window, MaxKeys)
+	return newLimiter(limit, window, MaxKeys)
 }
 
-// NewWithCapacity is New with another key capacity; it refuses one below 1.
-func NewWithCapacity(limit int, window time.Duration, capacity int) (*Limiter, error) {
+func newLimiter(limit int, window time.Duration, capacity int) (*Limiter, error) {
 	var problems []error
 	if limit < 1 {
 		problems = append(problems, fmt.Errorf("floodlimit.New: limit %d is below 1", limit))
@@ -72,16 +71,6 @@ func NewWithCapacity(limit int, window time.Duration, capacity int) (*Limiter, e
 
 // Window is the rolling window the limiter counts in.
 func (l *Limiter) Window() time.Duration { return l.window }
-
-// Limit is the requests allowed per key per window.
-func (l *Limiter) Limit() int { return l.limit }
-
-// Len returns how many keys the limiter holds in memory.
-func (l *Limiter) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.entries)
-}
 
 // Admit counts one request for keyHash at now and returns the sliding-window decision.
 func (l *Limiter) Admit(keyHash string, now time.Time) (intake.RateDecision, time.Duration) {
@@ -162,29 +151,22 @@ func (l *Limiter) get(keyHash string, now time.Time) *entry {
 // touch moves e to the front of the list it belongs in.
 func (l *Limiter) touch(e *entry, held bool) {
 	if e.held == held {
-		if held {
-			l.held.MoveToFront(e.elem)
-		} else {
-			l.open.MoveToFront(e.elem)
-		}
+		l.list(held).MoveToFront(e.elem)
 		return
 	}
-	if e.held {
-		l.held.Remove(e.elem)
-		e.elem = l.open.PushFront(e)
-	} else {
-		l.open.Remove(e.elem)
-		e.elem = l.held.PushFront(e)
+	l.list(e.held).Remove(e.elem)
+	e.elem, e.held = l.list(held).PushFront(e), held
+}
+
+func (l *Limiter) list(held bool) *list.List {
+	if held {
+		return l.held
 	}
-	e.held = held
+	return l.open
 }
 
 func (l *Limiter) remove(e *entry) {
-	if e.held {
-		l.held.Remove(e.elem)
-	} else {
-		l.open.Remove(e.elem)
-	}
+	l.list(e.held).Remove(e.elem)
 	delete(l.entries, e.key)
 }
 

@@ -5,7 +5,6 @@
 package mailgun
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -45,8 +44,7 @@ type Event struct {
 	// ID is Mailgun's event id (event-data.id).
 	ID string
 	// Name is the event (delivered, failed…) and Severity a failure's (temporary, permanent).
-	Name     string
-	Severity string
+	Name, Severity string
 	// EnvelopeID is the envelope the mail was sent for, "" when none.
 	EnvelopeID string
 	// Status is DELIVERED, RETRY_PENDING or FAILED; "" when the event says nothing about delivery.
@@ -54,8 +52,7 @@ type Event struct {
 	// Detail says why, content-free: event, severity and codes, never provider text.
 	Detail string
 	// At is when the event happened, SignedAt when Mailgun signed the call.
-	At       time.Time
-	SignedAt time.Time
+	At, SignedAt time.Time
 }
 
 // Applies reports whether the event moves an envelope.
@@ -86,21 +83,15 @@ func NewVerifier(signingKey string, now func() time.Time) (*Verifier, error) {
 type number string
 
 func (n *number) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
 		*n = number(s)
 		return nil
 	}
 	var f json.Number
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
+	err := json.Unmarshal(b, &f)
 	*n = number(f)
-	return nil
+	return err
 }
 
 type body struct {
@@ -132,11 +123,7 @@ func (v *Verifier) Parse(raw []byte) (Event, error) {
 	if err != nil || sig.Token == "" || sig.Signature == "" || len(sig.Token) > 512 {
 		return Event{}, ErrMalformed
 	}
-	given, err := hex.DecodeString(sig.Signature)
-	if err != nil {
-		return Event{}, ErrSignature
-	}
-	if !hmac.Equal(given, signature(v.key, string(sig.Timestamp), sig.Token)) {
+	if given, err := hex.DecodeString(sig.Signature); err != nil || !hmac.Equal(given, signature(v.key, string(sig.Timestamp), sig.Token)) {
 		return Event{}, ErrSignature
 	}
 	signedAt := time.Unix(ts, 0).UTC()
@@ -144,13 +131,7 @@ func (v *Verifier) Parse(raw []byte) (Event, error) {
 		return Event{}, ErrStale
 	}
 	ed := b.EventData
-	e := Event{
-		Token:    sig.Token,
-		ID:       ed.ID,
-		Name:     ed.Event,
-		Severity: ed.Severity,
-		SignedAt: signedAt,
-	}
+	e := Event{Token: sig.Token, ID: ed.ID, Name: ed.Event, Severity: ed.Severity, SignedAt: signedAt}
 	if ed.Timestamp > 0 && ed.Timestamp < 1e11 { // seconds; anything larger is not a time
 		sec, frac := math.Modf(ed.Timestamp)
 		e.At = time.Unix(int64(sec), int64(frac*1e9)).UTC().Truncate(time.Microsecond)
@@ -168,8 +149,7 @@ func (v *Verifier) Parse(raw []byte) (Event, error) {
 
 func signature(key []byte, timestamp, token string) []byte {
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(timestamp))
-	mac.Write([]byte(token))
+	mac.Write([]byte(timestamp + token))
 	return mac.Sum(nil)
 }
 

@@ -6,6 +6,7 @@
 package retentionsweep
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -31,8 +32,7 @@ const (
 	ClassRateCounters    = "rateCounters"
 	ClassIdempotencyKeys = "idempotencyKeys"
 	ClassLedger          = "ledger"
-	// ClassAttachments counts the attachment objects a run deleted.
-	ClassAttachments = "attachments"
+	ClassAttachments     = "attachments" // attachment objects
 )
 
 // Classes are reported in every run, zero or not.
@@ -50,12 +50,9 @@ const RunRetention = 30 * 24 * time.Hour
 
 // Deleted is what deleting one collection's expired documents did.
 type Deleted struct {
-	// Documents is how many documents this run deleted.
-	Documents int
-	// Drafts is how many were unconfirmed drafts (introductions only).
-	Drafts int
-	// IDs are the ids of the introductions deleted.
-	IDs []string
+	Documents int      // how many documents this run deleted
+	Drafts    int      // how many were unconfirmed drafts (introductions only)
+	IDs       []string // the ids of the introductions deleted
 }
 
 // Attachments deletes the attachments of deleted introductions. Errors: UNAVAILABLE.
@@ -102,12 +99,11 @@ type Config struct {
 	// ScheduledTasks run after Tasks on the Scheduler's trigger only.
 	ScheduledTasks []intake.SweepTask
 	// Attachments, when set, deletes the attachments of every introduction the run deletes.
-	Attachments Attachments
-	Clock       intake.Clock
-	Entropy     io.Reader // run ids; crypto/rand.Reader in production
-	Logger      *slog.Logger
-	// RunRetention is how long a run's record is kept (RunRetention when zero).
-	RunRetention time.Duration
+	Attachments  Attachments
+	Clock        intake.Clock
+	Entropy      io.Reader // run ids; crypto/rand.Reader in production
+	Logger       *slog.Logger
+	RunRetention time.Duration // how long a run's record is kept; RunRetention when zero
 }
 
 // Sweeper runs the sweep; overlapping runs delete each document once.
@@ -135,15 +131,14 @@ func New(c Config) (*Sweeper, error) {
 	if err := errors.Join(missing...); err != nil {
 		return nil, err
 	}
-	if c.RunRetention == 0 {
-		c.RunRetention = RunRetention
-	}
+	c.RunRetention = cmp.Or(c.RunRetention, RunRetention)
 	return &Sweeper{cfg: c}, nil
 }
 
-const recordTimeout = 10 * time.Second
-
-const lastRunsForDigest = 5
+const (
+	recordTimeout     = 10 * time.Second
+	lastRunsForDigest = 5
+)
 
 // Run deletes what expired at its start, re-checks consent evidence when the consent texts
 // changed, then runs every task, recording each failing step and going on (the deletions stop
@@ -298,11 +293,8 @@ func ConsentMismatch(registry *formregistry.Registry, rec ConsentRecord) string 
 	}
 	for _, e := range rec.Consents {
 		if !contentrules.EvidenceMatches(v, e) {
-			lang := e.Lang
-			if lang == "" {
-				lang = formregistry.DefaultLang
-			}
-			return fmt.Sprintf("consent evidence for purpose %s (text %s, %s) no longer matches the form registry's text: ask the visitor to consent again or erase the data", e.Purpose, e.TextVersion, lang)
+			return fmt.Sprintf("consent evidence for purpose %s (text %s, %s) no longer matches the form registry's text: ask the visitor to consent again or erase the data",
+				e.Purpose, e.TextVersion, cmp.Or(e.Lang, formregistry.DefaultLang))
 		}
 	}
 	return ""
@@ -335,9 +327,7 @@ type failures struct {
 
 func (f *failures) add(step string, err error) {
 	code := intake.CodeOf(err)
-	if code == intake.CodeUnavailable {
-		f.unavailable = true
-	}
+	f.unavailable = f.unavailable || code == intake.CodeUnavailable
 	f.lines = append(f.lines, step+": "+string(code))
 	f.causes = append(f.causes, fmt.Errorf("%s: %w", step, err))
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// jobName is a job's full resource name.
 var jobName = regexp.MustCompile(`^projects/[^/]+/locations/[^/]+/jobs/[^/]+$`)
 
 // CheckName reports whether name is projects/P/locations/L/jobs/J.
@@ -67,10 +66,7 @@ func (r *Reader) Status(ctx context.Context) (intake.SchedulerStatus, error) {
 
 // StatusOf translates the API's job into the domain's status ("" when never run).
 func StatusOf(job *schedulerpb.Job) intake.SchedulerStatus {
-	s := intake.SchedulerStatus{
-		Job: job.GetName(), Schedule: job.GetSchedule(), TimeZone: job.GetTimeZone(),
-		State: job.GetState().String(),
-	}
+	s := intake.SchedulerStatus{Job: job.GetName(), Schedule: job.GetSchedule(), TimeZone: job.GetTimeZone(), State: job.GetState().String()}
 	if t := job.GetLastAttemptTime(); t != nil && t.IsValid() && (t.Seconds != 0 || t.Nanos != 0) {
 		s.LastAttempt = t.AsTime().UTC()
 		s.LastStatus = code.Code(job.GetStatus().GetCode()).String()

@@ -32,10 +32,8 @@ func Assets() fs.FS {
 }
 
 type asset struct {
-	body        []byte
-	contentType string
-	cache       string
-	etag        string
+	body                     []byte
+	contentType, cache, etag string
 }
 
 var contentTypes = map[string]string{
@@ -58,17 +56,12 @@ func Handler() http.Handler {
 		if !ok {
 			return nil
 		}
-		var route string
+		route := "/" + p
 		switch {
 		case p == "index.html":
 			route = "/"
 		case p == "favicon.svg":
-			route = "/" + p
-		case strings.HasPrefix(p, "js/") || strings.HasPrefix(p, "css/"):
-			if strings.Count(p, "/") != 1 {
-				return nil
-			}
-			route = "/" + p
+		case (strings.HasPrefix(p, "js/") || strings.HasPrefix(p, "css/")) && strings.Count(p, "/") == 1:
 		default:
 			return nil
 		}

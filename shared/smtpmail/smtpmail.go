@@ -6,10 +6,12 @@ package smtpmail
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,13 +44,11 @@ const DefaultTimeout = 15 * time.Second
 const HeaderMailgunVariables = "X-Mailgun-Variables"
 
 // Options are a Sender's dependencies besides its configuration.
+// Now stamps the Date header; a zero Timeout is DefaultTimeout; nil RootCAs are the system's.
 type Options struct {
-	Logger *slog.Logger
-	// Now stamps the Date header.
-	Now func() time.Time
-	// Timeout bounds one attempt; zero means DefaultTimeout.
+	Logger  *slog.Logger
+	Now     func() time.Time
 	Timeout time.Duration
-	// RootCAs are the trusted authorities; nil means the system's.
 	RootCAs *x509.CertPool
 }
 
@@ -97,11 +97,7 @@ func New(cfg config.SMTP, opts Options) (*Sender, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
-	return &Sender{cfg: cfg, from: from, timeout: timeout, roots: opts.RootCAs, now: opts.Now, logger: opts.Logger}, nil
+	return &Sender{cfg: cfg, from: from, timeout: cmp.Or(opts.Timeout, DefaultTimeout), roots: opts.RootCAs, now: opts.Now, logger: opts.Logger}, nil
 }
 
 // Destination is intake.DestinationEmail.
@@ -116,9 +112,7 @@ func (s *Sender) Payload(d intake.Delivery) ([]byte, error) {
 	return joinBody(text, html), nil
 }
 
-func joinBody(text, html string) []byte {
-	return append(append([]byte(text), 0), html...)
-}
+func joinBody(text, html string) []byte { return append(append([]byte(text), 0), html...) }
 
 // Send mails the envelope's event to the owner: ACCEPTED on 250, RETRY_PENDING or FAILED
 // otherwise. The body is d.Payload, or rendered now when nil.
@@ -231,13 +225,10 @@ func view(d intake.Delivery) (mailView, string, error) {
 		if in.ID != env.SubmissionID || in.ConfirmedAt.IsZero() {
 			return mailView{}, "", errors.New("the delivery carries no confirmed introduction for its envelope")
 		}
-		view.Confirmed = true
-		view.Introduction = in
+		view.Confirmed, view.Introduction, view.Conversation = true, in, d.Conversation
 		view.Added = addedFields(in.Added, d.AddedLabels)
-		view.Conversation = d.Conversation
-		view.WrittenIn = oneLine(d.WrittenIn, 80)
-		view.ConfirmedAt = in.ConfirmedAt.UTC()
-		view.ReplyTo, _ = replyTo(in.Fields.Email)
+		view.WrittenIn, view.ConfirmedAt = oneLine(d.WrittenIn, 80), in.ConfirmedAt.UTC()
+		view.ReplyTo = replyTo(in.Fields.Email)
 		subject = "Introduction from " + oneLine(in.Fields.Name, 60)
 		if c := oneLine(in.Fields.Company, 40); c != "" {
 			subject += " (" + c + ")"
@@ -261,11 +252,8 @@ func render(d intake.Delivery) (text, html string, err error) {
 		return "", "", err
 	}
 	var t, h bytes.Buffer
-	if err := textBody.Execute(&t, v); err != nil {
-		return "", "", errors.New("the mail's text could not be rendered")
-	}
-	if err := htmlBody.Execute(&h, v); err != nil {
-		return "", "", errors.New("the mail's HTML could not be rendered")
+	if textBody.Execute(&t, v) != nil || htmlBody.Execute(&h, v) != nil {
+		return "", "", errors.New("the mail could not be rendered")
 	}
 	return t.String(), h.String(), nil
 }
@@ -320,16 +308,15 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	return m, nil
 }
 
-// replyTo accepts the visitor's address only when it is one plain address.
-func replyTo(s string) (*mail.Address, bool) {
+// replyTo accepts the visitor's address only when it is one plain address; nil otherwise.
+func replyTo(s string) *mail.Address {
 	if s == "" || oneLine(s, 320) != s || strings.ContainsAny(s, "<>,;\"") {
-		return nil, false
+		return nil
 	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
-		return nil, false
+	if a, err := mail.ParseAddress(s); err == nil && a.Address == s && a.Name == "" {
+		return a
 	}
-	return a, true
+	return nil
 }
 
 // oneLine makes visitor text safe for a header: control characters and line separators become
@@ -356,29 +343,19 @@ func oneLine(s string, max int) string {
 	return out
 }
 
+// mailView is what the templates show; ReceivedAt dates a withdrawn introduction's confirmation,
+// ReplyTo is the visitor's address when usable as Reply-To.
 type mailView struct {
-	Confirmed      bool
-	EnvelopeID     string
-	IntroductionID string
-	Introduction   intake.Introduction
-	// Added are the fields the form version adds, as kept.
-	Added        []addedField
-	Conversation string
-	// WrittenIn names the language the visitor wrote in.
-	WrittenIn   string
-	ConfirmedAt time.Time
-	At          time.Time
-	// ReceivedAt dates a withdrawn introduction: when it was confirmed.
-	ReceivedAt time.Time
-	AdminURL   string
-	// ReplyTo is the visitor's address when it is usable as Reply-To.
-	ReplyTo *mail.Address
+	Confirmed                         bool
+	EnvelopeID, IntroductionID        string
+	Introduction                      intake.Introduction
+	Added                             []addedField
+	Conversation, WrittenIn, AdminURL string
+	ConfirmedAt, At, ReceivedAt       time.Time
+	ReplyTo                           *mail.Address
 }
 
-// addedField is one field a form version adds, as the mail shows it.
-type addedField struct {
-	Label, Value string
-}
+type addedField struct{ Label, Value string }
 
 // withdrawalSentence tells the owner how the visitor withdraws.
 const withdrawalSentence = "The visitor can withdraw this introduction at any time with the link the page gave them after confirming; you would then get a notice asking you to delete this mail."
@@ -394,71 +371,13 @@ var funcs = map[string]any{
 	},
 }
 
-var textBody = texttemplate.Must(texttemplate.New("text").Funcs(funcs).Parse(`{{if .Confirmed}}{{with .Introduction}}Someone introduced themselves through your site.
+//go:embed mail.txt.tmpl
+var textTemplate string
 
-Name:    {{.Fields.Name}}
-Company: {{.Fields.Company}}
-Role:    {{.Fields.Role}}
-Email:   {{.Fields.Email}}
+//go:embed mail.html.tmpl
+var htmlTemplate string
 
-Message:
-{{.Fields.Message}}
-{{end}}{{range .Added}}
-{{.Label}}:
-{{.Value}}
-{{end}}
-{{if .Conversation}}Their conversation with the site's guide:
-{{.Conversation}}
-{{end}}{{with .Introduction.Attachment}}
-Attachment: {{if .Name}}{{.Name}}{{else}}(no name){{end}} ({{.Type}}, {{size .Size}}), SHA-256 {{.SHA256}}
-{{if $.AdminURL}}Download it in your admin: {{$.AdminURL}}/attachment
-{{else}}It is in your admin; it is never sent by mail.
-{{end}}{{end}}
-Consents:
-{{range .Introduction.Consents}}- {{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}{{with .Lang}} ({{.}}){{end}}, given {{when .GivenAt}}
-{{else}}- none recorded
-{{end}}
-{{withdrawal}}
-
-Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}{{with .WrittenIn}}, written in {{.}}{{end}}; confirmed {{when .ConfirmedAt}}.
-{{if .AdminURL}}In your admin: {{.AdminURL}}
-{{end}}{{if .ReplyTo}}
-Replying to this mail writes to the address the visitor gave.
-{{end}}{{else}}An introduction confirmed{{if not .ReceivedAt.IsZero}} on {{when .ReceivedAt}}{{end}} was withdrawn ({{when .At}}); its content is erased here.
-
-If you received a mail for it, please delete that earlier mail, and erase any other copy you hold. Nothing of its content is repeated in this notice.
-{{end}}
-Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}
-`))
-
-var htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{if .Confirmed}}Introduction{{else}}Introduction withdrawn{{end}}</title></head>
-<body style="font-family: sans-serif; line-height: 1.4; max-width: 40em">
-{{if .Confirmed}}{{with .Introduction}}<p>Someone introduced themselves through your site.</p>
-<table>
-<tr><th align="left">Name</th><td dir="auto">{{.Fields.Name}}</td></tr>
-<tr><th align="left">Company</th><td dir="auto">{{.Fields.Company}}</td></tr>
-<tr><th align="left">Role</th><td dir="auto">{{.Fields.Role}}</td></tr>
-<tr><th align="left">Email</th><td>{{.Fields.Email}}</td></tr>
-</table>
-<h2>Message</h2>
-<p style="white-space: pre-wrap" dir="auto">{{.Fields.Message}}</p>{{end}}
-{{range .Added}}<h2>{{.Label}}</h2>
-<p style="white-space: pre-wrap" dir="auto">{{.Value}}</p>
-{{end}}
-{{if .Conversation}}<h2>Their conversation with the site's guide</h2>
-<p style="white-space: pre-wrap" dir="auto">{{.Conversation}}</p>{{end}}
-{{with .Introduction.Attachment}}<h2>Attachment</h2>
-<p><bdi>{{if .Name}}{{.Name}}{{else}}(no name){{end}}</bdi> ({{.Type}}, {{size .Size}}), SHA-256 <code>{{.SHA256}}</code>.
-{{if $.AdminURL}}<a href="{{$.AdminURL}}/attachment">Download it in your admin</a>{{else}}It is in your admin; it is never sent by mail.{{end}}</p>
-{{end}}<h2>Consents</h2>
-<ul>{{range .Introduction.Consents}}<li>{{.Purpose}} ({{.Basis}}), notice {{.TextVersion}}{{with .Lang}} ({{.}}){{end}}, given {{when .GivenAt}}</li>{{else}}<li>none recorded</li>{{end}}</ul>
-<p>{{withdrawal}}</p>
-<p>Form {{.Introduction.FormID}}, version {{.Introduction.FormVersion}}{{with .WrittenIn}}, written in {{.}}{{end}}; confirmed {{when .ConfirmedAt}}.</p>
-{{if .AdminURL}}<p><a href="{{.AdminURL}}">Open it in your admin</a></p>{{end}}
-{{if .ReplyTo}}<p>Replying to this mail writes to the address the visitor gave.</p>{{end}}
-{{else}}<p>An introduction confirmed{{if not .ReceivedAt.IsZero}} on {{when .ReceivedAt}}{{end}} was withdrawn ({{when .At}}); its content is erased here.</p>
-<p>If you received a mail for it, please delete that earlier mail, and erase any other copy you hold. Nothing of its content is repeated in this notice.</p>
-{{end}}<p style="color: #555">Introduction {{.IntroductionID}} · envelope {{.EnvelopeID}}</p>
-</body></html>
-`))
+var (
+	textBody = texttemplate.Must(texttemplate.New("text").Funcs(funcs).Parse(textTemplate))
+	htmlBody = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(htmlTemplate))
+)

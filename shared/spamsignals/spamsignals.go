@@ -55,23 +55,20 @@ var weights = map[string]int{
 // Threshold is the score at which an introduction is likely spam.
 const Threshold = 3
 
-// Score adds up the weights of the spam signals among signals.
-func Score(signals []string) int {
-	n := 0
-	for _, s := range signals {
-		n += weights[s]
-	}
-	return n
-}
-
 // Known reports whether name is a spam signal.
 func Known(name string) bool {
 	_, ok := weights[name]
 	return ok
 }
 
-// Likely reports whether signals make an introduction likely spam.
-func Likely(signals []string) bool { return Score(signals) >= Threshold }
+// Likely reports whether the weights of signals add up to Threshold.
+func Likely(signals []string) bool {
+	n := 0
+	for _, s := range signals {
+		n += weights[s]
+	}
+	return n >= Threshold
+}
 
 // Of returns a submission's spam signals in a fixed order, RepeatedMessage aside.
 func Of(sub intake.Submission) []string {
@@ -193,14 +190,9 @@ func mixedScript(text string) bool {
 	text = norm.NFKC.String(text)
 	var seen [3]bool
 	flush := func() bool {
-		n := 0
-		for _, s := range seen {
-			if s {
-				n++
-			}
-		}
+		mixed := seen[0] && seen[1] || seen[0] && seen[2] || seen[1] && seen[2]
 		seen = [3]bool{}
-		return n > 1
+		return mixed
 	}
 	for _, r := range text {
 		switch {

@@ -16,10 +16,8 @@ import (
 type Members int
 
 const (
-	// RefuseUnknown makes an unknown member an error.
-	RefuseUnknown Members = iota
-	// IgnoreUnknown skips unknown members.
-	IgnoreUnknown
+	RefuseUnknown Members = iota // an unknown member is an error
+	IgnoreUnknown                // unknown members are skipped
 )
 
 // Decode decodes data, exactly one JSON object, into v. It refuses invalid UTF-8, another

@@ -6,6 +6,7 @@
 package webhook
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -37,18 +38,15 @@ const (
 // DefaultTimeout bounds one attempt when Options.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
-// responseLimit is how much of a receiver's answer is read, then dropped.
-const responseLimit = 4 << 10
+const (
+	responseLimit = 4 << 10        // how much of a receiver's answer is read, then dropped
+	maxRetryAfter = 24 * time.Hour // the longest wait a receiver may ask for
+)
 
-// maxRetryAfter caps the wait a receiver may ask for.
-const maxRetryAfter = 24 * time.Hour
-
-// Options are a Sender's dependencies besides its configuration.
+// Options are a Sender's dependencies: Now stamps webhook-timestamp; a zero Timeout is DefaultTimeout.
 type Options struct {
-	Logger *slog.Logger
-	// Now is the clock that stamps webhook-timestamp.
-	Now func() time.Time
-	// Timeout bounds one attempt; zero means DefaultTimeout.
+	Logger  *slog.Logger
+	Now     func() time.Time
 	Timeout time.Duration
 }
 
@@ -85,10 +83,7 @@ func New(cfg config.Webhook, opts Options) (*Sender, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	timeout := opts.Timeout
-	if timeout == 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := cmp.Or(opts.Timeout, DefaultTimeout)
 	dialer := &net.Dialer{Timeout: timeout}
 	if !cfg.AllowPrivate {
 		dialer.Control = guard{own: hostAddresses}.control
@@ -103,19 +98,9 @@ func New(cfg config.Webhook, opts Options) (*Sender, error) {
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 16 << 10,
 	}
-	return &Sender{
-		url: cfg.URL,
-		key: key,
-		client: &http.Client{
-			Transport: transport,
-			Timeout:   timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error {
-				return http.ErrUseLastResponse
-			},
-		},
-		now:    opts.Now,
-		logger: opts.Logger,
-	}, nil
+	client := &http.Client{Transport: transport, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &Sender{url: cfg.URL, key: key, client: client, now: opts.Now, logger: opts.Logger}, nil
 }
 
 // Destination is intake.DestinationWebhook.
@@ -180,18 +165,9 @@ func verdict(resp *http.Response, now time.Time) intake.DeliveryResult {
 // retryAfter reads Retry-After (seconds or a date), zero when unreadable, at most a day.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
 	var d time.Duration
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 {
-			return 0
-		}
-		if n > int64(maxRetryAfter/time.Second) {
-			return maxRetryAfter
-		}
-		d = time.Duration(n) * time.Second
+		d = time.Duration(min(max(n, 0), int64(maxRetryAfter/time.Second))) * time.Second
 	} else if t, err := http.ParseTime(v); err == nil {
 		d = t.Sub(now)
 	}
@@ -221,11 +197,9 @@ func transportFailure(err error) intake.DeliveryResult {
 	}
 }
 
-// guard refuses, after name resolution, every address Inside names a range for.
-type guard struct {
-	// own lists the host's interface addresses, asked at each dial.
-	own func() ([]netip.Addr, error)
-}
+// guard refuses, after name resolution, every address Inside names a range for; own lists the
+// host's interface addresses, asked at each dial.
+type guard struct{ own func() ([]netip.Addr, error) }
 
 // control is a net.Dialer's Control: it refuses errInsideAddress.
 func (g guard) control(_, address string, _ syscall.RawConn) error {
@@ -233,11 +207,8 @@ func (g guard) control(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return errInsideAddress
 	}
-	own, err := g.own()
-	if err != nil {
-		return errInsideAddress // unable to tell the host's own addresses apart: refuse
-	}
-	if Inside(ap.Addr(), own) != "" {
+	// Unable to tell the host's own addresses apart: refuse.
+	if own, err := g.own(); err != nil || Inside(ap.Addr(), own) != "" {
 		return errInsideAddress
 	}
 	return nil
@@ -334,20 +305,14 @@ func Inside(ip netip.Addr, own []netip.Addr) string {
 			return "this host's own address"
 		}
 	}
-	if ip.Is6() {
-		b := ip.As16()
-		switch {
-		case nat64.Contains(ip):
-			if why := Inside(netip.AddrFrom4([4]byte(b[12:16])), own); why != "" {
-				return why + " (NAT64)"
-			}
-			return ""
-		case sixToFour.Contains(ip):
-			if why := Inside(netip.AddrFrom4([4]byte(b[2:6])), own); why != "" {
-				return why + " (6to4)"
-			}
-			return ""
+	if b, at, form := ip.As16(), 12, " (NAT64)"; nat64.Contains(ip) || sixToFour.Contains(ip) {
+		if sixToFour.Contains(ip) {
+			at, form = 2, " (6to4)"
 		}
+		if why := Inside(netip.AddrFrom4([4]byte(b[at:at+4])), own); why != "" {
+			return why + form
+		}
+		return ""
 	}
 	for _, r := range specialRanges {
 		if r.prefix.Contains(ip) {
@@ -364,10 +329,7 @@ func Inside(ip netip.Addr, own []netip.Addr) string {
 // "id.timestamp.body".
 func Sign(key []byte, id string, timestamp time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id))
-	mac.Write([]byte{'.'})
-	mac.Write([]byte(strconv.FormatInt(timestamp.Unix(), 10)))
-	mac.Write([]byte{'.'})
+	fmt.Fprintf(mac, "%s.%d.", id, timestamp.Unix())
 	mac.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
@@ -386,11 +348,9 @@ type confirmed struct {
 	Added        map[string]string        `json:"added,omitempty"`
 	Conversation string                   `json:"conversation"`
 	Consents     []intake.ConsentEvidence `json:"consents"`
-	// Attachment describes the file attached, never its bytes.
-	Attachment  *attachmentRef `json:"attachment,omitempty"`
-	ConfirmedAt time.Time      `json:"confirmedAt"`
-	// LikelySpam is the signals' verdict at intake, never the owner's later mark.
-	LikelySpam bool `json:"likelySpam"`
+	Attachment   *attachmentRef           `json:"attachment,omitempty"` // never the file's bytes
+	ConfirmedAt  time.Time                `json:"confirmedAt"`
+	LikelySpam   bool                     `json:"likelySpam"` // the verdict at intake, never the owner's mark
 }
 
 type attachmentRef struct {
