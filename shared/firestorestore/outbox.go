@@ -103,12 +103,8 @@ func (s *DB) envelope(ctx context.Context, id string, now time.Time) (intake.Env
 	return e, err
 }
 
-// SubmissionEnvelopes returns one submission's live envelopes, oldest first, then inbox, email,
+// submissionEnvelopes returns one submission's live envelopes, oldest first, then inbox, email,
 // webhook. Errors: UNAVAILABLE.
-func (s *OutboxStore) SubmissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
-	return s.submissionEnvelopes(ctx, submissionID, now)
-}
-
 func (s *DB) submissionEnvelopes(ctx context.Context, submissionID string, now time.Time) ([]intake.Envelope, error) {
 	out := []intake.Envelope{}
 	if !intake.StorableID(submissionID) {

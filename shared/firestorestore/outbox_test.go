@@ -24,7 +24,7 @@ func TestConfirmWritesTheOutboxOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	envs, err := ts.SubmissionEnvelopes(ctx, "ob", at)
+	envs, err := ts.submissionEnvelopes(ctx, "ob", at)
 	if err != nil || len(envs) != 3 {
 		t.Fatalf("envelopes = %d, %v", len(envs), err)
 	}

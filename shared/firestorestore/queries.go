@@ -33,7 +33,7 @@ var Queries = []IndexedQuery{
 	{Name: "DeleteExpired (sweepRuns)", Collection: SweepRuns, Fields: []QueryField{{Path: ExpireAtField}}},
 	{Name: "LastRuns", Collection: SweepRuns, Fields: []QueryField{{Path: "startedAt", Descending: true}}},
 	{Name: "DueEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: dueAtField}}},
-	{Name: "SubmissionEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: "submissionId"}}},
+	{Name: "submissionEnvelopes (the admin's record, erasure)", Collection: Envelopes, Fields: []QueryField{{Path: "submissionId"}}},
 	{Name: "admin: confirmed and handled introductions, newest first (ListIntroductions)", Collection: Introductions,
 		Fields: []QueryField{{Path: "state"}, {Path: "confirmedAt", Descending: true}}},
 	{Name: "admin: one folder's confirmed and handled introductions, newest first (ListIntroductions ?filter=)", Collection: Introductions,
