@@ -28,10 +28,9 @@ type listItem struct {
 	ConfirmedAt time.Time       `json:"confirmedAt"`
 	HandledAt   *time.Time      `json:"handledAt"`
 	Decision    intake.Decision `json:"decision"`
-	// Folder is where the list files it: inbox, likely-spam or spam.
-	Folder     string `json:"folder"`
-	LikelySpam bool   `json:"likelySpam"`
-	Spam       *bool  `json:"spam"`
+	Folder      string          `json:"folder"` // inbox, likely-spam or spam
+	LikelySpam  bool            `json:"likelySpam"`
+	Spam        *bool           `json:"spam"`
 }
 
 type listAnswer struct {
@@ -42,20 +41,16 @@ type listAnswer struct {
 // detail is GET /admin/api/introductions/{id}, and one introduction of a
 // data subject's export.
 type detail struct {
-	ID          string       `json:"id"`
-	State       intake.State `json:"state"`
-	FormID      string       `json:"formId"`
-	FormVersion string       `json:"formVersion"`
-	// Lang is the language the visitor wrote in ("" before it was kept).
-	Lang         string        `json:"lang"`
-	Introduction intake.Fields `json:"introduction"`
-	Conversation string        `json:"conversation"`
-	// Attachment is the file attached, null for none.
-	Attachment *intake.Attachment       `json:"attachment"`
-	Consents   []intake.ConsentEvidence `json:"consents"`
-	// Signals are the spam signals' names (the ledger's abuse.signals),
-	// LikelySpam their verdict at intake, Spam the owner's word (null
-	// until the owner says).
+	ID           string                   `json:"id"`
+	State        intake.State             `json:"state"`
+	FormID       string                   `json:"formId"`
+	FormVersion  string                   `json:"formVersion"`
+	Lang         string                   `json:"lang"`
+	Introduction intake.Fields            `json:"introduction"`
+	Conversation string                   `json:"conversation"`
+	Attachment   *intake.Attachment       `json:"attachment"`
+	Consents     []intake.ConsentEvidence `json:"consents"`
+	// Signals are the spam signals, LikelySpam their verdict, Spam the owner's word (null until said).
 	Signals    []string           `json:"signals"`
 	LikelySpam bool               `json:"likelySpam"`
 	Spam       *bool              `json:"spam"`
@@ -100,8 +95,7 @@ func detailOf(rec intake.Record) detail {
 	return d
 }
 
-// spamSignals are the names among the ledger entry's abuse signals that
-// are spam signals (a refused check's own codes are not).
+// spamSignals are the ledger entry's abuse signals that are spam signals.
 func spamSignals(l intake.LedgerEntry) []string {
 	out := []string{}
 	for _, s := range l.Abuse.Signals {
@@ -218,8 +212,7 @@ func (h *Handlers) apiSpam(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// eraseSpam erases everything the owner marked spam, on the request's
-// actor's behalf, through the erasure path a data subject's request takes.
+// eraseSpam erases everything the owner marked spam, as a data subject's erasure does.
 func (h *Handlers) eraseSpam(r *http.Request) (int, error) {
 	now := h.Clock.Now()
 	erased, sent, err := h.Store.EraseSpam(r.Context(), intake.ErasureRecord{At: now, RequestedBy: actor(r), Reason: intake.ErasureReasonSpam}, h.notices(r, now))
@@ -248,23 +241,19 @@ func (h *Handlers) apiSpamErasure(w http.ResponseWriter, r *http.Request) error 
 
 // retry sends an envelope again now, if its status allows it, and records
 // the action in its submission's ledger entry. It returns the envelope.
-func (h *Handlers) retry(r *http.Request) (intake.Envelope, error) {
+func (h *Handlers) retry(r *http.Request) (env intake.Envelope, err error) {
 	id := r.PathValue("envelopeId")
-	env, err := h.retryEnvelope(r, id)
-	h.logAction(r, intake.ActionRetry, err, slog.String("envelopeId", id), slog.String("introductionId", env.SubmissionID))
-	return env, err
-}
-
-func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
-	env, err := h.Store.Envelope(r.Context(), id, h.Clock.Now())
-	if err != nil {
+	defer func() {
+		h.logAction(r, intake.ActionRetry, err, slog.String("envelopeId", id), slog.String("introductionId", env.SubmissionID))
+	}()
+	if env, err = h.Store.Envelope(r.Context(), id, h.Clock.Now()); err != nil {
 		return env, err
 	}
 	if !retryable(env.Status) {
 		return env, intake.Errorf(intake.CodeStateConflict, "This delivery is %s: there is nothing to retry.", env.Status)
 	}
 	if h.Retrier == nil {
-		return env, intake.Unavailable(errorString("no delivery service is wired"), 30*time.Second)
+		return env, intake.Unavailable(errors.New("no delivery service is wired"), 30*time.Second)
 	}
 	if err := h.Retrier.RetryNow(r.Context(), id); err != nil {
 		return env, err
@@ -273,16 +262,10 @@ func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, e
 		intake.AdminAction{At: h.Clock.Now(), Actor: actor(r), Action: intake.ActionRetry, Target: id})
 }
 
-// retryable reports whether a delivery in status s can be retried now: one
-// not sent yet, failed, or waiting for its next attempt (the delivery
-// service decides the same).
+// retryable reports whether a delivery in status s can be retried now.
 func retryable(s intake.DeliveryStatus) bool {
 	return s == intake.DeliveryFailed || s == intake.DeliveryRetryPending || s == intake.DeliveryPending
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 func (h *Handlers) apiRetry(w http.ResponseWriter, r *http.Request) error {
 	env, err := h.retry(r)
@@ -337,8 +320,7 @@ func (h *Handlers) apiSubject(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// erase erases everything held about email on the request's actor's
-// behalf.
+// erase erases everything held about email.
 func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	if err := checkEmail(email); err != nil {
 		return 0, err
@@ -351,8 +333,7 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	return len(erased), err
 }
 
-// notices makes an erasure's introduction.withdrawn notices (nil without
-// a Notifier: none).
+// notices makes an erasure's introduction.withdrawn notices (nil without a Notifier).
 func (h *Handlers) notices(r *http.Request, now time.Time) func(string) []intake.Envelope {
 	if h.Notifier == nil {
 		return nil
@@ -365,24 +346,19 @@ func (h *Handlers) notices(r *http.Request, now time.Time) func(string) []intake
 // introductions' attachments; it returns how many files it deleted.
 func (h *Handlers) afterErasure(r *http.Request, erased, sent []string) int {
 	if h.Notifier != nil {
-		// Written even when a later introduction failed: they are sent.
-		h.Notifier.Dispatch(sent)
+		h.Notifier.Dispatch(sent) // written even when a later introduction failed
 	}
 	files := 0
-	if h.Files != nil {
-		// The bytes go with their introductions; what fails here, the sweep
-		// deletes (no introduction names it any longer).
-		for _, id := range erased {
+	for _, id := range erased {
+		if h.Files != nil { // what fails here, the sweep deletes
 			files += attachment.DeleteIntroduction(r.Context(), h.Files, h.Logger, id)
 		}
 	}
 	return files
 }
 
-// download serves the attachment of a confirmed introduction as a file to
-// save, never to render: Content-Disposition: attachment, nosniff, and a
-// sandbox CSP should a browser open it all the same. NOT_FOUND for an
-// introduction without one (or a draft, or an unknown id).
+// download serves a confirmed introduction's attachment as a file to save, never to render;
+// NOT_FOUND for an introduction without one.
 func (h *Handlers) download(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
 	if err != nil {
@@ -427,24 +403,16 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// health is the retention health: the last sweep runs and the scheduler.
+// health is the last sweep runs, the scheduler, and the ledger export form's default span.
 type health struct {
-	Runs      []intake.SweepRun
-	Scheduler schedulerView
-	// LedgerFrom and LedgerTo fill the retention page's ledger export form:
-	// the last 30 days.
+	Runs                 []intake.SweepRun
+	Scheduler            schedulerView
 	LedgerFrom, LedgerTo string
 }
 
 type schedulerView struct {
-	Configured  bool
-	Readable    bool
-	Job         string
-	Schedule    string
-	TimeZone    string
-	State       string
-	LastAttempt time.Time
-	LastStatus  string
+	Configured, Readable bool
+	intake.SchedulerStatus
 }
 
 func (h *Handlers) health(r *http.Request, runs int) (health, error) {
@@ -462,8 +430,7 @@ func (h *Handlers) health(r *http.Request, runs int) (health, error) {
 		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: the scheduler job could not be read", slog.String("cause", err.Error()))
 		return out, nil
 	}
-	out.Scheduler = schedulerView{Configured: true, Readable: true, Job: st.Job, Schedule: st.Schedule, TimeZone: st.TimeZone,
-		State: st.State, LastAttempt: st.LastAttempt, LastStatus: st.LastStatus}
+	out.Scheduler = schedulerView{Configured: true, Readable: true, SchedulerStatus: st}
 	return out, nil
 }
 
@@ -496,8 +463,7 @@ func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// writeErased answers an erasure: 200 {"erased": n}, the introductions it
-// deleted.
+// writeErased answers an erasure with the count it deleted.
 func writeErased(w http.ResponseWriter, n int) {
 	jsonapi.WriteJSON(w, http.StatusOK, struct {
 		Erased int `json:"erased"`

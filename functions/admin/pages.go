@@ -30,19 +30,14 @@ var css []byte
 //go:embed assets/icon.svg
 var icon []byte
 
-func serveCSS(w http.ResponseWriter, r *http.Request) error {
-	return serveAsset(w, "text/css; charset=utf-8", css)
-}
-
-func serveIcon(w http.ResponseWriter, r *http.Request) error {
-	return serveAsset(w, "image/svg+xml", icon)
-}
-
-func serveAsset(w http.ResponseWriter, contentType string, body []byte) error {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Write(body)
-	return nil
+// asset serves body as contentType.
+func asset(contentType string, body []byte) jsonapi.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+		return nil
+	}
 }
 
 var funcs = template.FuncMap{
@@ -53,10 +48,9 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 	},
 	"whenShort": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
-	// language names the language a visitor wrote in, in the owner's.
-	"language": func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
-	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"lower":    func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	"language":  func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 	"label": func(s any) string {
 		return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ")
 	},
@@ -76,10 +70,8 @@ var funcs = template.FuncMap{
 		return strconv.FormatInt(n, 10) + " s"
 	},
 	"px":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"plus":  func(a, b int) int { return a + b },
 	"minus": func(a, b int) int { return a - b },
 	"deref": func(b *bool) bool { return b != nil && *b },
-	// ms writes a solve time: "750 ms", "1.5 s".
 	"ms": func(d time.Duration) string {
 		if d < time.Second {
 			return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
@@ -112,12 +104,8 @@ var funcs = template.FuncMap{
 	},
 }
 
-// mailto is the Reply-to link of an address: the address is only ever the
-// recipient. Every byte but an unreserved one (RFC 3986) and the last @ is
-// percent-encoded, so a ? cannot start header fields (cc, bcc, body), a %
-// cannot decode into one, a # cannot start a fragment and a comma cannot
-// add a recipient, whatever an address kept before a rule refused them
-// holds.
+// mailto is the Reply-to link of an address, only ever its recipient: every
+// byte but an unreserved one (RFC 3986) and the last @ is percent-encoded.
 func mailto(address string) template.URL {
 	at := strings.LastIndexByte(address, '@')
 	var b strings.Builder
@@ -139,9 +127,7 @@ type classCount struct {
 }
 
 // pages holds one template set per page, each with the shared layout,
-// parsed on the first page rendered (not at start-up: every function that
-// holds the store links this package for its sweep tasks, and only Admin
-// renders).
+// parsed on the first page rendered, not at start-up.
 var pages = sync.OnceValue(func() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "subjects", "erasure", "spamerasure", "retention", "problem", "gone"} {
@@ -150,8 +136,7 @@ var pages = sync.OnceValue(func() map[string]*template.Template {
 	return out
 })
 
-// page is what every page template gets: its title, which part of the
-// navigation it is, a notice or problem to show, and the page's own data.
+// page is what every page template gets.
 type page struct {
 	Title   string
 	Nav     string
@@ -160,8 +145,7 @@ type page struct {
 	Data    any
 }
 
-// render writes a page, or a plain 500 if the template fails (it never
-// writes half a page).
+// render writes a page, or a plain 500 if the template fails.
 func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	var buf bytes.Buffer
 	if err := pages()[name].Execute(&buf, p); err != nil {
@@ -197,22 +181,19 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 
 // listData is the list page.
 type listData struct {
-	// Receipts is Deps.Receipts; NoReceipt is true when a row's email
-	// is accepted and no receipt can come, so the page says what to do.
+	// NoReceipt is true when a row's email is accepted and no receipt can come.
 	Receipts, NoReceipt bool
 	Waiting             int
-	// Filter is the folder shown ("" for all); Filters the list's tabs.
-	Filter    string
-	Filters   []filterTab
-	Rows      []intake.Record
-	Next      string
-	FirstPage bool
-	Chart     chart
-	Solves    solveFigures
-	LastRun   *intake.SweepRun
+	Filter              string // the folder shown, "" for all
+	Filters             []filterTab
+	Rows                []intake.Record
+	Next                string
+	FirstPage           bool
+	Chart               chart
+	Solves              solveFigures
+	LastRun             *intake.SweepRun
 }
 
-// filterTab is one of the list's filters as its tab shows it.
 type filterTab struct {
 	Filter, Label, Href string
 	Current             bool
@@ -235,10 +216,9 @@ var folderLabels = map[string]string{intake.FolderInbox: "Inbox", intake.FolderL
 func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	recs, next, err := h.list(r)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
-	filter, _ := listFilter(r) // list has refused an unknown one
+	filter, _ := listFilter(r)
 	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts,
 		Filter: filter, Filters: filterTabs(filter)}
 	for _, rec := range recs {
@@ -247,21 +227,18 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	days := chartDays(h.Clock.Now())
 	kept, err := h.Store.DailyFigures(r.Context(), days)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	d.Chart = buildChart(days, kept)
 	d.Solves = buildSolveFigures(days, kept, h.Solves)
 	runs, err := h.Store.LastRuns(r.Context(), 1)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	if len(runs) > 0 {
 		d.LastRun = &runs[0]
@@ -274,10 +251,9 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handoffSummary says in a few words where a confirmed introduction went
-// and what is known of it, for the list; accepted is true when its email
-// stands ACCEPTED (the mail server took it) with nothing else waiting or
-// failed.
+// handoffSummary says in a few words where a confirmed introduction went;
+// accepted is true when its email stands ACCEPTED with nothing else waiting
+// or failed.
 func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accepted bool) {
 	switch l.Decision {
 	case intake.DecisionHandoffComplete:
@@ -320,11 +296,9 @@ func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accept
 
 // detailData is the detail page.
 type detailData struct {
-	Record intake.Record
-	// Messages say what the ledger's admin actions mean.
+	Record    intake.Record
 	CanHandle bool
-	// Signals are the spam signals kept in its ledger entry.
-	Signals []string
+	Signals   []string
 }
 
 var notices = map[string]string{
@@ -343,25 +317,19 @@ func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
 	return nil
 }
 
-// goneData is the page of a withdrawn or erased introduction: what the
-// content-free ledger entry still says.
+// goneData is the page of a withdrawn (or Erased) introduction.
 type goneData struct {
-	// Erased is true for an erasure, false for the visitor's withdrawal.
-	Erased bool
-	// ReceivedAt is when it was confirmed; At when it was withdrawn or
-	// erased.
+	Erased         bool
 	ReceivedAt, At time.Time
 }
 
-// renderGone answers the link to an introduction that was withdrawn or
-// erased: 410 Gone, with the dates, once.
+// renderGone answers 410 Gone for a withdrawn or erased introduction.
 func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) {
 	d := goneData{ReceivedAt: entry.ConfirmedAt}
 	title := "Introduction withdrawn"
@@ -384,9 +352,8 @@ func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status i
 		Data: detailData{Record: rec, CanHandle: canHandle == nil, Signals: spamSignals(rec.Ledger)}})
 }
 
-// afterAction shows the detail page again after a POST: a redirect on
-// success (so a reload does not repeat it), the page with the refusal
-// otherwise.
+// afterAction redirects to the detail page after a POST that succeeded,
+// and shows it with the refusal otherwise.
 func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) {
 	if err == nil {
 		http.Redirect(w, r, "/admin/introductions/"+url.PathEscape(id)+"?done="+done, http.StatusSeeOther)
@@ -411,8 +378,7 @@ func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// pageSpam is the detail page's "Mark spam" (spam=yes) and "Not spam"
-// (spam=no).
+// pageSpam is the detail page's "Mark spam" (spam=yes) and "Not spam" (spam=no).
 func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	var spam bool
@@ -421,8 +387,7 @@ func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
 		spam = true
 	case "no":
 	default:
-		h.problemPage(w, r, intake.Errorf(intake.CodeUnreadableBody, "The form must say spam=yes or spam=no."))
-		return nil
+		return intake.Errorf(intake.CodeUnreadableBody, "The form must say spam=yes or spam=no.")
 	}
 	_, err := h.markSpam(r, spam)
 	done := "not-spam"
@@ -435,27 +400,23 @@ func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
 
 // spamErasureData is the bulk erasure's confirmation step and its result.
 type spamErasureData struct {
-	// Count is how many the owner marked spam; Rows the newest of them.
-	Count  int
+	Count  int // how many are marked spam; Rows the newest of them
 	Rows   []intake.Record
 	Done   bool
 	Erased int
 }
 
-// pageSpamErasure asks for confirmation first (the form without
-// confirm=yes), then erases everything the owner marked spam.
+// pageSpamErasure asks for confirm=yes, then erases everything marked spam.
 func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	if r.PostFormValue("confirm") != "yes" {
 		n, err := h.Store.CountSpam(r.Context())
 		if err != nil {
-			h.problemPage(w, r, err)
-			return nil
+			return err
 		}
 		recs, _, err := h.Store.ListIntroductions(r.Context(), intake.FolderSpam, nil, PageSize, h.Clock.Now())
 		if err != nil {
-			h.problemPage(w, r, err)
-			return nil
+			return err
 		}
 		h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
 			Data: spamErasureData{Count: n, Rows: recs}})
@@ -463,8 +424,7 @@ func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error
 	}
 	n, err := h.eraseSpam(r)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
 		Notice: fmt.Sprintf("Erased %d %s marked spam. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
@@ -475,8 +435,7 @@ func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error
 func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
 	env, err := h.retry(r)
 	if env.SubmissionID == "" {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	h.afterAction(w, r, env.SubmissionID, "retried", err)
 	return nil
@@ -511,11 +470,10 @@ func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
 		if len(e.Fields) > 0 {
 			msg = e.Fields[0].Detail
 		}
-		if e.Code == intake.CodeEmailInvalid {
-			h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: msg, Data: subjectData{Email: email}})
-			return nil
+		if e.Code != intake.CodeEmailInvalid {
+			return err
 		}
-		h.problemPage(w, r, err)
+		h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: msg, Data: subjectData{Email: email}})
 		return nil
 	}
 	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
@@ -528,13 +486,11 @@ func (h *Handlers) pageExport(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	recs, err := h.subject(r, email)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	body, err := json.MarshalIndent(subjectOf(email, recs), "", "  ")
 	if err != nil {
-		h.problemPage(w, r, intake.Internal(err))
-		return nil
+		return intake.Internal(err)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="data-subject-export-`+h.Clock.Now().UTC().Format("2006-01-02")+`.json"`)
@@ -543,15 +499,13 @@ func (h *Handlers) pageExport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// pageErasure asks for confirmation first (the form without confirm=yes),
-// then erases.
+// pageErasure asks for confirm=yes, then erases.
 func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	if r.PostFormValue("confirm") != "yes" {
 		recs, err := h.subject(r, email)
 		if err != nil {
-			h.problemPage(w, r, err)
-			return nil
+			return err
 		}
 		h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
 			Data: subjectData{Email: email, Searched: true, Records: recs}})
@@ -559,8 +513,7 @@ func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
 	}
 	n, err := h.erase(r, email)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Notice: fmt.Sprintf("Erased %d %s. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
@@ -578,8 +531,7 @@ func plural(n int, one, many string) string {
 func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 	hl, err := h.health(r, RecentRuns)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	today := h.Clock.Now().UTC()
 	hl.LedgerFrom, hl.LedgerTo = today.AddDate(0, 0, -29).Format(time.DateOnly), today.Format(time.DateOnly)
