@@ -21,47 +21,33 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Sample is one introduction to keep and confirm.
+// Sample is one introduction to keep and confirm; a zero field is left unset.
 type Sample struct {
-	// ID is the introduction's id; "" derives one from the name and
-	// confirmation time.
-	ID           string
+	ID           string // "" derives one from the name and confirmation time
 	Fields       intake.Fields
 	Conversation string
 	ConfirmedAt  time.Time
-	// Lang, when set, is the language the visitor wrote in (the consent
-	// evidence names that language's texts); "" records none, as an
-	// introduction kept before languages were recorded.
-	Lang string
-	// HandledAt, when set, marks the introduction handled then.
-	HandledAt time.Time
-	// Signals are its spam signals and LikelySpam their verdict, as the
-	// intake computed them; Spam, when set, is the owner's word, said at
-	// confirmation.
+	Lang         string
+	HandledAt    time.Time
+	// Signals and LikelySpam are as the intake computed them; Spam is the owner's word.
 	Signals    []string
 	LikelySpam bool
 	Spam       *bool
-	// SolveMillis is the solve time its page reported, at PowMaxNumber
-	// (rounded to its SolveBucket); 0 for none.
+	// SolveMillis is the solve time its page reported, at PowMaxNumber; 0 for none.
 	SolveMillis int64
-	// Envelopes are its confirmation's outbox (their id, submission and
-	// event are set here, as the outbox sets them) and are mirrored in its
-	// ledger entry's handoffs.
+	// Envelopes are its confirmation's outbox; Keep sets their ids, submission and event.
 	Envelopes []intake.Envelope
 }
 
-// registry is the service's own form registry, loaded once.
 var registry = sync.OnceValues(formregistry.Load)
 
 // Retention is how long a seeded introduction is kept after confirmation.
 const Retention = 180 * 24 * time.Hour
 
-// PowMaxNumber is the base cost the seeded solves were made at: the
-// service's default POW_MAX_NUMBER, as make run uses it.
+// PowMaxNumber is the base cost the seeded solves were made at (the default POW_MAX_NUMBER).
 const PowMaxNumber = 100_000
 
-// IDFor derives a stable id of the service's shape (22 base64url
-// characters) from a seed string.
+// IDFor derives a stable id of the service's shape from a seed string.
 func IDFor(seed string) string {
 	sum := sha256.Sum256([]byte(seed))
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
@@ -72,10 +58,9 @@ func hexOf(seed string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Keep writes s through the store as a visitor's draft would be kept
-// (introduction, transcript, spent challenge, ledger entry), confirms it,
-// marks it handled if asked, and writes its envelopes. It returns the id.
-func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, s Sample) (string, error) {
+// Keep keeps s through the store as a visitor's draft, confirms it with its
+// envelopes, and marks it as s says. It returns the id.
+func Keep(ctx context.Context, db *firestorestore.DB, s Sample) (string, error) {
 	id := s.ID
 	if id == "" {
 		id = IDFor(s.Fields.Name + s.ConfirmedAt.String())
@@ -97,9 +82,7 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 			return "", fmt.Errorf("the introduction form is not shown in %q", s.Lang)
 		}
 	}
-	// As the intake keeps it: every purpose of the version, and consent
-	// evidence for a consent purpose the visitor granted (attaching the
-	// conversation, when there is one).
+	// Every purpose of the version, and consent evidence for one granted (with a conversation).
 	withdrawal := "/api/introductions/" + id + "/withdrawal"
 	consents := []intake.ConsentEvidence{}
 	purposes := []intake.PurposeRecord{}
@@ -150,9 +133,6 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 	if _, err := db.Intake(nil).KeepDraft(ctx, k); err != nil {
 		return "", fmt.Errorf("keeping %s: %w", id, err)
 	}
-	// The envelopes are the confirmation's outbox, written in its
-	// transaction and mirrored in the ledger entry, as they are when a
-	// visitor confirms; their statuses and attempts are the sample's.
 	outbox := make([]intake.Envelope, 0, len(s.Envelopes))
 	for i, e := range s.Envelopes {
 		e.Event, e.PayloadVersion = intake.EventConfirmed, intake.HandoffPayloadVersion
@@ -181,8 +161,7 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 	return id, nil
 }
 
-// Refused records one refused attempt at t with the given abuse state, as
-// the intake does: content-free.
+// Refused records one content-free refused attempt at t with the given abuse state.
 func Refused(ctx context.Context, db *firestorestore.DB, seed string, state intake.AbuseState, t time.Time) error {
 	code := map[intake.AbuseState]intake.Code{
 		intake.AbuseRateLimited: intake.CodeRateLimited, intake.AbuseHoneypot: "",
