@@ -145,18 +145,20 @@ type page struct {
 	Data    any
 }
 
-// render writes a page, or a plain 500 if the template fails.
-func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+// render writes a page, or a plain 500 if the template fails; either way the
+// answer is written, and it returns nil.
+func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) error {
 	var buf bytes.Buffer
 	if err := pages()[name].Execute(&buf, p); err != nil {
 		h.Logger.LogAttrs(r.Context(), slog.LevelError, "admin: rendering a page failed", slog.String("page", name), slog.String("cause", err.Error()))
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
-		return
+		return nil
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+	return nil
 }
 
 // problemPage answers err as a page: its status, its safe detail.
@@ -247,8 +249,7 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	if filter != "" {
 		title += ": " + folderLabels[filter]
 	}
-	h.render(w, r, http.StatusOK, "list", page{Title: title, Nav: "list", Notice: notices[r.URL.Query().Get("done")], Data: d})
-	return nil
+	return h.render(w, r, http.StatusOK, "list", page{Title: title, Nav: "list", Notice: notices[r.URL.Query().Get("done")], Data: d})
 }
 
 // handoffSummary says in a few words where a confirmed introduction went;
@@ -312,15 +313,13 @@ func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
 	if intake.CodeOf(err) == intake.CodeNotFound {
 		if entry, terr := h.Store.Tombstone(r.Context(), r.PathValue("id")); terr == nil {
-			h.renderGone(w, r, entry)
-			return nil
+			return h.renderGone(w, r, entry)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
-	return nil
+	return h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
 }
 
 // goneData is the page of a withdrawn (or Erased) introduction.
@@ -330,7 +329,7 @@ type goneData struct {
 }
 
 // renderGone answers 410 Gone for a withdrawn or erased introduction.
-func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) {
+func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) error {
 	d := goneData{ReceivedAt: entry.ConfirmedAt}
 	title := "Introduction withdrawn"
 	if entry.Erasure != nil {
@@ -338,64 +337,52 @@ func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry inta
 	} else {
 		d.At = entry.Withdrawal.At
 	}
-	h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
+	return h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
 }
 
-func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {
+func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) error {
 	in := rec.Introduction
 	title := in.Fields.Name
 	if in.Fields.Company != "" {
 		title += " — " + in.Fields.Company
 	}
 	_, canHandle := in.State.Next(intake.MoveHandle)
-	h.render(w, r, status, "detail", page{Title: title, Nav: "list", Notice: notice, Problem: problem,
+	return h.render(w, r, status, "detail", page{Title: title, Nav: "list", Notice: notice, Problem: problem,
 		Data: detailData{Record: rec, CanHandle: canHandle == nil, Signals: spamSignals(rec.Ledger)}})
 }
 
 // afterAction redirects to the detail page after a POST that succeeded,
-// and shows it with the refusal otherwise.
-func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) {
+// shows it with a state conflict or outage, and returns any other refusal.
+func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) error {
 	if err == nil {
 		http.Redirect(w, r, "/admin/introductions/"+url.PathEscape(id)+"?done="+done, http.StatusSeeOther)
-		return
+		return nil
 	}
 	e := intake.AsError(err)
 	if e.Code != intake.CodeStateConflict && e.Code != intake.CodeUnavailable {
-		h.problemPage(w, r, err)
-		return
+		return err
 	}
 	rec, rerr := h.Store.Record(r.Context(), id, h.Clock.Now())
 	if rerr != nil {
-		h.problemPage(w, r, err)
-		return
+		return err
 	}
-	h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
+	return h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
 }
 
 func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
 	_, err := h.handle(r)
-	h.afterAction(w, r, r.PathValue("id"), "handled", err)
-	return nil
+	return h.afterAction(w, r, r.PathValue("id"), "handled", err)
 }
 
 // pageSpam is the detail page's "Mark spam" (spam=yes) and "Not spam" (spam=no).
 func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
-	var spam bool
-	switch r.PostFormValue("spam") {
-	case "yes":
-		spam = true
-	case "no":
-	default:
+	done := map[string]string{"yes": "spam", "no": "not-spam"}[r.PostFormValue("spam")]
+	if done == "" {
 		return intake.Errorf(intake.CodeUnreadableBody, "The form must say spam=yes or spam=no.")
 	}
-	_, err := h.markSpam(r, spam)
-	done := "not-spam"
-	if spam {
-		done = "spam"
-	}
-	h.afterAction(w, r, r.PathValue("id"), done, err)
-	return nil
+	_, err := h.markSpam(r, done == "spam")
+	return h.afterAction(w, r, r.PathValue("id"), done, err)
 }
 
 // spamErasureData is the bulk erasure's confirmation step and its result.
@@ -418,18 +405,16 @@ func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
+		return h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
 			Data: spamErasureData{Count: n, Rows: recs}})
-		return nil
 	}
 	n, err := h.eraseSpam(r)
 	if err != nil {
 		return err
 	}
-	h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
+	return h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
 		Notice: fmt.Sprintf("Erased %d %s marked spam. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
 		Data:   spamErasureData{Done: true, Erased: n}})
-	return nil
 }
 
 func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
@@ -437,8 +422,7 @@ func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
 	if env.SubmissionID == "" {
 		return err
 	}
-	h.afterAction(w, r, env.SubmissionID, "retried", err)
-	return nil
+	return h.afterAction(w, r, env.SubmissionID, "retried", err)
 }
 
 // subjectData is the data subject's page.
@@ -451,8 +435,7 @@ type subjectData struct {
 }
 
 func (h *Handlers) pageSubjectForm(w http.ResponseWriter, r *http.Request) error {
-	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
-	return nil
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
 }
 
 // formEmail reads the email field of a posted form.
@@ -464,21 +447,14 @@ func formEmail(w http.ResponseWriter, r *http.Request) string {
 func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	recs, err := h.subject(r, email)
-	if err != nil {
-		e := intake.AsError(err)
-		msg := e.Detail
-		if len(e.Fields) > 0 {
-			msg = e.Fields[0].Detail
-		}
-		if e.Code != intake.CodeEmailInvalid {
-			return err
-		}
-		h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: msg, Data: subjectData{Email: email}})
-		return nil
+	if e := intake.AsError(err); err != nil && e.Code == intake.CodeEmailInvalid {
+		return h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: e.Fields[0].Detail, Data: subjectData{Email: email}})
 	}
-	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
+	if err != nil {
+		return err
+	}
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Data: subjectData{Email: email, Searched: true, Records: recs}})
-	return nil
 }
 
 // pageExport answers the data subject's export as a JSON download.
@@ -507,18 +483,16 @@ func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
+		return h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
 			Data: subjectData{Email: email, Searched: true, Records: recs}})
-		return nil
 	}
 	n, err := h.erase(r, email)
 	if err != nil {
 		return err
 	}
-	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Notice: fmt.Sprintf("Erased %d %s. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
 		Data:   subjectData{Email: email, Erased: n, Done: true}})
-	return nil
 }
 
 func plural(n int, one, many string) string {
@@ -535,6 +509,5 @@ func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 	}
 	today := h.Clock.Now().UTC()
 	hl.LedgerFrom, hl.LedgerTo = today.AddDate(0, 0, -29).Format(time.DateOnly), today.Format(time.DateOnly)
-	h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
-	return nil
+	return h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
 }
