@@ -145,8 +145,7 @@ func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {
 			HandledAt: timeOrNil(in.HandledAt), Decision: rec.Ledger.Decision,
 			Folder: in.Folder(), LikelySpam: in.LikelySpam, Spam: in.Spam})
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return answer(w, http.StatusOK, out)
 }
 
 func (h *Handlers) apiDetail(w http.ResponseWriter, r *http.Request) error {
@@ -154,8 +153,7 @@ func (h *Handlers) apiDetail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, detailOf(rec))
-	return nil
+	return answer(w, http.StatusOK, detailOf(rec))
 }
 
 // handle applies the handle move for the request's actor.
@@ -171,12 +169,11 @@ func (h *Handlers) apiHandled(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
+	return answer(w, http.StatusOK, struct {
 		ID        string       `json:"id"`
 		State     intake.State `json:"state"`
 		HandledAt time.Time    `json:"handledAt"`
 	}{in.ID, in.State, in.HandledAt})
-	return nil
 }
 
 // markSpam keeps the owner's word on the request's introduction.
@@ -205,11 +202,10 @@ func (h *Handlers) apiSpam(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
+	return answer(w, http.StatusOK, struct {
 		ID   string `json:"id"`
 		Spam bool   `json:"spam"`
 	}{in.ID, *in.Spam})
-	return nil
 }
 
 // eraseSpam erases everything the owner marked spam, as a data subject's erasure does.
@@ -235,8 +231,7 @@ func (h *Handlers) apiSpamErasure(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeErased(w, n)
-	return nil
+	return writeErased(w, n)
 }
 
 // retry sends an envelope again now, if its status allows it, and records
@@ -272,10 +267,9 @@ func (h *Handlers) apiRetry(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, struct {
+	return answer(w, http.StatusAccepted, struct {
 		EnvelopeID string `json:"envelopeId"`
 	}{env.ID})
-	return nil
 }
 
 // checkEmail refuses what cannot be an address as EMAIL_INVALID.
@@ -316,8 +310,7 @@ func (h *Handlers) apiSubject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, subjectOf(email, recs))
-	return nil
+	return answer(w, http.StatusOK, subjectOf(email, recs))
 }
 
 // erase erases everything held about email.
@@ -399,8 +392,7 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeErased(w, n)
-	return nil
+	return writeErased(w, n)
 }
 
 // health is the last sweep runs, the scheduler, and the ledger export form's default span.
@@ -459,13 +451,18 @@ func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
 	if s.Configured && !s.Readable {
 		out.Scheduler.LastStatus = "UNREADABLE"
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return answer(w, http.StatusOK, out)
 }
 
 // writeErased answers an erasure with the count it deleted.
-func writeErased(w http.ResponseWriter, n int) {
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
+func writeErased(w http.ResponseWriter, n int) error {
+	return answer(w, http.StatusOK, struct {
 		Erased int `json:"erased"`
 	}{n})
+}
+
+// answer writes v as JSON with status; it returns nil, the answer written.
+func answer(w http.ResponseWriter, status int, v any) error {
+	jsonapi.WriteJSON(w, status, v)
+	return nil
 }
