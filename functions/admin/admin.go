@@ -245,18 +245,13 @@ func actor(r *http.Request) string {
 	if r.Header.Get("Authorization") == "" {
 		return LocalOwner
 	}
-	parts := strings.Split(jsonapi.BearerToken(r), ".")
-	if len(parts) < 2 {
-		return "unidentified caller"
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return "unidentified caller"
-	}
+	_, rest, ok := strings.Cut(jsonapi.BearerToken(r), ".")
+	claim, _, _ := strings.Cut(rest, ".")
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(claim, "="))
 	var claims struct {
 		Email string `json:"email"`
 	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Email == "" || len(claims.Email) > intake.MaxStoredLabel {
+	if !ok || err != nil || json.Unmarshal(payload, &claims) != nil || claims.Email == "" || len(claims.Email) > intake.MaxStoredLabel {
 		return "unidentified caller"
 	}
 	return claims.Email

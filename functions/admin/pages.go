@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/formregistry"
@@ -51,9 +53,7 @@ var funcs = template.FuncMap{
 	"language":  func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
 	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
-	"label": func(s any) string {
-		return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ")
-	},
+	"label":     func(s any) string { return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ") },
 	"short": func(s string) string {
 		if len(s) > 12 {
 			return s[:12] + "…"
@@ -82,10 +82,8 @@ var funcs = template.FuncMap{
 		s, _ := handoffSummary(l, receipts)
 		return s
 	},
-	"size": attachment.HumanSize,
-	"chars": func(s string) string {
-		return strconv.Itoa(len([]rune(s)))
-	},
+	"size":      attachment.HumanSize,
+	"chars":     utf8.RuneCountInString,
 	"retryable": retryable,
 	"mailto":    mailto,
 	"since": func(a, b time.Time) string {
@@ -94,14 +92,7 @@ var funcs = template.FuncMap{
 		}
 		return b.Sub(a).Round(time.Millisecond).String()
 	},
-	"classes": func(m map[string]int) []classCount {
-		out := make([]classCount, 0, len(m))
-		for k, v := range m {
-			out = append(out, classCount{k, v})
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
-		return out
-	},
+	"keys": func(m map[string]int) []string { return slices.Sorted(maps.Keys(m)) },
 }
 
 // mailto is the Reply-to link of an address, only ever its recipient: every
@@ -119,11 +110,6 @@ func mailto(address string) template.URL {
 		fmt.Fprintf(&b, "%%%02X", c)
 	}
 	return template.URL(b.String())
-}
-
-type classCount struct {
-	Class string
-	N     int
 }
 
 // pages holds one template set per page, each with the shared layout,
