@@ -407,14 +407,9 @@ type schedulerView struct {
 	intake.SchedulerStatus
 }
 
-func (h *Handlers) health(r *http.Request, runs int) (health, error) {
-	out := health{}
-	var err error
-	if out.Runs, err = h.Store.LastRuns(r.Context(), runs); err != nil {
+func (h *Handlers) health(r *http.Request, runs int) (out health, err error) {
+	if out.Runs, err = h.Store.LastRuns(r.Context(), runs); err != nil || h.Scheduler == nil {
 		return out, err
-	}
-	if h.Scheduler == nil {
-		return out, nil
 	}
 	out.Scheduler.Configured = true
 	st, err := h.Scheduler.Status(r.Context())
@@ -447,10 +442,10 @@ func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
 		out.Sweep.LastRun = &hl.Runs[0]
 	}
 	s := hl.Scheduler
-	out.Scheduler = sched{Configured: s.Configured, Schedule: s.Schedule, LastAttempt: timeOrNil(s.LastAttempt), LastStatus: s.LastStatus}
 	if s.Configured && !s.Readable {
-		out.Scheduler.LastStatus = "UNREADABLE"
+		s.LastStatus = "UNREADABLE"
 	}
+	out.Scheduler = sched{Configured: s.Configured, Schedule: s.Schedule, LastAttempt: timeOrNil(s.LastAttempt), LastStatus: s.LastStatus}
 	return answer(w, http.StatusOK, out)
 }
 
