@@ -5,6 +5,7 @@
 package adminseed
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -61,26 +62,20 @@ func hexOf(seed string) string {
 // Keep keeps s through the store as a visitor's draft, confirms it with its
 // envelopes, and marks it as s says. It returns the id.
 func Keep(ctx context.Context, db *firestorestore.DB, s Sample) (string, error) {
-	id := s.ID
-	if id == "" {
-		id = IDFor(s.Fields.Name + s.ConfirmedAt.String())
-	}
+	id := cmp.Or(s.ID, IDFor(s.Fields.Name+s.ConfirmedAt.String()))
 	confirmedAt := s.ConfirmedAt.UTC().Truncate(time.Microsecond)
 	created := confirmedAt.Add(-4 * time.Minute)
-	token := []byte("token of " + id)
-	tokenHash := intake.HashToken(string(token))
+	tokenHash := intake.HashToken("token of " + id)
 	registry, err := registry()
 	if err != nil {
 		return "", err
 	}
 	form, ok := registry.Latest("introduction")
-	if !ok {
-		return "", fmt.Errorf("the form registry has no introduction form")
+	if ok && s.Lang != "" {
+		form, ok = form.In(s.Lang)
 	}
-	if s.Lang != "" {
-		if form, ok = form.In(s.Lang); !ok {
-			return "", fmt.Errorf("the introduction form is not shown in %q", s.Lang)
-		}
+	if !ok {
+		return "", fmt.Errorf("the form registry has no introduction form in %q", s.Lang)
 	}
 	// Every purpose of the version, and consent evidence for one granted (with a conversation).
 	withdrawal := "/api/introductions/" + id + "/withdrawal"
@@ -100,10 +95,7 @@ func Keep(ctx context.Context, db *firestorestore.DB, s Sample) (string, error) 
 		CreatedAt: created, ExpireAt: created.Add(30 * time.Minute), SubjectKey: contentrules.SubjectKey(s.Fields.Email),
 		LikelySpam: s.LikelySpam,
 	}
-	signals := s.Signals
-	if signals == nil {
-		signals = []string{}
-	}
+	signals := append([]string{}, s.Signals...)
 	var solve *intake.SolveRecord
 	if s.SolveMillis > 0 {
 		solve = &intake.SolveRecord{Millis: intake.SolveBucket(s.SolveMillis), Workers: 4, MaxNumber: PowMaxNumber}
@@ -135,9 +127,8 @@ func Keep(ctx context.Context, db *firestorestore.DB, s Sample) (string, error) 
 	}
 	outbox := make([]intake.Envelope, 0, len(s.Envelopes))
 	for i, e := range s.Envelopes {
-		e.Event, e.PayloadVersion = intake.EventConfirmed, intake.HandoffPayloadVersion
+		e.Event, e.PayloadVersion, e.SubmissionID = intake.EventConfirmed, intake.HandoffPayloadVersion, id
 		e.ID = intake.EnvelopeID(id, e.Destination, e.Event)
-		e.SubmissionID = id
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = confirmedAt.Add(time.Duration(i) * time.Millisecond)
 		}
@@ -163,14 +154,10 @@ func Keep(ctx context.Context, db *firestorestore.DB, s Sample) (string, error) 
 
 // Refused records one content-free refused attempt at t with the given abuse state.
 func Refused(ctx context.Context, db *firestorestore.DB, seed string, state intake.AbuseState, t time.Time) error {
-	code := map[intake.AbuseState]intake.Code{
-		intake.AbuseRateLimited: intake.CodeRateLimited, intake.AbuseHoneypot: "",
-		intake.AbuseContentRejected: intake.CodeMessageTooManyLinks, intake.AbusePowFailed: intake.CodePowInvalid,
+	codes := map[intake.AbuseState][]intake.Code{
+		intake.AbuseRateLimited: {intake.CodeRateLimited}, intake.AbuseHoneypot: {},
+		intake.AbuseContentRejected: {intake.CodeMessageTooManyLinks}, intake.AbusePowFailed: {intake.CodePowInvalid},
 	}[state]
-	codes := []intake.Code{}
-	if code != "" {
-		codes = append(codes, code)
-	}
 	return db.Intake(nil).RecordAttempt(ctx, intake.LedgerEntry{
 		ID: IDFor("refused" + seed), Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "1",
 		Validation: intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes},
@@ -186,9 +173,7 @@ func Refused(ctx context.Context, db *firestorestore.DB, seed string, state inta
 
 // SweepRun writes one sweep run record.
 func SweepRun(ctx context.Context, client *firestore.Client, r intake.SweepRun) error {
-	if r.ID == "" {
-		r.ID = IDFor("sweep" + r.StartedAt.String())
-	}
+	r.ID = cmp.Or(r.ID, IDFor("sweep"+r.StartedAt.String()))
 	if r.ExpireAt.IsZero() {
 		r.ExpireAt = r.StartedAt.Add(90 * 24 * time.Hour)
 	}
