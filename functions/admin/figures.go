@@ -15,13 +15,11 @@ import (
 // ChartDays is how many finished UTC days the list page's chart shows.
 const ChartDays = 30
 
-// FiguresStore keeps the daily figures and counts them from the ledger. Errors: UNAVAILABLE.
+// FiguresStore keeps the daily figures (DailyFigures, PutDailyFigures, once) and counts one UTC
+// day's from the ledger, solves at baseMaxNumber (CountDay). Errors: UNAVAILABLE.
 type FiguresStore interface {
-	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
-	// CountDay counts one UTC day's figures without reading entries, solves at baseMaxNumber.
 	CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error)
-	// PutDailyFigures keeps one day's figures, once.
 	PutDailyFigures(ctx context.Context, f intake.DailyFigures) error
 }
 

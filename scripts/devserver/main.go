@@ -1,18 +1,10 @@
-// Command devserver runs every route of every function of the service (the
-// rows of each under functions/) on one origin, with the site's reference
-// page at every other path. It is what `make run` starts; configuration
-// comes from the environment (shared/config/README.md). It needs
-// FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
-// credentials.
-//
-// It listens on 127.0.0.1 and answers only requests addressed to a
-// loopback name (loopbackOnly): the admin has no sign-in here, and a page
-// on any other name that resolves to 127.0.0.1 (DNS rebinding) must reach
-// nothing.
-//
+// Command devserver runs every route of every function of the service on one
+// origin, with the site's reference page at every other path: what `make
+// run` starts, configured from the environment (shared/config/README.md).
+// It listens on 127.0.0.1 and answers only requests addressed to a loopback
+// name, so that DNS rebinding reaches nothing (the admin has no sign-in here).
 // For tests only, DEVSERVER_CLOCK_STEP (a duration) makes each SIGUSR1 move
-// the service's clock that far ahead, so that a test sees a draft expire
-// without waiting for it; the deployed functions have no such clock.
+// the service's clock that far ahead.
 package main
 
 import (
@@ -71,7 +63,6 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	defer svc.Close()
-	// Starting the dev server is a cold start: it sweeps in the background.
 	svc.Sweeps.Start(intake.SweepByColdStart)
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.Port))
 	if err != nil {
