@@ -132,34 +132,31 @@ type benchmark struct {
 
 // measure starts bin b.runs times, each after a bare function's start, and returns both medians.
 func (b benchmark) measure(bin, target string, p probe) (result, time.Duration) {
-	var rs []result
-	var bare []float64
+	var rs, bare []result
 	for range b.runs {
-		bare = append(bare, float64(b.once(b.bare, "Bare", bareProbe, false).start))
+		bare = append(bare, b.once(b.bare, "Bare", bareProbe, false))
 		rs = append(rs, b.once(bin, target, p, true))
 	}
-	med := func(f func(result) float64) float64 {
-		vs := make([]float64, len(rs))
-		for i, r := range rs {
-			vs[i] = f(r)
-		}
-		return median(vs)
-	}
-	count := func(f func(result) int64) int64 { return int64(med(func(r result) float64 { return float64(f(r)) })) }
+	start := func(r result) time.Duration { return r.start }
 	return result{
 		status:        rs[len(rs)-1].status,
-		start:         time.Duration(med(func(r result) float64 { return float64(r.start) })),
-		rssMiB:        med(func(r result) float64 { return r.rssMiB }),
-		connsAtAnswer: count(func(r result) int64 { return r.connsAtAnswer }),
-		connsSettled:  count(func(r result) int64 { return r.connsSettled }),
-		callsAtAnswer: count(func(r result) int64 { return r.callsAtAnswer }),
-		callsSettled:  count(func(r result) int64 { return r.callsSettled }),
-	}, time.Duration(median(bare))
+		start:         median(rs, start),
+		rssMiB:        median(rs, func(r result) float64 { return r.rssMiB }),
+		connsAtAnswer: median(rs, func(r result) int64 { return r.connsAtAnswer }),
+		connsSettled:  median(rs, func(r result) int64 { return r.connsSettled }),
+		callsAtAnswer: median(rs, func(r result) int64 { return r.callsAtAnswer }),
+		callsSettled:  median(rs, func(r result) int64 { return r.callsSettled }),
+	}, median(bare, start)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func median(vs []float64) float64 {
+// median is the median of f over rs (the upper one of an even count).
+func median[T int64 | float64 | time.Duration](rs []result, f func(result) T) T {
+	vs := make([]T, len(rs))
+	for i, r := range rs {
+		vs[i] = f(r)
+	}
 	slices.Sort(vs)
 	return vs[len(vs)/2]
 }
