@@ -124,11 +124,8 @@ var pages = sync.OnceValue(func() map[string]*template.Template {
 
 // page is what every page template gets.
 type page struct {
-	Title   string
-	Nav     string
-	Notice  string
-	Problem string
-	Data    any
+	Title, Nav, Notice, Problem string
+	Data                        any
 }
 
 // render writes a page, or a plain 500 if the template fails; either way the
@@ -188,12 +185,9 @@ type filterTab struct {
 }
 
 func filterTabs(current string) []filterTab {
-	out := []filterTab{{Filter: "", Label: "All", Href: "/admin/"}}
+	out := []filterTab{{Label: "All", Href: "/admin/", Current: current == ""}}
 	for _, f := range filters {
-		out = append(out, filterTab{Filter: f, Label: folderLabels[f], Href: "/admin/?filter=" + f})
-	}
-	for i := range out {
-		out[i].Current = out[i].Filter == current
+		out = append(out, filterTab{Filter: f, Label: folderLabels[f], Href: "/admin/?filter=" + f, Current: f == current})
 	}
 	return out
 }
@@ -371,12 +365,12 @@ func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
 	return h.afterAction(w, r, r.PathValue("id"), done, err)
 }
 
-// spamErasureData is the bulk erasure's confirmation step and its result.
+// spamErasureData is the bulk erasure's confirmation step (Count marked spam, Rows the
+// newest of them) and its result.
 type spamErasureData struct {
-	Count  int // how many are marked spam; Rows the newest of them
-	Rows   []intake.Record
-	Done   bool
-	Erased int
+	Count, Erased int
+	Rows          []intake.Record
+	Done          bool
 }
 
 // pageSpamErasure asks for confirm=yes, then erases everything marked spam.
@@ -413,11 +407,10 @@ func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
 
 // subjectData is the data subject's page.
 type subjectData struct {
-	Email    string
-	Searched bool
-	Records  []intake.Record
-	Erased   int
-	Done     bool
+	Email          string
+	Searched, Done bool
+	Records        []intake.Record
+	Erased         int
 }
 
 func (h *Handlers) pageSubjectForm(w http.ResponseWriter, r *http.Request) error {
