@@ -40,27 +40,20 @@ const PageSize = 50
 // RecentRuns is how many sweep runs the retention page shows.
 const RecentRuns = 10
 
-// Store is what the admin reads and writes. Every method answers intake
-// errors only: NOT_FOUND for an unknown, expired or draft id (the owner
-// never sees a draft), STATE_CONFLICT for a move the state refuses,
-// UNAVAILABLE for an outage.
+// Store is what the admin reads and writes. Errors: NOT_FOUND for an
+// unknown, expired or draft id, STATE_CONFLICT for a move the state
+// refuses, UNAVAILABLE for an outage.
 type Store interface {
-	// ListIntroductions returns a page of confirmed and handled
-	// introductions of folder ("" for every folder) with their ledger
-	// entries, newest confirmation first, after pos, and where the next
-	// page starts (nil at the end).
+	// ListIntroductions returns a page of confirmed introductions of folder ("" for all),
+	// newest first, after pos, and where the next page starts (nil at the end).
 	ListIntroductions(ctx context.Context, folder string, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error)
-	// CountWaiting counts the confirmed introductions not yet handled
-	// that the owner has not marked spam.
+	// CountWaiting counts the introductions not handled and not marked spam.
 	CountWaiting(ctx context.Context) (int, error)
-	// MarkSpam keeps the owner's word (spam or not) and records actor in
-	// the ledger.
+	// MarkSpam keeps the owner's word and records actor in the ledger.
 	MarkSpam(ctx context.Context, id, actor string, spam bool, now time.Time) (*intake.Introduction, error)
 	// CountSpam counts the introductions the owner marked spam.
 	CountSpam(ctx context.Context) (int, error)
-	// EraseSpam erases every introduction the owner marked spam as
-	// EraseSubject erases, and says which it erased and which notices it
-	// wrote.
+	// EraseSpam erases, as EraseSubject does, every introduction marked spam.
 	EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (erased, sent []string, err error)
 	// Record returns everything held about one confirmed introduction.
 	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
@@ -70,21 +63,15 @@ type Store interface {
 	Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error)
 	// RecordAdminAction appends a to the ledger entry of submission id.
 	RecordAdminAction(ctx context.Context, id string, a intake.AdminAction) error
-	// SubjectRecords returns every live record (drafts included) of one
-	// data subject: stored under one of q's keys, with an address q owns.
+	// SubjectRecords returns every live record (drafts included) of one data subject.
 	SubjectRecords(ctx context.Context, q intake.SubjectQuery, now time.Time) ([]intake.Record, error)
-	// EraseSubject erases every introduction of one data subject (as
-	// SubjectRecords finds them, expired ones too), leaving content-free
-	// tombstones, writes the notices that notices returns for each (nil:
-	// none), and says which introductions it erased and which notices it
-	// wrote.
+	// EraseSubject erases every introduction of one data subject, expired ones too, leaving
+	// tombstones and writing notices' envelopes for each; it says what it erased and wrote.
 	EraseSubject(ctx context.Context, q intake.SubjectQuery, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (erased, sent []string, err error)
-	// Tombstone returns the ledger entry of an introduction withdrawn or
-	// erased; NOT_FOUND for any other id.
+	// Tombstone returns a withdrawn or erased introduction's ledger entry; NOT_FOUND otherwise.
 	Tombstone(ctx context.Context, id string) (intake.LedgerEntry, error)
-	// LedgerEntries hands every live ledger entry whose attempt arrived
-	// in [from, to) to page, a page at a time, oldest first; page's error
-	// stops it and is returned.
+	// LedgerEntries hands the live ledger entries of [from, to) to page, oldest first; page's
+	// error stops it and is returned.
 	LedgerEntries(ctx context.Context, from, to, now time.Time, page func([]intake.LedgerEntry) error) error
 	// LastRuns returns the n most recent sweep runs, newest first.
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
@@ -92,31 +79,24 @@ type Store interface {
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
 }
 
-// SolveTarget is what the solve telemetry is measured against: the base
-// max number (POW_MAX_NUMBER) and the 90th-percentile solve time wanted
-// at it (POW_TARGET_P90).
+// SolveTarget is POW_MAX_NUMBER and the 90th-percentile solve time wanted at it.
 type SolveTarget struct {
 	MaxNumber int64
 	TargetP90 time.Duration
 }
 
-// Retrier sends one envelope again now (the delivery service). Errors:
-// NOT_FOUND, STATE_CONFLICT (nothing to retry, or it is being sent this
-// moment), UNAVAILABLE.
+// Retrier sends one envelope again now. Errors: NOT_FOUND, STATE_CONFLICT, UNAVAILABLE.
 type Retrier interface {
 	RetryNow(ctx context.Context, envelopeID string) error
 }
 
-// Notifier makes and sends the introduction.withdrawn notices of an
-// erasure (the delivery service): Outbox returns the envelopes, Dispatch
-// sends those the store wrote.
+// Notifier makes (Outbox) and sends (Dispatch) an erasure's withdrawal notices.
 type Notifier interface {
 	Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope
 	Dispatch(envelopeIDs []string)
 }
 
-// Scheduler reads the Cloud Scheduler job that calls the sweep. Errors:
-// any; the admin shows the job as unreadable and logs the cause.
+// Scheduler reads the Cloud Scheduler job that calls the sweep; on error the job shows as unreadable.
 type Scheduler interface {
 	Status(ctx context.Context) (intake.SchedulerStatus, error)
 }
@@ -124,32 +104,20 @@ type Scheduler interface {
 // Deps are the admin's dependencies.
 type Deps struct {
 	Store Store
-	// Retrier is the delivery service; nil when none is wired (a test),
-	// and then a retry answers 503 UNAVAILABLE.
-	Retrier Retrier
-	// Notifier is the delivery service; nil when none is wired (a test),
-	// and then an erasure notifies no one.
+	// Retrier nil: a retry answers 503 UNAVAILABLE. Notifier nil: an erasure notifies no one.
+	Retrier  Retrier
 	Notifier Notifier
-	// Scheduler is nil when no scheduler job is configured (locally): the
-	// admin says so rather than failing.
+	// Scheduler is nil when no scheduler job is configured; the admin says so.
 	Scheduler Scheduler
-	// Keys are the HMAC keys (the service's key ring): the list's cursors
-	// are signed under a key derived from them (CursorPurpose).
+	// Keys sign the list's cursors (under CursorPurpose).
 	Keys   intake.Keyring
 	Clock  intake.Clock
 	Logger *slog.Logger
-	// Files holds the attachments' bytes: the detail page's download reads
-	// them and an erasure deletes them. Nil (a test): a download answers
-	// 503 UNAVAILABLE and an erasure leaves the bytes to the sweep.
+	// Files holds the attachments; nil: a download answers 503 and an erasure leaves them to the sweep.
 	Files attachment.Files
-	// Solves are the proof of work's base cost and the solve time its
-	// 90th percentile should take, for the suggested cost the list page
-	// shows (zero: no suggestion).
+	// Solves is what the list page's suggested cost aims at (zero: no suggestion).
 	Solves SolveTarget
-	// Receipts is true when a provider's delivery events can move an
-	// email past ACCEPTED (MAILGUN_WEBHOOK_SIGNING_KEY is set); without
-	// them, an email accepted by the mail server stays ACCEPTED for good,
-	// and the admin says so rather than "pending".
+	// Receipts is true when delivery events can move an email past ACCEPTED.
 	Receipts bool
 }
 
@@ -186,8 +154,7 @@ func New(d Deps) (*Handlers, error) {
 const PageCSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
 
 // guard sets the headers every admin answer carries and refuses an unsafe
-// method from another origin (net/http's CrossOriginProtection decides:
-// Sec-Fetch-Site, else Origin against Host; a request with neither passes).
+// method from another origin (as net/http's CrossOriginProtection decides).
 func (h *Handlers) guard(w http.ResponseWriter, r *http.Request) error {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", PageCSP)
@@ -204,25 +171,23 @@ func (h *Handlers) guard(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// guarded wraps a route handler with guard.
-func (h *Handlers) guarded(next jsonapi.Handler) jsonapi.Handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := h.guard(w, r); err != nil {
-			return err
-		}
-		return next(w, r)
-	}
-}
-
 // Name is the function's entry point.
 const Name = "Admin"
 
 // Routes are the function's rows of the route table, answered by h: its
-// JSON (which returns its refusals as problem+json), then its pages (HTML,
-// refusals included; no script, their own CSP). Each one sets the admin's
-// own headers over the API edge's and refuses an unsafe method from
-// another origin before doing anything.
+// JSON (refusals as problem+json), then its pages (refusals as pages). Each
+// one sets the admin's own headers and refuses an unsafe method from another
+// origin before doing anything.
 func Routes(h *Handlers) []jsonapi.Route {
+	// pg answers a page's refusal as a page.
+	pg := func(f jsonapi.Handler) jsonapi.Handler {
+		return func(w http.ResponseWriter, r *http.Request) error {
+			if err := f(w, r); err != nil {
+				h.problemPage(w, r, err)
+			}
+			return nil
+		}
+	}
 	rows := []jsonapi.Route{
 		{Pattern: "GET /admin/api/introductions", Handle: h.apiList},
 		{Pattern: "GET /admin/api/introductions/{id}", Handle: h.apiDetail},
@@ -233,26 +198,32 @@ func Routes(h *Handlers) []jsonapi.Route {
 		{Pattern: "GET /admin/api/subjects", Handle: h.apiSubject},
 		{Pattern: "POST /admin/api/subjects/erasure", Handle: h.apiErasure},
 		{Pattern: "GET /admin/api/health", Handle: h.apiHealth},
-		{Pattern: "GET /admin/api/ledger", Handle: h.apiLedger},
+		{Pattern: "GET /admin/api/ledger", Handle: func(w http.ResponseWriter, r *http.Request) error { return h.exportLedger(w, r, false) }},
 		{Pattern: "GET /admin", Handle: home},
-		{Pattern: "GET /admin/{$}", Handle: h.pageList},
-		{Pattern: "GET /admin/introductions/{id}", Handle: h.pageDetail},
+		{Pattern: "GET /admin/{$}", Handle: pg(h.pageList)},
+		{Pattern: "GET /admin/introductions/{id}", Handle: pg(h.pageDetail)},
 		{Pattern: "GET /admin/introductions/{id}/attachment", Handle: h.download},
-		{Pattern: "POST /admin/introductions/{id}/handled", Handle: h.pageHandled},
-		{Pattern: "POST /admin/introductions/{id}/spam", Handle: h.pageSpam},
-		{Pattern: "POST /admin/spam/erasure", Handle: h.pageSpamErasure},
-		{Pattern: "POST /admin/deliveries/{envelopeId}/retry", Handle: h.pageRetry},
-		{Pattern: "GET /admin/subjects", Handle: h.pageSubjectForm},
-		{Pattern: "POST /admin/subjects", Handle: h.pageSubject},
-		{Pattern: "POST /admin/subjects/export", Handle: h.pageExport},
-		{Pattern: "POST /admin/subjects/erasure", Handle: h.pageErasure},
-		{Pattern: "GET /admin/retention", Handle: h.pageRetention},
-		{Pattern: "GET /admin/ledger/export", Handle: h.pageLedgerExport},
-		{Pattern: "GET /admin/assets/admin.css", Handle: serveCSS},
-		{Pattern: "GET /admin/assets/icon.svg", Handle: serveIcon},
+		{Pattern: "POST /admin/introductions/{id}/handled", Handle: pg(h.pageHandled)},
+		{Pattern: "POST /admin/introductions/{id}/spam", Handle: pg(h.pageSpam)},
+		{Pattern: "POST /admin/spam/erasure", Handle: pg(h.pageSpamErasure)},
+		{Pattern: "POST /admin/deliveries/{envelopeId}/retry", Handle: pg(h.pageRetry)},
+		{Pattern: "GET /admin/subjects", Handle: pg(h.pageSubjectForm)},
+		{Pattern: "POST /admin/subjects", Handle: pg(h.pageSubject)},
+		{Pattern: "POST /admin/subjects/export", Handle: pg(h.pageExport)},
+		{Pattern: "POST /admin/subjects/erasure", Handle: pg(h.pageErasure)},
+		{Pattern: "GET /admin/retention", Handle: pg(h.pageRetention)},
+		{Pattern: "GET /admin/ledger/export", Handle: pg(func(w http.ResponseWriter, r *http.Request) error { return h.exportLedger(w, r, true) })},
+		{Pattern: "GET /admin/assets/admin.css", Handle: asset("text/css; charset=utf-8", css)},
+		{Pattern: "GET /admin/assets/icon.svg", Handle: asset("image/svg+xml", icon)},
 	}
 	for i := range rows {
-		rows[i].Handle = h.guarded(rows[i].Handle)
+		next := rows[i].Handle
+		rows[i].Handle = func(w http.ResponseWriter, r *http.Request) error {
+			if err := h.guard(w, r); err != nil {
+				return err
+			}
+			return next(w, r)
+		}
 	}
 	return rows
 }
@@ -267,27 +238,20 @@ func home(w http.ResponseWriter, r *http.Request) error {
 // token: the dev server's owner.
 const LocalOwner = "local owner"
 
-// actor names who made the request, for the ledger: the email claim of the
-// identity token Cloud Run IAM verified before the request arrived (its
-// signature removed, so it is read, not verified, here), LocalOwner
-// without a token, and "unidentified caller" for a token without an email.
-// It is never logged.
+// actor names who made the request, for the ledger (never logged): the
+// email claim of the identity token Cloud Run IAM verified, LocalOwner
+// without a token, "unidentified caller" for a token without an email.
 func actor(r *http.Request) string {
 	if r.Header.Get("Authorization") == "" {
 		return LocalOwner
 	}
-	parts := strings.Split(jsonapi.BearerToken(r), ".")
-	if len(parts) < 2 {
-		return "unidentified caller"
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return "unidentified caller"
-	}
+	_, rest, ok := strings.Cut(jsonapi.BearerToken(r), ".")
+	claim, _, _ := strings.Cut(rest, ".")
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(claim, "="))
 	var claims struct {
 		Email string `json:"email"`
 	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Email == "" || len(claims.Email) > intake.MaxStoredLabel {
+	if !ok || err != nil || json.Unmarshal(payload, &claims) != nil || claims.Email == "" || len(claims.Email) > intake.MaxStoredLabel {
 		return "unidentified caller"
 	}
 	return claims.Email

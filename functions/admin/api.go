@@ -28,10 +28,9 @@ type listItem struct {
 	ConfirmedAt time.Time       `json:"confirmedAt"`
 	HandledAt   *time.Time      `json:"handledAt"`
 	Decision    intake.Decision `json:"decision"`
-	// Folder is where the list files it: inbox, likely-spam or spam.
-	Folder     string `json:"folder"`
-	LikelySpam bool   `json:"likelySpam"`
-	Spam       *bool  `json:"spam"`
+	Folder      string          `json:"folder"` // inbox, likely-spam or spam
+	LikelySpam  bool            `json:"likelySpam"`
+	Spam        *bool           `json:"spam"`
 }
 
 type listAnswer struct {
@@ -42,20 +41,16 @@ type listAnswer struct {
 // detail is GET /admin/api/introductions/{id}, and one introduction of a
 // data subject's export.
 type detail struct {
-	ID          string       `json:"id"`
-	State       intake.State `json:"state"`
-	FormID      string       `json:"formId"`
-	FormVersion string       `json:"formVersion"`
-	// Lang is the language the visitor wrote in ("" before it was kept).
-	Lang         string        `json:"lang"`
-	Introduction intake.Fields `json:"introduction"`
-	Conversation string        `json:"conversation"`
-	// Attachment is the file attached, null for none.
-	Attachment *intake.Attachment       `json:"attachment"`
-	Consents   []intake.ConsentEvidence `json:"consents"`
-	// Signals are the spam signals' names (the ledger's abuse.signals),
-	// LikelySpam their verdict at intake, Spam the owner's word (null
-	// until the owner says).
+	ID           string                   `json:"id"`
+	State        intake.State             `json:"state"`
+	FormID       string                   `json:"formId"`
+	FormVersion  string                   `json:"formVersion"`
+	Lang         string                   `json:"lang"`
+	Introduction intake.Fields            `json:"introduction"`
+	Conversation string                   `json:"conversation"`
+	Attachment   *intake.Attachment       `json:"attachment"`
+	Consents     []intake.ConsentEvidence `json:"consents"`
+	// Signals are the spam signals, LikelySpam their verdict, Spam the owner's word (null until said).
 	Signals    []string           `json:"signals"`
 	LikelySpam bool               `json:"likelySpam"`
 	Spam       *bool              `json:"spam"`
@@ -100,8 +95,7 @@ func detailOf(rec intake.Record) detail {
 	return d
 }
 
-// spamSignals are the names among the ledger entry's abuse signals that
-// are spam signals (a refused check's own codes are not).
+// spamSignals are the ledger entry's abuse signals that are spam signals.
 func spamSignals(l intake.LedgerEntry) []string {
 	out := []string{}
 	for _, s := range l.Abuse.Signals {
@@ -151,8 +145,7 @@ func (h *Handlers) apiList(w http.ResponseWriter, r *http.Request) error {
 			HandledAt: timeOrNil(in.HandledAt), Decision: rec.Ledger.Decision,
 			Folder: in.Folder(), LikelySpam: in.LikelySpam, Spam: in.Spam})
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return answer(w, http.StatusOK, out)
 }
 
 func (h *Handlers) apiDetail(w http.ResponseWriter, r *http.Request) error {
@@ -160,8 +153,7 @@ func (h *Handlers) apiDetail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, detailOf(rec))
-	return nil
+	return answer(w, http.StatusOK, detailOf(rec))
 }
 
 // handle applies the handle move for the request's actor.
@@ -177,12 +169,11 @@ func (h *Handlers) apiHandled(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
+	return answer(w, http.StatusOK, struct {
 		ID        string       `json:"id"`
 		State     intake.State `json:"state"`
 		HandledAt time.Time    `json:"handledAt"`
 	}{in.ID, in.State, in.HandledAt})
-	return nil
 }
 
 // markSpam keeps the owner's word on the request's introduction.
@@ -211,15 +202,13 @@ func (h *Handlers) apiSpam(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
+	return answer(w, http.StatusOK, struct {
 		ID   string `json:"id"`
 		Spam bool   `json:"spam"`
 	}{in.ID, *in.Spam})
-	return nil
 }
 
-// eraseSpam erases everything the owner marked spam, on the request's
-// actor's behalf, through the erasure path a data subject's request takes.
+// eraseSpam erases everything the owner marked spam, as a data subject's erasure does.
 func (h *Handlers) eraseSpam(r *http.Request) (int, error) {
 	now := h.Clock.Now()
 	erased, sent, err := h.Store.EraseSpam(r.Context(), intake.ErasureRecord{At: now, RequestedBy: actor(r), Reason: intake.ErasureReasonSpam}, h.notices(r, now))
@@ -242,29 +231,24 @@ func (h *Handlers) apiSpamErasure(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeErased(w, n)
-	return nil
+	return writeErased(w, n)
 }
 
 // retry sends an envelope again now, if its status allows it, and records
 // the action in its submission's ledger entry. It returns the envelope.
-func (h *Handlers) retry(r *http.Request) (intake.Envelope, error) {
+func (h *Handlers) retry(r *http.Request) (env intake.Envelope, err error) {
 	id := r.PathValue("envelopeId")
-	env, err := h.retryEnvelope(r, id)
-	h.logAction(r, intake.ActionRetry, err, slog.String("envelopeId", id), slog.String("introductionId", env.SubmissionID))
-	return env, err
-}
-
-func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, error) {
-	env, err := h.Store.Envelope(r.Context(), id, h.Clock.Now())
-	if err != nil {
+	defer func() {
+		h.logAction(r, intake.ActionRetry, err, slog.String("envelopeId", id), slog.String("introductionId", env.SubmissionID))
+	}()
+	if env, err = h.Store.Envelope(r.Context(), id, h.Clock.Now()); err != nil {
 		return env, err
 	}
 	if !retryable(env.Status) {
 		return env, intake.Errorf(intake.CodeStateConflict, "This delivery is %s: there is nothing to retry.", env.Status)
 	}
 	if h.Retrier == nil {
-		return env, intake.Unavailable(errorString("no delivery service is wired"), 30*time.Second)
+		return env, intake.Unavailable(errors.New("no delivery service is wired"), 30*time.Second)
 	}
 	if err := h.Retrier.RetryNow(r.Context(), id); err != nil {
 		return env, err
@@ -273,26 +257,19 @@ func (h *Handlers) retryEnvelope(r *http.Request, id string) (intake.Envelope, e
 		intake.AdminAction{At: h.Clock.Now(), Actor: actor(r), Action: intake.ActionRetry, Target: id})
 }
 
-// retryable reports whether a delivery in status s can be retried now: one
-// not sent yet, failed, or waiting for its next attempt (the delivery
-// service decides the same).
+// retryable reports whether a delivery in status s can be retried now.
 func retryable(s intake.DeliveryStatus) bool {
 	return s == intake.DeliveryFailed || s == intake.DeliveryRetryPending || s == intake.DeliveryPending
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 func (h *Handlers) apiRetry(w http.ResponseWriter, r *http.Request) error {
 	env, err := h.retry(r)
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusAccepted, struct {
+	return answer(w, http.StatusAccepted, struct {
 		EnvelopeID string `json:"envelopeId"`
 	}{env.ID})
-	return nil
 }
 
 // checkEmail refuses what cannot be an address as EMAIL_INVALID.
@@ -333,12 +310,10 @@ func (h *Handlers) apiSubject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, subjectOf(email, recs))
-	return nil
+	return answer(w, http.StatusOK, subjectOf(email, recs))
 }
 
-// erase erases everything held about email on the request's actor's
-// behalf.
+// erase erases everything held about email.
 func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	if err := checkEmail(email); err != nil {
 		return 0, err
@@ -351,8 +326,7 @@ func (h *Handlers) erase(r *http.Request, email string) (int, error) {
 	return len(erased), err
 }
 
-// notices makes an erasure's introduction.withdrawn notices (nil without
-// a Notifier: none).
+// notices makes an erasure's introduction.withdrawn notices (nil without a Notifier).
 func (h *Handlers) notices(r *http.Request, now time.Time) func(string) []intake.Envelope {
 	if h.Notifier == nil {
 		return nil
@@ -365,24 +339,19 @@ func (h *Handlers) notices(r *http.Request, now time.Time) func(string) []intake
 // introductions' attachments; it returns how many files it deleted.
 func (h *Handlers) afterErasure(r *http.Request, erased, sent []string) int {
 	if h.Notifier != nil {
-		// Written even when a later introduction failed: they are sent.
-		h.Notifier.Dispatch(sent)
+		h.Notifier.Dispatch(sent) // written even when a later introduction failed
 	}
 	files := 0
-	if h.Files != nil {
-		// The bytes go with their introductions; what fails here, the sweep
-		// deletes (no introduction names it any longer).
-		for _, id := range erased {
+	for _, id := range erased {
+		if h.Files != nil { // what fails here, the sweep deletes
 			files += attachment.DeleteIntroduction(r.Context(), h.Files, h.Logger, id)
 		}
 	}
 	return files
 }
 
-// download serves the attachment of a confirmed introduction as a file to
-// save, never to render: Content-Disposition: attachment, nosniff, and a
-// sandbox CSP should a browser open it all the same. NOT_FOUND for an
-// introduction without one (or a draft, or an unknown id).
+// download serves a confirmed introduction's attachment as a file to save, never to render;
+// NOT_FOUND for an introduction without one.
 func (h *Handlers) download(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
 	if err != nil {
@@ -423,38 +392,24 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeErased(w, n)
-	return nil
+	return writeErased(w, n)
 }
 
-// health is the retention health: the last sweep runs and the scheduler.
+// health is the last sweep runs, the scheduler, and the ledger export form's default span.
 type health struct {
-	Runs      []intake.SweepRun
-	Scheduler schedulerView
-	// LedgerFrom and LedgerTo fill the retention page's ledger export form:
-	// the last 30 days.
+	Runs                 []intake.SweepRun
+	Scheduler            schedulerView
 	LedgerFrom, LedgerTo string
 }
 
 type schedulerView struct {
-	Configured  bool
-	Readable    bool
-	Job         string
-	Schedule    string
-	TimeZone    string
-	State       string
-	LastAttempt time.Time
-	LastStatus  string
+	Configured, Readable bool
+	intake.SchedulerStatus
 }
 
-func (h *Handlers) health(r *http.Request, runs int) (health, error) {
-	out := health{}
-	var err error
-	if out.Runs, err = h.Store.LastRuns(r.Context(), runs); err != nil {
+func (h *Handlers) health(r *http.Request, runs int) (out health, err error) {
+	if out.Runs, err = h.Store.LastRuns(r.Context(), runs); err != nil || h.Scheduler == nil {
 		return out, err
-	}
-	if h.Scheduler == nil {
-		return out, nil
 	}
 	out.Scheduler.Configured = true
 	st, err := h.Scheduler.Status(r.Context())
@@ -462,8 +417,7 @@ func (h *Handlers) health(r *http.Request, runs int) (health, error) {
 		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "admin: the scheduler job could not be read", slog.String("cause", err.Error()))
 		return out, nil
 	}
-	out.Scheduler = schedulerView{Configured: true, Readable: true, Job: st.Job, Schedule: st.Schedule, TimeZone: st.TimeZone,
-		State: st.State, LastAttempt: st.LastAttempt, LastStatus: st.LastStatus}
+	out.Scheduler = schedulerView{Configured: true, Readable: true, SchedulerStatus: st}
 	return out, nil
 }
 
@@ -488,18 +442,22 @@ func (h *Handlers) apiHealth(w http.ResponseWriter, r *http.Request) error {
 		out.Sweep.LastRun = &hl.Runs[0]
 	}
 	s := hl.Scheduler
-	out.Scheduler = sched{Configured: s.Configured, Schedule: s.Schedule, LastAttempt: timeOrNil(s.LastAttempt), LastStatus: s.LastStatus}
 	if s.Configured && !s.Readable {
-		out.Scheduler.LastStatus = "UNREADABLE"
+		s.LastStatus = "UNREADABLE"
 	}
-	jsonapi.WriteJSON(w, http.StatusOK, out)
-	return nil
+	out.Scheduler = sched{Configured: s.Configured, Schedule: s.Schedule, LastAttempt: timeOrNil(s.LastAttempt), LastStatus: s.LastStatus}
+	return answer(w, http.StatusOK, out)
 }
 
-// writeErased answers an erasure: 200 {"erased": n}, the introductions it
-// deleted.
-func writeErased(w http.ResponseWriter, n int) {
-	jsonapi.WriteJSON(w, http.StatusOK, struct {
+// writeErased answers an erasure with the count it deleted.
+func writeErased(w http.ResponseWriter, n int) error {
+	return answer(w, http.StatusOK, struct {
 		Erased int `json:"erased"`
 	}{n})
+}
+
+// answer writes v as JSON with status; it returns nil, the answer written.
+func answer(w http.ResponseWriter, status int, v any) error {
+	jsonapi.WriteJSON(w, status, v)
+	return nil
 }

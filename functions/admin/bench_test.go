@@ -46,7 +46,7 @@ func BenchmarkPages(b *testing.B) {
 	}
 	for i := 0; i < 51; i++ {
 		s := sample(fmt.Sprint("Person ", i), fmt.Sprintf("p%d@example.com", i), now.Add(-time.Duration(i)*time.Hour))
-		if _, err := adminseed.Keep(ctx, db, client, s); err != nil {
+		if _, err := adminseed.Keep(ctx, db, s); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -59,7 +59,7 @@ func TestListPagesAcross120Introductions(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if _, err := adminseed.Keep(context.Background(), f.db, f.client, s); err != nil {
+			if _, err := adminseed.Keep(context.Background(), f.db, s); err != nil {
 				errs <- err
 			}
 		}()

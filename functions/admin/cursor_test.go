@@ -52,7 +52,7 @@ func (f *fixture) keepMany(n int) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if _, err := adminseed.Keep(context.Background(), f.db, f.client, s); err != nil {
+			if _, err := adminseed.Keep(context.Background(), f.db, s); err != nil {
 				errs <- err
 			}
 		}()

@@ -15,18 +15,15 @@ import (
 // ChartDays is how many finished UTC days the list page's chart shows.
 const ChartDays = 30
 
-// FiguresStore keeps the daily figures and counts them from the ledger. Errors: UNAVAILABLE.
+// FiguresStore keeps the daily figures (DailyFigures, PutDailyFigures, once) and counts one UTC
+// day's from the ledger, solves at baseMaxNumber (CountDay). Errors: UNAVAILABLE.
 type FiguresStore interface {
-	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
-	// CountDay counts one UTC day's figures without reading entries, solves at baseMaxNumber.
 	CountDay(ctx context.Context, start time.Time, baseMaxNumber int64) (intake.DailyFigures, error)
-	// PutDailyFigures keeps one day's figures, once.
 	PutDailyFigures(ctx context.Context, f intake.DailyFigures) error
 }
 
-// DailyFiguresTask is the sweep task that aggregates, once, each finished day of the chart's
-// window not counted yet.
+// DailyFiguresTask is the sweep task that counts, once, each finished day of the chart.
 type DailyFiguresTask struct {
 	store  FiguresStore
 	base   int64
@@ -41,8 +38,6 @@ func NewDailyFiguresTask(store FiguresStore, baseMaxNumber int64, logger *slog.L
 	}
 	return &DailyFiguresTask{store: store, base: baseMaxNumber, logger: logger}, nil
 }
-
-var _ intake.SweepTask = (*DailyFiguresTask)(nil)
 
 // Name names the task in a sweep run.
 func (t *DailyFiguresTask) Name() string { return "daily-figures" }
@@ -100,47 +95,37 @@ var refusalReasons = []refusalReason{
 
 // chart is the list page's two panels of bars, laid out so the template only draws.
 type chart struct {
-	Width, Height   int
-	Days            []chartDay
-	Bars            []bar
-	Ticks           []tick
-	Panels          []panel
-	Reasons         []refusalReason
-	Counted         int
-	TotalConfirmed  int
-	TotalLikelySpam int
-	TotalRefused    int
-	First, Last     string
+	Width, Height                                          int
+	Days                                                   []chartDay
+	Bars                                                   []bar
+	Ticks                                                  []tick
+	Panels                                                 []panel
+	Reasons                                                []refusalReason
+	Counted, TotalConfirmed, TotalLikelySpam, TotalRefused int
+	First, Last                                            string
 }
 
 type chartDay struct {
-	Day       string
-	Label     string
-	Counted   bool
-	Confirmed int
-	// LikelySpam is the part of Confirmed the signals made likely spam.
-	LikelySpam int
-	Refused    []int // in refusalReasons order
-	Total      int
+	Day, Label                   string
+	Counted                      bool
+	Confirmed, LikelySpam, Total int   // LikelySpam is part of Confirmed
+	Refused                      []int // in refusalReasons order
 }
 
 type bar struct {
-	X, Y, W, H float64
-	Class      string
-	Title      string
+	X, Y, W, H   float64
+	Class, Title string
 }
 
 type tick struct {
-	X, Y   float64
-	Text   string
-	Anchor string
+	X, Y         float64
+	Text, Anchor string
 }
 
 type panel struct {
-	Title  string
-	Top    float64
-	Bottom float64
-	Max    int
+	Title       string
+	Top, Bottom float64
+	Max         int
 }
 
 const (
@@ -245,24 +230,22 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 	return c
 }
 
-// solveFigures is the list page's solve telemetry per day and over the window: median, 90th
-// percentile and the suggested POW_MAX_NUMBER. It only suggests.
+// solveFigures is the list page's solve telemetry per day and over the window.
 type solveFigures struct {
 	Target time.Duration
-	// Base is the POW_MAX_NUMBER in force.
-	Base  int64
-	Days  []solveDay
-	Total solveDay
+	Base   int64 // the POW_MAX_NUMBER in force
+	Days   []solveDay
+	Total  solveDay
 }
 
+// solveDay is the solves counted at MaxNumber and the POW_MAX_NUMBER Suggested for a 90th
+// percentile at the target (0 without solves).
 type solveDay struct {
-	Day, Label string
-	// MaxNumber is the base cost the day's solves were counted at.
+	Day, Label  string
 	MaxNumber   int64
 	Solves      int
 	Median, P90 time.Duration
-	// Suggested is the POW_MAX_NUMBER for a 90th percentile at the target; 0 without solves.
-	Suggested int64
+	Suggested   int64
 }
 
 // buildSolveFigures summarises the kept days' solve histograms; the total counts only days at
@@ -306,9 +289,8 @@ func summarise(hist map[int64]int, maxNumber int64, target time.Duration) solveD
 	if out.Solves == 0 {
 		return out
 	}
-	out.Median = time.Duration(percentile(hist, out.Solves, 0.5)) * time.Millisecond
 	p90 := percentile(hist, out.Solves, 0.9)
-	out.P90 = time.Duration(p90) * time.Millisecond
+	out.Median, out.P90 = time.Duration(percentile(hist, out.Solves, 0.5))*time.Millisecond, time.Duration(p90)*time.Millisecond
 	out.Suggested = SuggestMaxNumber(maxNumber, p90, target)
 	return out
 }
@@ -326,9 +308,8 @@ func percentile(hist map[int64]int, total int, q float64) int64 {
 	return intake.SolveBuckets[len(intake.SolveBuckets)-1]
 }
 
-// SuggestMaxNumber is the max number whose 90th-percentile solve would take target, scaling
-// maxNumber by target over the middle of bucket p90, two significant digits, within 1 to
-// 100000000.
+// SuggestMaxNumber is the max number whose 90th-percentile solve would take target (maxNumber
+// scaled by target over the middle of bucket p90), to two significant digits, within 1 to 1e8.
 func SuggestMaxNumber(maxNumber, p90 int64, target time.Duration) int64 {
 	mid := float64(p90)
 	for i, b := range intake.SolveBuckets {

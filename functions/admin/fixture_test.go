@@ -134,7 +134,7 @@ func newFixture(t *testing.T, opts ...option) *fixture {
 // keep writes a sample through the real store.
 func (f *fixture) keep(s adminseed.Sample) string {
 	f.t.Helper()
-	id, err := adminseed.Keep(context.Background(), f.db, f.client, s)
+	id, err := adminseed.Keep(context.Background(), f.db, s)
 	if err != nil {
 		f.t.Fatal(err)
 	}

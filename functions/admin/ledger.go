@@ -78,14 +78,3 @@ func (h *Handlers) exportLedger(w http.ResponseWriter, r *http.Request, download
 	start()
 	return nil
 }
-
-func (h *Handlers) apiLedger(w http.ResponseWriter, r *http.Request) error {
-	return h.exportLedger(w, r, false)
-}
-
-func (h *Handlers) pageLedgerExport(w http.ResponseWriter, r *http.Request) error {
-	if err := h.exportLedger(w, r, true); err != nil {
-		h.problemPage(w, r, err)
-	}
-	return nil
-}

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/formregistry"
@@ -30,19 +32,14 @@ var css []byte
 //go:embed assets/icon.svg
 var icon []byte
 
-func serveCSS(w http.ResponseWriter, r *http.Request) error {
-	return serveAsset(w, "text/css; charset=utf-8", css)
-}
-
-func serveIcon(w http.ResponseWriter, r *http.Request) error {
-	return serveAsset(w, "image/svg+xml", icon)
-}
-
-func serveAsset(w http.ResponseWriter, contentType string, body []byte) error {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Write(body)
-	return nil
+// asset serves body as contentType.
+func asset(contentType string, body []byte) jsonapi.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+		return nil
+	}
 }
 
 var funcs = template.FuncMap{
@@ -53,13 +50,10 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 	},
 	"whenShort": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
-	// language names the language a visitor wrote in, in the owner's.
-	"language": func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
-	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"lower":    func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
-	"label": func(s any) string {
-		return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ")
-	},
+	"language":  func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	"label":     func(s any) string { return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ") },
 	"short": func(s string) string {
 		if len(s) > 12 {
 			return s[:12] + "…"
@@ -76,10 +70,8 @@ var funcs = template.FuncMap{
 		return strconv.FormatInt(n, 10) + " s"
 	},
 	"px":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"plus":  func(a, b int) int { return a + b },
 	"minus": func(a, b int) int { return a - b },
 	"deref": func(b *bool) bool { return b != nil && *b },
-	// ms writes a solve time: "750 ms", "1.5 s".
 	"ms": func(d time.Duration) string {
 		if d < time.Second {
 			return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
@@ -90,10 +82,8 @@ var funcs = template.FuncMap{
 		s, _ := handoffSummary(l, receipts)
 		return s
 	},
-	"size": attachment.HumanSize,
-	"chars": func(s string) string {
-		return strconv.Itoa(len([]rune(s)))
-	},
+	"size":      attachment.HumanSize,
+	"chars":     utf8.RuneCountInString,
 	"retryable": retryable,
 	"mailto":    mailto,
 	"since": func(a, b time.Time) string {
@@ -102,22 +92,11 @@ var funcs = template.FuncMap{
 		}
 		return b.Sub(a).Round(time.Millisecond).String()
 	},
-	"classes": func(m map[string]int) []classCount {
-		out := make([]classCount, 0, len(m))
-		for k, v := range m {
-			out = append(out, classCount{k, v})
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Class < out[j].Class })
-		return out
-	},
+	"keys": func(m map[string]int) []string { return slices.Sorted(maps.Keys(m)) },
 }
 
-// mailto is the Reply-to link of an address: the address is only ever the
-// recipient. Every byte but an unreserved one (RFC 3986) and the last @ is
-// percent-encoded, so a ? cannot start header fields (cc, bcc, body), a %
-// cannot decode into one, a # cannot start a fragment and a comma cannot
-// add a recipient, whatever an address kept before a rule refused them
-// holds.
+// mailto is the Reply-to link of an address, only ever its recipient: every
+// byte but an unreserved one (RFC 3986) and the last @ is percent-encoded.
 func mailto(address string) template.URL {
 	at := strings.LastIndexByte(address, '@')
 	var b strings.Builder
@@ -133,15 +112,8 @@ func mailto(address string) template.URL {
 	return template.URL(b.String())
 }
 
-type classCount struct {
-	Class string
-	N     int
-}
-
 // pages holds one template set per page, each with the shared layout,
-// parsed on the first page rendered (not at start-up: every function that
-// holds the store links this package for its sweep tasks, and only Admin
-// renders).
+// parsed on the first page rendered, not at start-up.
 var pages = sync.OnceValue(func() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	for _, name := range []string{"list", "detail", "subjects", "erasure", "spamerasure", "retention", "problem", "gone"} {
@@ -150,29 +122,26 @@ var pages = sync.OnceValue(func() map[string]*template.Template {
 	return out
 })
 
-// page is what every page template gets: its title, which part of the
-// navigation it is, a notice or problem to show, and the page's own data.
+// page is what every page template gets.
 type page struct {
-	Title   string
-	Nav     string
-	Notice  string
-	Problem string
-	Data    any
+	Title, Nav, Notice, Problem string
+	Data                        any
 }
 
-// render writes a page, or a plain 500 if the template fails (it never
-// writes half a page).
-func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+// render writes a page, or a plain 500 if the template fails; either way the
+// answer is written, and it returns nil.
+func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) error {
 	var buf bytes.Buffer
 	if err := pages()[name].Execute(&buf, p); err != nil {
 		h.Logger.LogAttrs(r.Context(), slog.LevelError, "admin: rendering a page failed", slog.String("page", name), slog.String("cause", err.Error()))
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
-		return
+		return nil
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+	return nil
 }
 
 // problemPage answers err as a page: its status, its safe detail.
@@ -197,34 +166,28 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 
 // listData is the list page.
 type listData struct {
-	// Receipts is Deps.Receipts; NoReceipt is true when a row's email
-	// is accepted and no receipt can come, so the page says what to do.
+	// NoReceipt is true when a row's email is accepted and no receipt can come.
 	Receipts, NoReceipt bool
 	Waiting             int
-	// Filter is the folder shown ("" for all); Filters the list's tabs.
-	Filter    string
-	Filters   []filterTab
-	Rows      []intake.Record
-	Next      string
-	FirstPage bool
-	Chart     chart
-	Solves    solveFigures
-	LastRun   *intake.SweepRun
+	Filter              string // the folder shown, "" for all
+	Filters             []filterTab
+	Rows                []intake.Record
+	Next                string
+	FirstPage           bool
+	Chart               chart
+	Solves              solveFigures
+	LastRun             *intake.SweepRun
 }
 
-// filterTab is one of the list's filters as its tab shows it.
 type filterTab struct {
 	Filter, Label, Href string
 	Current             bool
 }
 
 func filterTabs(current string) []filterTab {
-	out := []filterTab{{Filter: "", Label: "All", Href: "/admin/"}}
+	out := []filterTab{{Label: "All", Href: "/admin/", Current: current == ""}}
 	for _, f := range filters {
-		out = append(out, filterTab{Filter: f, Label: folderLabels[f], Href: "/admin/?filter=" + f})
-	}
-	for i := range out {
-		out[i].Current = out[i].Filter == current
+		out = append(out, filterTab{Filter: f, Label: folderLabels[f], Href: "/admin/?filter=" + f, Current: f == current})
 	}
 	return out
 }
@@ -235,10 +198,9 @@ var folderLabels = map[string]string{intake.FolderInbox: "Inbox", intake.FolderL
 func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	recs, next, err := h.list(r)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
-	filter, _ := listFilter(r) // list has refused an unknown one
+	filter, _ := listFilter(r)
 	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts,
 		Filter: filter, Filters: filterTabs(filter)}
 	for _, rec := range recs {
@@ -247,21 +209,18 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	days := chartDays(h.Clock.Now())
 	kept, err := h.Store.DailyFigures(r.Context(), days)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	d.Chart = buildChart(days, kept)
 	d.Solves = buildSolveFigures(days, kept, h.Solves)
 	runs, err := h.Store.LastRuns(r.Context(), 1)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	if len(runs) > 0 {
 		d.LastRun = &runs[0]
@@ -270,14 +229,12 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	if filter != "" {
 		title += ": " + folderLabels[filter]
 	}
-	h.render(w, r, http.StatusOK, "list", page{Title: title, Nav: "list", Notice: notices[r.URL.Query().Get("done")], Data: d})
-	return nil
+	return h.render(w, r, http.StatusOK, "list", page{Title: title, Nav: "list", Notice: notices[r.URL.Query().Get("done")], Data: d})
 }
 
-// handoffSummary says in a few words where a confirmed introduction went
-// and what is known of it, for the list; accepted is true when its email
-// stands ACCEPTED (the mail server took it) with nothing else waiting or
-// failed.
+// handoffSummary says in a few words where a confirmed introduction went;
+// accepted is true when its email stands ACCEPTED with nothing else waiting
+// or failed.
 func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accepted bool) {
 	switch l.Decision {
 	case intake.DecisionHandoffComplete:
@@ -320,11 +277,9 @@ func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accept
 
 // detailData is the detail page.
 type detailData struct {
-	Record intake.Record
-	// Messages say what the ledger's admin actions mean.
+	Record    intake.Record
 	CanHandle bool
-	// Signals are the spam signals kept in its ledger entry.
-	Signals []string
+	Signals   []string
 }
 
 var notices = map[string]string{
@@ -338,31 +293,23 @@ func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
 	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
 	if intake.CodeOf(err) == intake.CodeNotFound {
 		if entry, terr := h.Store.Tombstone(r.Context(), r.PathValue("id")); terr == nil {
-			h.renderGone(w, r, entry)
-			return nil
+			return h.renderGone(w, r, entry)
 		}
 	}
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
-	h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
-	return nil
+	return h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
 }
 
-// goneData is the page of a withdrawn or erased introduction: what the
-// content-free ledger entry still says.
+// goneData is the page of a withdrawn (or Erased) introduction.
 type goneData struct {
-	// Erased is true for an erasure, false for the visitor's withdrawal.
-	Erased bool
-	// ReceivedAt is when it was confirmed; At when it was withdrawn or
-	// erased.
+	Erased         bool
 	ReceivedAt, At time.Time
 }
 
-// renderGone answers the link to an introduction that was withdrawn or
-// erased: 410 Gone, with the dates, once.
-func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) {
+// renderGone answers 410 Gone for a withdrawn or erased introduction.
+func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) error {
 	d := goneData{ReceivedAt: entry.ConfirmedAt}
 	title := "Introduction withdrawn"
 	if entry.Erasure != nil {
@@ -370,130 +317,104 @@ func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry inta
 	} else {
 		d.At = entry.Withdrawal.At
 	}
-	h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
+	return h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
 }
 
-func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) {
+func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) error {
 	in := rec.Introduction
 	title := in.Fields.Name
 	if in.Fields.Company != "" {
 		title += " — " + in.Fields.Company
 	}
 	_, canHandle := in.State.Next(intake.MoveHandle)
-	h.render(w, r, status, "detail", page{Title: title, Nav: "list", Notice: notice, Problem: problem,
+	return h.render(w, r, status, "detail", page{Title: title, Nav: "list", Notice: notice, Problem: problem,
 		Data: detailData{Record: rec, CanHandle: canHandle == nil, Signals: spamSignals(rec.Ledger)}})
 }
 
-// afterAction shows the detail page again after a POST: a redirect on
-// success (so a reload does not repeat it), the page with the refusal
-// otherwise.
-func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) {
+// afterAction redirects to the detail page after a POST that succeeded,
+// shows it with a state conflict or outage, and returns any other refusal.
+func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done string, err error) error {
 	if err == nil {
 		http.Redirect(w, r, "/admin/introductions/"+url.PathEscape(id)+"?done="+done, http.StatusSeeOther)
-		return
+		return nil
 	}
 	e := intake.AsError(err)
 	if e.Code != intake.CodeStateConflict && e.Code != intake.CodeUnavailable {
-		h.problemPage(w, r, err)
-		return
+		return err
 	}
 	rec, rerr := h.Store.Record(r.Context(), id, h.Clock.Now())
 	if rerr != nil {
-		h.problemPage(w, r, err)
-		return
+		return err
 	}
-	h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
+	return h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
 }
 
 func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
 	_, err := h.handle(r)
-	h.afterAction(w, r, r.PathValue("id"), "handled", err)
-	return nil
+	return h.afterAction(w, r, r.PathValue("id"), "handled", err)
 }
 
-// pageSpam is the detail page's "Mark spam" (spam=yes) and "Not spam"
-// (spam=no).
+// pageSpam is the detail page's "Mark spam" (spam=yes) and "Not spam" (spam=no).
 func (h *Handlers) pageSpam(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
-	var spam bool
-	switch r.PostFormValue("spam") {
-	case "yes":
-		spam = true
-	case "no":
-	default:
-		h.problemPage(w, r, intake.Errorf(intake.CodeUnreadableBody, "The form must say spam=yes or spam=no."))
-		return nil
+	done := map[string]string{"yes": "spam", "no": "not-spam"}[r.PostFormValue("spam")]
+	if done == "" {
+		return intake.Errorf(intake.CodeUnreadableBody, "The form must say spam=yes or spam=no.")
 	}
-	_, err := h.markSpam(r, spam)
-	done := "not-spam"
-	if spam {
-		done = "spam"
-	}
-	h.afterAction(w, r, r.PathValue("id"), done, err)
-	return nil
+	_, err := h.markSpam(r, done == "spam")
+	return h.afterAction(w, r, r.PathValue("id"), done, err)
 }
 
-// spamErasureData is the bulk erasure's confirmation step and its result.
+// spamErasureData is the bulk erasure's confirmation step (Count marked spam, Rows the
+// newest of them) and its result.
 type spamErasureData struct {
-	// Count is how many the owner marked spam; Rows the newest of them.
-	Count  int
-	Rows   []intake.Record
-	Done   bool
-	Erased int
+	Count, Erased int
+	Rows          []intake.Record
+	Done          bool
 }
 
-// pageSpamErasure asks for confirmation first (the form without
-// confirm=yes), then erases everything the owner marked spam.
+// pageSpamErasure asks for confirm=yes, then erases everything marked spam.
 func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	if r.PostFormValue("confirm") != "yes" {
 		n, err := h.Store.CountSpam(r.Context())
 		if err != nil {
-			h.problemPage(w, r, err)
-			return nil
+			return err
 		}
 		recs, _, err := h.Store.ListIntroductions(r.Context(), intake.FolderSpam, nil, PageSize, h.Clock.Now())
 		if err != nil {
-			h.problemPage(w, r, err)
-			return nil
+			return err
 		}
-		h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
+		return h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
 			Data: spamErasureData{Count: n, Rows: recs}})
-		return nil
 	}
 	n, err := h.eraseSpam(r)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
-	h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
+	return h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
 		Notice: fmt.Sprintf("Erased %d %s marked spam. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
 		Data:   spamErasureData{Done: true, Erased: n}})
-	return nil
 }
 
 func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
 	env, err := h.retry(r)
 	if env.SubmissionID == "" {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
-	h.afterAction(w, r, env.SubmissionID, "retried", err)
-	return nil
+	return h.afterAction(w, r, env.SubmissionID, "retried", err)
 }
 
 // subjectData is the data subject's page.
 type subjectData struct {
-	Email    string
-	Searched bool
-	Records  []intake.Record
-	Erased   int
-	Done     bool
+	Email          string
+	Searched, Done bool
+	Records        []intake.Record
+	Erased         int
 }
 
 func (h *Handlers) pageSubjectForm(w http.ResponseWriter, r *http.Request) error {
-	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
-	return nil
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
 }
 
 // formEmail reads the email field of a posted form.
@@ -505,22 +426,14 @@ func formEmail(w http.ResponseWriter, r *http.Request) string {
 func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	recs, err := h.subject(r, email)
-	if err != nil {
-		e := intake.AsError(err)
-		msg := e.Detail
-		if len(e.Fields) > 0 {
-			msg = e.Fields[0].Detail
-		}
-		if e.Code == intake.CodeEmailInvalid {
-			h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: msg, Data: subjectData{Email: email}})
-			return nil
-		}
-		h.problemPage(w, r, err)
-		return nil
+	if e := intake.AsError(err); err != nil && e.Code == intake.CodeEmailInvalid {
+		return h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: e.Fields[0].Detail, Data: subjectData{Email: email}})
 	}
-	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
+	if err != nil {
+		return err
+	}
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Data: subjectData{Email: email, Searched: true, Records: recs}})
-	return nil
 }
 
 // pageExport answers the data subject's export as a JSON download.
@@ -528,13 +441,11 @@ func (h *Handlers) pageExport(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	recs, err := h.subject(r, email)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	body, err := json.MarshalIndent(subjectOf(email, recs), "", "  ")
 	if err != nil {
-		h.problemPage(w, r, intake.Internal(err))
-		return nil
+		return intake.Internal(err)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", `attachment; filename="data-subject-export-`+h.Clock.Now().UTC().Format("2006-01-02")+`.json"`)
@@ -543,29 +454,24 @@ func (h *Handlers) pageExport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// pageErasure asks for confirmation first (the form without confirm=yes),
-// then erases.
+// pageErasure asks for confirm=yes, then erases.
 func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
 	email := formEmail(w, r)
 	if r.PostFormValue("confirm") != "yes" {
 		recs, err := h.subject(r, email)
 		if err != nil {
-			h.problemPage(w, r, err)
-			return nil
+			return err
 		}
-		h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
+		return h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
 			Data: subjectData{Email: email, Searched: true, Records: recs}})
-		return nil
 	}
 	n, err := h.erase(r, email)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
-	h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
 		Notice: fmt.Sprintf("Erased %d %s. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
 		Data:   subjectData{Email: email, Erased: n, Done: true}})
-	return nil
 }
 
 func plural(n int, one, many string) string {
@@ -578,11 +484,9 @@ func plural(n int, one, many string) string {
 func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 	hl, err := h.health(r, RecentRuns)
 	if err != nil {
-		h.problemPage(w, r, err)
-		return nil
+		return err
 	}
 	today := h.Clock.Now().UTC()
 	hl.LedgerFrom, hl.LedgerTo = today.AddDate(0, 0, -29).Format(time.DateOnly), today.Format(time.DateOnly)
-	h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
-	return nil
+	return h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
 }

@@ -1,18 +1,14 @@
 // Command adminseed fills the Firestore emulator with a month of realistic
 // sample introductions, deliveries, refused attempts, sweep runs and daily
-// figures, so the owner's admin can be seen with data: `go run
-// ./scripts/adminseed` in another terminal beside `make run`. It seeds the
-// emulator and project that make run names in
-// ${TMPDIR:-/tmp}/introductions-run.env while it runs; FIRESTORE_EMULATOR_HOST,
-// FIRESTORE_PROJECT and FIRESTORE_DATABASE, when set, name another (as the
-// dev server reads them). It refuses to run without the emulator. Its
-// figures are recounted for the days it wrote, so the chart shows them even
-// after make run's first sweep counted those days empty. It prints the ids
-// of the introductions it kept, newest first, as a JSON array.
+// figures (recounted), so the owner's admin can be seen with data: `go run
+// ./scripts/adminseed` beside `make run`. It seeds the emulator and project
+// that make run names in ${TMPDIR:-/tmp}/introductions-run.env, unless
+// FIRESTORE_EMULATOR_HOST (with FIRESTORE_PROJECT, FIRESTORE_DATABASE) names
+// another; it refuses to run without the emulator. It prints the ids it kept
+// as a JSON array.
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,8 +30,7 @@ import (
 	"github.com/ownersite/introductions/shared/firestorestore"
 )
 
-// runEnvFile is where make run (scripts/run.sh) names its emulator and
-// project while it runs.
+// runEnvFile is where make run names its emulator and project while it runs.
 func runEnvFile() string { return filepath.Join(os.TempDir(), "introductions-run.env") }
 
 // runEnvKeys are what the seed takes from make run's file.
@@ -43,9 +39,7 @@ var runEnvKeys = []string{"FIRESTORE_EMULATOR_HOST", "FIRESTORE_PROJECT", "FIRES
 func main() {
 	getenv, err := withRunEnv(os.Getenv, runEnvFile())
 	if err == nil {
-		// The Firestore client reads the emulator's address from the
-		// process environment itself.
-		err = os.Setenv("FIRESTORE_EMULATOR_HOST", getenv("FIRESTORE_EMULATOR_HOST"))
+		err = os.Setenv("FIRESTORE_EMULATOR_HOST", getenv("FIRESTORE_EMULATOR_HOST")) // the client reads it there
 	}
 	if err == nil {
 		err = run(context.Background(), getenv, os.Stdout, os.Stderr)
@@ -56,24 +50,24 @@ func main() {
 	}
 }
 
-// withRunEnv returns getenv as it is when FIRESTORE_EMULATOR_HOST is set;
-// otherwise getenv with the emulator, project and database that make run
-// wrote to path. With neither, its error says what to start.
+// withRunEnv returns getenv when it names FIRESTORE_EMULATOR_HOST, else getenv
+// with runEnvKeys from make run's file at path; with neither, an error says what to start.
 func withRunEnv(getenv func(string) string, path string) (func(string) string, error) {
 	if getenv("FIRESTORE_EMULATOR_HOST") != "" {
 		return getenv, nil
 	}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no make run is running (%s is absent) and FIRESTORE_EMULATOR_HOST is unset: start make run in another terminal first, or set FIRESTORE_EMULATOR_HOST", path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	vals, err := readRunEnv(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	vals := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && slices.Contains(runEnvKeys, k) {
+			vals[k] = v
+		}
 	}
 	if vals["FIRESTORE_EMULATOR_HOST"] == "" {
 		return nil, fmt.Errorf("%s names no FIRESTORE_EMULATOR_HOST", path)
@@ -84,24 +78,6 @@ func withRunEnv(getenv func(string) string, path string) (func(string) string, e
 		}
 		return getenv(k)
 	}, nil
-}
-
-// readRunEnv reads KEY=value lines and keeps runEnvKeys.
-func readRunEnv(r io.Reader) (map[string]string, error) {
-	vals := map[string]string{}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if !ok {
-			continue
-		}
-		for _, want := range runEnvKeys {
-			if k == want {
-				vals[k] = v
-			}
-		}
-	}
-	return vals, sc.Err()
 }
 
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {

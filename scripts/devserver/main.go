@@ -1,18 +1,10 @@
-// Command devserver runs every route of every function of the service (the
-// rows of each under functions/) on one origin, with the site's reference
-// page at every other path. It is what `make run` starts; configuration
-// comes from the environment (shared/config/README.md). It needs
-// FIRESTORE_EMULATOR_HOST (make run starts the emulator) or real Google
-// credentials.
-//
-// It listens on 127.0.0.1 and answers only requests addressed to a
-// loopback name (loopbackOnly): the admin has no sign-in here, and a page
-// on any other name that resolves to 127.0.0.1 (DNS rebinding) must reach
-// nothing.
-//
+// Command devserver runs every route of every function of the service on one
+// origin, with the site's reference page at every other path: what `make
+// run` starts, configured from the environment (shared/config/README.md).
+// It listens on 127.0.0.1 and answers only requests addressed to a loopback
+// name, so that DNS rebinding reaches nothing (the admin has no sign-in here).
 // For tests only, DEVSERVER_CLOCK_STEP (a duration) makes each SIGUSR1 move
-// the service's clock that far ahead, so that a test sees a draft expire
-// without waiting for it; the deployed functions have no such clock.
+// the service's clock that far ahead.
 package main
 
 import (
@@ -71,7 +63,6 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 		return err
 	}
 	defer svc.Close()
-	// Starting the dev server is a cold start: it sweeps in the background.
 	svc.Sweeps.Start(intake.SweepByColdStart)
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.Port))
 	if err != nil {
@@ -90,7 +81,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := server.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := server.Shutdown(shutdown); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -101,8 +92,7 @@ type stepClock struct{ ahead atomic.Int64 }
 
 func (c *stepClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
 
-// steppedClock returns a clock that each SIGUSR1 moves step ahead, saying
-// so in the log once it has.
+// steppedClock returns a clock that each SIGUSR1 moves step ahead (logged).
 func steppedClock(step time.Duration, logger *slog.Logger) *stepClock {
 	c, moves := &stepClock{}, make(chan os.Signal, 1)
 	signal.Notify(moves, syscall.SIGUSR1)
@@ -115,8 +105,7 @@ func steppedClock(step time.Duration, logger *slog.Logger) *stepClock {
 	return c
 }
 
-// logs returns the dev server's logger: slog's text lines at a terminal
-// (make run), Cloud Logging JSON otherwise, as on Cloud Run.
+// logs returns the dev server's logger: text lines at a terminal, Cloud Logging JSON otherwise.
 func logs(stderr io.Writer, terminal bool, level slog.Leveler) *slog.Logger {
 	if terminal {
 		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
@@ -134,15 +123,13 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// handler is everything the dev server answers on port: every route of
-// svc and the site's page, for loopback names only.
+// handler is every route of svc and the site's page, for loopback names only.
 func handler(svc *dbparts.Service, port int) http.Handler {
 	return loopbackOnly(svc.Mux(sitepage.Handler()), port)
 }
 
-// loopbackOnly passes next the requests whose Host is 127.0.0.1, localhost or [::1] (any port
-// form, any case) and answers any other 421 HOST_NOT_SERVED: DNS rebinding names the attacker's
-// host.
+// loopbackOnly passes next the requests whose Host is 127.0.0.1, localhost or [::1] (with or
+// without port, any case) and answers any other 421 HOST_NOT_SERVED.
 func loopbackOnly(next http.Handler, port int) http.Handler {
 	names := map[string]bool{}
 	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
@@ -162,25 +149,14 @@ func loopbackOnly(next http.Handler, port int) http.Handler {
 }
 
 // timeouts bound how long one connection may hold the server.
-type timeouts struct {
-	// ReadHeader and Read bound reading a request's headers and whole body.
-	ReadHeader, Read time.Duration
-	// Write bounds a request from its headers to the end of the answer; Idle a kept-alive connection.
-	Write, Idle time.Duration
-}
+type timeouts struct{ ReadHeader, Read, Write, Idle time.Duration }
 
-// devTimeouts cut off slow clients of the dev server; Write is twice the longest store timeout,
-// so a slow store answers 503.
+// devTimeouts cut off slow clients; Write is twice the longest store timeout, so a slow store
+// answers 503.
 var devTimeouts = timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 150 * time.Second, Idle: 60 * time.Second}
 
 // newServer returns the dev server's HTTP server for h with t.
 func newServer(h http.Handler, t timeouts) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: t.ReadHeader,
-		ReadTimeout:       t.Read,
-		WriteTimeout:      t.Write,
-		IdleTimeout:       t.Idle,
-		MaxHeaderBytes:    64 << 10,
-	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
+		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10}
 }

@@ -1,30 +1,14 @@
 // Command functionbench prints each deployed function's start-up figures
-// (make bench), run alone as the Go buildpack runs it: the function's own
-// binary, built from its source as scripts/deploy.sh stages it (its entry
-// package at the root) with the buildpackmain main, with FUNCTION_TARGET set
-// to the function. For every function (introductions.Functions)
-// it prints one row:
-//
-//   - the status of its first answer to one of its routes (any answer but a
-//     503, which is a failed start-up and is retried);
-//   - the time from exec to that answer, median of -runs starts, beside the
-//     same median for a bare function on the same framework (the bare
-//     binary, started before each of the function's starts, so both see the
-//     same load), and their ratio;
-//   - resident memory (VmRSS) after the first answer and -settle more;
-//   - the connections made to Firestore and the gRPC calls made on them,
-//     by the first answer and by the end of the settle (which catches what
-//     a cold start sets off in the background, such as a sweep).
-//
-// The first row, Bare, compares the bare function with itself: its ratio is
-// the run's noise.
-//
-// FIRESTORE_EMULATOR_HOST must name a running emulator; each function is
-// given a counting proxy in front of it instead (loopback), and the
-// emulator's functionbench project is wiped before each start.
-//
-// The binaries are -functions/<key>, the function's introductions.Key
-// (scripts/bench.sh builds them).
+// (make bench), each function's own binary run as the Go buildpack runs it
+// (scripts/bench.sh builds them into -functions/<introductions.Key>). Per
+// function, one row: the status of its first answer other than 503 to one of
+// its routes; exec to that answer, median of -runs starts, beside a bare
+// function's (started before each start, under the same load) and their
+// ratio; VmRSS after -settle more; and the Firestore connections and gRPC
+// calls made by the answer and by the end of the settle, counted by a
+// loopback proxy in front of FIRESTORE_EMULATOR_HOST, whose functionbench
+// project is wiped before each start. The first row, Bare against itself,
+// is the run's noise.
 //
 //	functionbench [-functions bin/functions] [-bare bin/functionbench-bare] [-runs 5] [-settle 3s]
 package main
@@ -59,10 +43,9 @@ const (
 // probe is the request that asks a function for its first answer.
 type probe struct{ method, path, body string }
 
-// bareProbe asks the bare function for its answer.
 var bareProbe = probe{"GET", "/", ""}
 
-// probes holds one request per function, to one of its routes; "{form}" is a registry form id.
+// probes holds one request per function; "{form}" is a registry form id.
 var probes = map[string]probe{
 	"Challenge":      {"GET", "/api/introductions/challenge", ""},
 	"Forms":          {"GET", "/api/forms/{form}", ""},
@@ -147,36 +130,33 @@ type benchmark struct {
 	settle   time.Duration
 }
 
-// measure starts bin with FUNCTION_TARGET=target b.runs times, each after a bare function's
-// start, and returns both medians.
+// measure starts bin b.runs times, each after a bare function's start, and returns both medians.
 func (b benchmark) measure(bin, target string, p probe) (result, time.Duration) {
-	var rs []result
-	var bare []float64
+	var rs, bare []result
 	for range b.runs {
-		bare = append(bare, float64(b.once(b.bare, "Bare", bareProbe, false).start))
+		bare = append(bare, b.once(b.bare, "Bare", bareProbe, false))
 		rs = append(rs, b.once(bin, target, p, true))
 	}
-	med := func(f func(result) float64) float64 {
-		vs := make([]float64, len(rs))
-		for i, r := range rs {
-			vs[i] = f(r)
-		}
-		return median(vs)
-	}
+	start := func(r result) time.Duration { return r.start }
 	return result{
 		status:        rs[len(rs)-1].status,
-		start:         time.Duration(med(func(r result) float64 { return float64(r.start) })),
-		rssMiB:        med(func(r result) float64 { return r.rssMiB }),
-		connsAtAnswer: int64(med(func(r result) float64 { return float64(r.connsAtAnswer) })),
-		connsSettled:  int64(med(func(r result) float64 { return float64(r.connsSettled) })),
-		callsAtAnswer: int64(med(func(r result) float64 { return float64(r.callsAtAnswer) })),
-		callsSettled:  int64(med(func(r result) float64 { return float64(r.callsSettled) })),
-	}, time.Duration(median(bare))
+		start:         median(rs, start),
+		rssMiB:        median(rs, func(r result) float64 { return r.rssMiB }),
+		connsAtAnswer: median(rs, func(r result) int64 { return r.connsAtAnswer }),
+		connsSettled:  median(rs, func(r result) int64 { return r.connsSettled }),
+		callsAtAnswer: median(rs, func(r result) int64 { return r.callsAtAnswer }),
+		callsSettled:  median(rs, func(r result) int64 { return r.callsSettled }),
+	}, median(bare, start)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func median(vs []float64) float64 {
+// median is the median of f over rs (the upper one of an even count).
+func median[T int64 | float64 | time.Duration](rs []result, f func(result) T) T {
+	vs := make([]T, len(rs))
+	for i, r := range rs {
+		vs[i] = f(r)
+	}
 	slices.Sort(vs)
 	return vs[len(vs)/2]
 }
@@ -220,8 +200,7 @@ func (b benchmark) once(bin, target string, p probe, settle bool) result {
 	return r
 }
 
-// firstAnswer sends p until an answer other than 503 and returns its status; an error if the
-// server exits first.
+// firstAnswer sends p until an answer other than 503 and returns its status.
 func firstAnswer(base string, p probe, exited <-chan struct{}) (int, error) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
@@ -279,8 +258,8 @@ func residentMiB(pid int) float64 {
 		fail(err.Error())
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
+		var kb float64
+		if _, err := fmt.Sscanf(line, "VmRSS: %f kB", &kb); err == nil {
 			return kb / 1024
 		}
 	}

@@ -6,15 +6,9 @@
 //	powbench solve [-in FILE|-] [-rounds N] solve them on one core, print times (JSON)
 //	powbench make -n 200 -max 1000 [-seed S] generated challenges for the correctness test
 //
-// Every challenge is made with altcha-lib-go v1.0.0 CreateChallenge under a
-// fixed HMAC key, with a salt shaped like the service's
-// ("<hex>?expires=<unix>&kv=<v>&", far-future expiry). The output is a JSON
-// array of {"challenge": <ALTCHA v1 challenge>, "number": <the secret>}.
-//
-// The native solver is a plain loop over 0..maxnumber on one goroutine:
-// it appends the decimal number to a reused buffer holding the salt and
-// hashes it with crypto/sha256.Sum256 (no hash-state reuse: the service's
-// salts are shorter than one SHA-256 block, so there is no midstate to keep).
+// Every challenge is made with altcha-lib-go's CreateChallenge under a fixed
+// HMAC key, with a salt shaped like the service's (far-future expiry), and
+// printed as {"challenge": <ALTCHA v1 challenge>, "number": <the secret>}.
 package main
 
 import (
@@ -43,13 +37,10 @@ const hmacKey = "powbench-fixed-hmac-key-0123456789abcdef"
 // farExpiry is 2100-01-01T00:00:00Z, so the fixed challenges never expire.
 var farExpiry = time.Unix(4102444800, 0).UTC()
 
-// Challenge is the ALTCHA v1 challenge JSON as the service sends it.
-type Challenge = altchapow.Challenge
-
 // Case is one challenge with the number that solves it.
 type Case struct {
-	Challenge Challenge `json:"challenge"`
-	Number    int64     `json:"number"`
+	Challenge altchapow.Challenge `json:"challenge"`
+	Number    int64               `json:"number"`
 }
 
 // Result is one native solve.
@@ -144,13 +135,7 @@ func generatedCases(n int, maxNumber int64, seed uint64) ([]Case, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	cases := make([]Case, 0, n)
 	for i := range n {
-		number := rng.Int64N(maxNumber + 1)
-		switch i {
-		case 0:
-			number = 0
-		case 1:
-			number = maxNumber
-		}
+		number := []int64{0, maxNumber, rng.Int64N(maxNumber + 1)}[min(i, 2)]
 		raw := make([]byte, 1+rng.IntN(64))
 		for j := range raw {
 			raw[j] = byte(rng.Uint32())
@@ -166,28 +151,13 @@ func generatedCases(n int, maxNumber int64, seed uint64) ([]Case, error) {
 
 func makeCase(salt string, number, maxNumber int64) (Case, error) {
 	expires := farExpiry
-	ch, err := altcha.CreateChallenge(altcha.ChallengeOptions{
-		Algorithm: altcha.SHA256,
-		MaxNumber: maxNumber,
-		HMACKey:   hmacKey,
-		Salt:      salt,
-		Number:    &number,
-		Expires:   &expires,
-		Params:    url.Values{"kv": {"1"}},
-	})
+	ch, err := altcha.CreateChallenge(altcha.ChallengeOptions{Algorithm: altcha.SHA256, MaxNumber: maxNumber, HMACKey: hmacKey,
+		Salt: salt, Number: &number, Expires: &expires, Params: url.Values{"kv": {"1"}}})
 	if err != nil {
 		return Case{}, err
 	}
-	return Case{
-		Challenge: Challenge{
-			Algorithm: ch.Algorithm,
-			Challenge: ch.Challenge,
-			MaxNumber: ch.MaxNumber,
-			Salt:      ch.Salt,
-			Signature: ch.Signature,
-		},
-		Number: number,
-	}, nil
+	return Case{altchapow.Challenge{Algorithm: ch.Algorithm, Challenge: ch.Challenge, MaxNumber: ch.MaxNumber,
+		Salt: ch.Salt, Signature: ch.Signature}, number}, nil
 }
 
 func readCases(in string, stdin io.Reader) ([]Case, error) {
@@ -212,11 +182,8 @@ func readCases(in string, stdin io.Reader) ([]Case, error) {
 
 // solveAll solves every case rounds times after a warm-up and reports the medians.
 func solveAll(cases []Case, rounds int) (Report, error) {
-	report := Report{
-		Solver: "go-native-single-core",
-		Method: "loop n=0..maxnumber, sha256.Sum256(salt+decimal(n)) into a reused buffer, compare digest bytes",
-		Rounds: rounds,
-	}
+	report := Report{Solver: "go-native-single-core", Rounds: rounds,
+		Method: "loop n=0..maxnumber, sha256.Sum256(salt+decimal(n)) into a reused buffer, compare digest bytes"}
 	if len(cases) > 0 {
 		if _, err := solve(cases[0].Challenge); err != nil {
 			return report, err
@@ -229,12 +196,11 @@ func solveAll(cases []Case, rounds int) (Report, error) {
 		for range rounds {
 			start := time.Now()
 			n, err := solve(c.Challenge)
-			took := time.Since(start)
 			if err != nil {
 				return report, err
 			}
 			number = n
-			times = append(times, float64(took.Microseconds())/1000)
+			times = append(times, float64(time.Since(start).Microseconds())/1000)
 		}
 		m := median(times)
 		report.Results = append(report.Results, Result{Number: number, TookMs: m})
@@ -246,7 +212,7 @@ func solveAll(cases []Case, rounds int) (Report, error) {
 
 // solve finds the number in 0..maxnumber whose SHA-256(salt+number) is the
 // challenge, or -1 with an error when there is none.
-func solve(c Challenge) (int64, error) {
+func solve(c altchapow.Challenge) (int64, error) {
 	if c.Algorithm != "SHA-256" {
 		return -1, fmt.Errorf("unsupported algorithm %q", c.Algorithm)
 	}

@@ -23,7 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,18 +47,16 @@ func main() {
 	env := []string{"FIRESTORE_PROJECT=servicebench", "POW_MAX_NUMBER=1000", "CLIENT_ADDRESS=cloud-run",
 		"RATE_LIMIT_EMAIL_PER_HOUR=10000", "FLOOD_LIMIT=1000000", "LOG_LEVEL=error"}
 
-	ref := median(*starts, func() time.Duration {
-		d, p := startAndWait(self, []string{"reference"}, nil, "/")
-		p.Process.Kill()
-		p.Wait()
-		return d
-	})
-	svc := median(*starts, func() time.Duration {
-		d, p := startAndWait(*devserver, nil, env, "/api/introductions/challenge")
-		p.Process.Kill()
-		p.Wait()
-		return d
-	})
+	startOnce := func(bin string, args, env []string, path string) func() time.Duration {
+		return func() time.Duration {
+			d, p, _ := startAndWait(bin, args, env, path)
+			p.Process.Kill()
+			p.Wait()
+			return d
+		}
+	}
+	ref := median(*starts, startOnce(self, []string{"reference"}, nil, "/"))
+	svc := median(*starts, startOnce(*devserver, nil, env, "/api/introductions/challenge"))
 	fmt.Printf("start to first answer: devserver %s, bare net/http reference %s, ratio %.2f\n", svc.Round(time.Millisecond), ref.Round(time.Millisecond), float64(svc)/float64(ref))
 
 	// A fresh project: no source's count is left from an earlier run.
@@ -66,9 +64,8 @@ func main() {
 	if resp, err := http.DefaultClient.Do(wipe); err != nil || resp.StatusCode != http.StatusOK {
 		fail(fmt.Sprintf("wiping the emulator: %v %v", err, resp))
 	}
-	_, p := startAndWait(*devserver, nil, env, "/api/introductions/challenge")
+	_, p, base := startAndWait(*devserver, nil, env, "/api/introductions/challenge")
 	defer func() { p.Process.Kill(); p.Wait() }()
-	base := "http://127.0.0.1:" + portOf(p)
 	began := time.Now()
 	for i := 0; i < *drafts; i++ {
 		keep(base, i)
@@ -79,23 +76,16 @@ func main() {
 		*drafts, elapsed.Round(time.Millisecond), float64(*drafts)/elapsed.Seconds(), rss, hwm, 100*hwm/128)
 }
 
-var ports = map[int]string{}
-
-func portOf(p *exec.Cmd) string { return ports[p.Process.Pid] }
-
-func freePort() string {
+// startAndWait starts a server and returns the time from exec to its first
+// 200 on path, the process and its base URL.
+func startAndWait(bin string, args, env []string, path string) (time.Duration, *exec.Cmd, string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fail(err.Error())
 	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
-
-// startAndWait starts a server and returns the time from exec to its first
-// 200 on path.
-func startAndWait(bin string, args, env []string, path string) (time.Duration, *exec.Cmd) {
-	port := freePort()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	base := "http://127.0.0.1:" + port
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(append(os.Environ(), env...), "PORT="+port)
 	cmd.Stderr = io.Discard
@@ -103,20 +93,19 @@ func startAndWait(bin string, args, env []string, path string) (time.Duration, *
 	if err := cmd.Start(); err != nil {
 		fail(err.Error())
 	}
-	ports[cmd.Process.Pid] = port
 	client := &http.Client{Timeout: time.Second}
 	for time.Since(start) < 30*time.Second {
-		resp, err := client.Get("http://127.0.0.1:" + port + path)
+		resp, err := client.Get(base + path)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return time.Since(start), cmd
+				return time.Since(start), cmd, base
 			}
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 	fail(bin + " did not answer within 30 s")
-	return 0, nil
+	return 0, nil, ""
 }
 
 func median(n int, f func() time.Duration) time.Duration {
@@ -124,7 +113,7 @@ func median(n int, f func() time.Duration) time.Duration {
 	for i := range ds {
 		ds[i] = f()
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	slices.Sort(ds)
 	return ds[n/2]
 }
 
@@ -171,14 +160,11 @@ func memory(pid int) (rss, hwm float64) {
 		fail(err.Error())
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			if f[0] == "VmRSS:" {
-				rss = kb / 1024
-			} else {
-				hwm = kb / 1024
-			}
+		var kb float64
+		if _, err := fmt.Sscanf(line, "VmRSS: %f kB", &kb); err == nil {
+			rss = kb / 1024
+		} else if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+			hwm = kb / 1024
 		}
 	}
 	return rss, hwm

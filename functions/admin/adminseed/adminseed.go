@@ -5,6 +5,7 @@
 package adminseed
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -21,47 +22,33 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Sample is one introduction to keep and confirm.
+// Sample is one introduction to keep and confirm; a zero field is left unset.
 type Sample struct {
-	// ID is the introduction's id; "" derives one from the name and
-	// confirmation time.
-	ID           string
+	ID           string // "" derives one from the name and confirmation time
 	Fields       intake.Fields
 	Conversation string
 	ConfirmedAt  time.Time
-	// Lang, when set, is the language the visitor wrote in (the consent
-	// evidence names that language's texts); "" records none, as an
-	// introduction kept before languages were recorded.
-	Lang string
-	// HandledAt, when set, marks the introduction handled then.
-	HandledAt time.Time
-	// Signals are its spam signals and LikelySpam their verdict, as the
-	// intake computed them; Spam, when set, is the owner's word, said at
-	// confirmation.
+	Lang         string
+	HandledAt    time.Time
+	// Signals and LikelySpam are as the intake computed them; Spam is the owner's word.
 	Signals    []string
 	LikelySpam bool
 	Spam       *bool
-	// SolveMillis is the solve time its page reported, at PowMaxNumber
-	// (rounded to its SolveBucket); 0 for none.
+	// SolveMillis is the solve time its page reported, at PowMaxNumber; 0 for none.
 	SolveMillis int64
-	// Envelopes are its confirmation's outbox (their id, submission and
-	// event are set here, as the outbox sets them) and are mirrored in its
-	// ledger entry's handoffs.
+	// Envelopes are its confirmation's outbox; Keep sets their ids, submission and event.
 	Envelopes []intake.Envelope
 }
 
-// registry is the service's own form registry, loaded once.
 var registry = sync.OnceValues(formregistry.Load)
 
 // Retention is how long a seeded introduction is kept after confirmation.
 const Retention = 180 * 24 * time.Hour
 
-// PowMaxNumber is the base cost the seeded solves were made at: the
-// service's default POW_MAX_NUMBER, as make run uses it.
+// PowMaxNumber is the base cost the seeded solves were made at (the default POW_MAX_NUMBER).
 const PowMaxNumber = 100_000
 
-// IDFor derives a stable id of the service's shape (22 base64url
-// characters) from a seed string.
+// IDFor derives a stable id of the service's shape from a seed string.
 func IDFor(seed string) string {
 	sum := sha256.Sum256([]byte(seed))
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
@@ -72,34 +59,25 @@ func hexOf(seed string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Keep writes s through the store as a visitor's draft would be kept
-// (introduction, transcript, spent challenge, ledger entry), confirms it,
-// marks it handled if asked, and writes its envelopes. It returns the id.
-func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, s Sample) (string, error) {
-	id := s.ID
-	if id == "" {
-		id = IDFor(s.Fields.Name + s.ConfirmedAt.String())
-	}
+// Keep keeps s through the store as a visitor's draft, confirms it with its
+// envelopes, and marks it as s says. It returns the id.
+func Keep(ctx context.Context, db *firestorestore.DB, s Sample) (string, error) {
+	id := cmp.Or(s.ID, IDFor(s.Fields.Name+s.ConfirmedAt.String()))
 	confirmedAt := s.ConfirmedAt.UTC().Truncate(time.Microsecond)
 	created := confirmedAt.Add(-4 * time.Minute)
-	token := []byte("token of " + id)
-	tokenHash := intake.HashToken(string(token))
+	tokenHash := intake.HashToken("token of " + id)
 	registry, err := registry()
 	if err != nil {
 		return "", err
 	}
 	form, ok := registry.Latest("introduction")
+	if ok && s.Lang != "" {
+		form, ok = form.In(s.Lang)
+	}
 	if !ok {
-		return "", fmt.Errorf("the form registry has no introduction form")
+		return "", fmt.Errorf("the form registry has no introduction form in %q", s.Lang)
 	}
-	if s.Lang != "" {
-		if form, ok = form.In(s.Lang); !ok {
-			return "", fmt.Errorf("the introduction form is not shown in %q", s.Lang)
-		}
-	}
-	// As the intake keeps it: every purpose of the version, and consent
-	// evidence for a consent purpose the visitor granted (attaching the
-	// conversation, when there is one).
+	// Every purpose of the version, and consent evidence for one granted (with a conversation).
 	withdrawal := "/api/introductions/" + id + "/withdrawal"
 	consents := []intake.ConsentEvidence{}
 	purposes := []intake.PurposeRecord{}
@@ -117,10 +95,7 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 		CreatedAt: created, ExpireAt: created.Add(30 * time.Minute), SubjectKey: contentrules.SubjectKey(s.Fields.Email),
 		LikelySpam: s.LikelySpam,
 	}
-	signals := s.Signals
-	if signals == nil {
-		signals = []string{}
-	}
+	signals := append([]string{}, s.Signals...)
 	var solve *intake.SolveRecord
 	if s.SolveMillis > 0 {
 		solve = &intake.SolveRecord{Millis: intake.SolveBucket(s.SolveMillis), Workers: 4, MaxNumber: PowMaxNumber}
@@ -150,14 +125,10 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 	if _, err := db.Intake(nil).KeepDraft(ctx, k); err != nil {
 		return "", fmt.Errorf("keeping %s: %w", id, err)
 	}
-	// The envelopes are the confirmation's outbox, written in its
-	// transaction and mirrored in the ledger entry, as they are when a
-	// visitor confirms; their statuses and attempts are the sample's.
 	outbox := make([]intake.Envelope, 0, len(s.Envelopes))
 	for i, e := range s.Envelopes {
-		e.Event, e.PayloadVersion = intake.EventConfirmed, intake.HandoffPayloadVersion
+		e.Event, e.PayloadVersion, e.SubmissionID = intake.EventConfirmed, intake.HandoffPayloadVersion, id
 		e.ID = intake.EnvelopeID(id, e.Destination, e.Event)
-		e.SubmissionID = id
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = confirmedAt.Add(time.Duration(i) * time.Millisecond)
 		}
@@ -181,17 +152,12 @@ func Keep(ctx context.Context, db *firestorestore.DB, client *firestore.Client, 
 	return id, nil
 }
 
-// Refused records one refused attempt at t with the given abuse state, as
-// the intake does: content-free.
+// Refused records one content-free refused attempt at t with the given abuse state.
 func Refused(ctx context.Context, db *firestorestore.DB, seed string, state intake.AbuseState, t time.Time) error {
-	code := map[intake.AbuseState]intake.Code{
-		intake.AbuseRateLimited: intake.CodeRateLimited, intake.AbuseHoneypot: "",
-		intake.AbuseContentRejected: intake.CodeMessageTooManyLinks, intake.AbusePowFailed: intake.CodePowInvalid,
+	codes := map[intake.AbuseState][]intake.Code{
+		intake.AbuseRateLimited: {intake.CodeRateLimited}, intake.AbuseHoneypot: {},
+		intake.AbuseContentRejected: {intake.CodeMessageTooManyLinks}, intake.AbusePowFailed: {intake.CodePowInvalid},
 	}[state]
-	codes := []intake.Code{}
-	if code != "" {
-		codes = append(codes, code)
-	}
 	return db.Intake(nil).RecordAttempt(ctx, intake.LedgerEntry{
 		ID: IDFor("refused" + seed), Version: intake.LedgerVersion, FormID: "introduction", FormVersion: "1",
 		Validation: intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes},
@@ -207,9 +173,7 @@ func Refused(ctx context.Context, db *firestorestore.DB, seed string, state inta
 
 // SweepRun writes one sweep run record.
 func SweepRun(ctx context.Context, client *firestore.Client, r intake.SweepRun) error {
-	if r.ID == "" {
-		r.ID = IDFor("sweep" + r.StartedAt.String())
-	}
+	r.ID = cmp.Or(r.ID, IDFor("sweep"+r.StartedAt.String()))
 	if r.ExpireAt.IsZero() {
 		r.ExpireAt = r.StartedAt.Add(90 * 24 * time.Hour)
 	}

@@ -113,14 +113,11 @@ func Realistic(now time.Time) []Sample {
 }
 
 // SeedRealistic writes Realistic(now), refused attempts on each of the 30
-// days before now and a few sweep runs (the daily figures are the admin's
-// sweep task's to count). It returns the ids of the introductions, newest
-// first, then the two the spam signals caught (the likely-spam one, then
-// the one the owner marked spam).
+// days before now and a few sweep runs. It returns the ids in Realistic's order.
 func SeedRealistic(ctx context.Context, db *firestorestore.DB, client *firestore.Client, now time.Time) ([]string, error) {
 	var ids []string
 	for _, s := range Realistic(now) {
-		id, err := Keep(ctx, db, client, s)
+		id, err := Keep(ctx, db, s)
 		if err != nil {
 			return nil, err
 		}
