@@ -13,13 +13,11 @@ import (
 
 // Reviser replaces a kept draft's content (firestorestore.Store is one).
 type Reviser interface {
-	// ReviseDraft reads c's draft (or decoy), checks RevisableBy, asks revise for the
-	// new content, applies ReviseBy and writes the draft, its transcript
-	// and its ledger entry atomically; a revision revise refuses
-	// (Revision.Refusal) it counts with RefuseRevisionBy, writing only the
-	// count, and returns the Refusal. Errors: NOT_FOUND (unknown id,
-	// expired draft, wrong token alike), STATE_CONFLICT, RATE_LIMITED after
-	// intake.MaxRevisions, the Refusal, what revise returns, UNAVAILABLE.
+	// ReviseDraft reads c's draft (or decoy), checks RevisableBy, and writes
+	// what revise returns (ReviseBy) with its transcript and ledger entry
+	// atomically; a Revision.Refusal it only counts (RefuseRevisionBy) and
+	// returns. Errors: NOT_FOUND, STATE_CONFLICT, RATE_LIMITED after
+	// intake.MaxRevisions, the Refusal, revise's errors, UNAVAILABLE.
 	ReviseDraft(ctx context.Context, c intake.Claim, now time.Time,
 		revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error)
 }
@@ -30,52 +28,36 @@ type RevisionRequest struct {
 	Token string
 	// Client is the client address (see DraftRequest.Client).
 	Client netip.Addr
-	// Lang, Fields, Added, Conversation and Consents replace the draft's
-	// (Added may name only fields the draft's form version adds; an empty
-	// Lang keeps the draft's language); FormID,
-	// FormVersion, Honeypot and Altcha are not read (the draft keeps its
-	// form version, and a revision needs no new proof of work).
+	// Lang (empty: the draft's), Fields, Added, Conversation and Consents
+	// replace the draft's; the form version, honeypot and proof are not read.
 	Submission intake.Submission
-	// RequestID is the request's trace id, as on every request; nothing a
-	// revision writes records it (a refused revision is tallied, not an
-	// entry of its own).
+	// RequestID is the request's trace id; nothing a revision writes records it.
 	RequestID string
 }
 
-// Revise replaces a kept draft's content for the holder of its token, after
-// the content rules of the draft's own form version, and returns the draft
-// as kept with the same id, token and expiry. It spends no proof of work
-// and counts against no authoritative rate limit, but it counts against
-// the flood layer as a confirmation does; a draft takes at most
-// intake.MaxRevisions revisions, refused ones included. A revision refused
-// by the content rules leaves the draft as it was, counts toward that cap,
-// and is tallied in memory like a refusal before the checks: one
-// content-free ledger entry per source, draft and flood window, validation
-// FAIL. Errors: NOT_FOUND (unknown id, expired draft, wrong token —
-// answered exactly as a confirmation answers them), the content codes and
-// CONSENT_REQUIRED, STATE_CONFLICT (already confirmed), RATE_LIMITED (the
-// flood layer, or the cap), UNAVAILABLE.
+// Revise replaces a kept draft's content for the holder of its token,
+// under its own form version's content rules, and returns it as kept. It
+// counts against the flood layer and, refused ones included, toward
+// intake.MaxRevisions; a revision the content rules refuse leaves the draft
+// as it was and is tallied (validation FAIL). Errors: NOT_FOUND, the
+// content codes, CONSENT_REQUIRED, STATE_CONFLICT, RATE_LIMITED,
+// UNAVAILABLE.
 func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, error) {
 	now := s.Clock.Now()
-	clientKey := s.keyedHash("ip", clientPrefix(req.Client))
-	if err := s.admit(clientKey, now, moveRevision); err != nil {
+	clientKey, err := s.admit(req.ID, req.Token, req.Client, now, moveRevision)
+	if err != nil {
 		return nil, err
-	}
-	if !idPattern.MatchString(req.ID) || !tokenPattern.MatchString(req.Token) {
-		return nil, intake.ErrNotFound
 	}
 	var refused *intake.Error
 	var conversation string
 	revise := func(current intake.Introduction) (intake.Revision, error) {
 		refused = nil // the transaction may run this again
-		// The draft keeps the version it was made under, even one retired
-		// since (it can still be confirmed, so it can still be edited).
+		// The draft keeps its version, even one retired since.
 		version, ok := s.Forms.Find(current.FormID, current.FormVersion)
 		if !ok {
 			return intake.Revision{}, intake.Internal(errors.New("revise: the kept draft's form version is unknown"))
 		}
-		// A revision may be written in another language than the draft
-		// (the visitor switched): the evidence follows what was shown last.
+		// The evidence follows the language shown last.
 		lang := req.Submission.Lang
 		if lang == "" {
 			lang = current.Lang
@@ -116,7 +98,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 	in, err := s.Reviser.ReviseDraft(ctx, s.claimOf(req.ID, req.Token), now, revise)
 	if err != nil {
 		if refused != nil && intake.AsError(err) == refused {
-			return nil, s.tallyRevision(clientKey, req.ID, now, refused)
+			return nil, s.tally(tallyKey{source: clientKey, submission: req.ID, content: true}, now, refused, nil, moveRevision)
 		}
 		return nil, err
 	}
