@@ -31,7 +31,7 @@ func (s *Service) admit(id, token string, client netip.Addr, now time.Time, move
 	if d, wait := s.Flood.Admit(keyHash, now); d.Decision == intake.RateBlock {
 		return keyHash, s.tally(tallyKey{source: keyHash}, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
 	}
-	if !idPattern.MatchString(id) || !tokenPattern.MatchString(token) {
+	if !wellFormed(id, 22) || !wellFormed(token, 43) {
 		return keyHash, intake.ErrNotFound
 	}
 	return keyHash, nil

@@ -10,8 +10,7 @@ import (
 	"errors"
 	"io"
 	"net/netip"
-	"regexp"
-	"sync"
+	"strings"
 
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/intake"
@@ -92,20 +91,12 @@ func (s *Service) newID() (string, error) {
 	}
 }
 
-var (
-	idPattern    = lazyPattern(`^[A-Za-z0-9_-]{22}$`)
-	tokenPattern = lazyPattern(`^[A-Za-z0-9_-]{43}$`)
-)
-
-// pattern is a regular expression compiled on its first use, not at start-up.
-type pattern func() *regexp.Regexp
-
-func lazyPattern(expr string) pattern {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+// wellFormed reports whether s is n characters of the URL-safe base64 alphabet.
+func wellFormed(s string, n int) bool {
+	return len(s) == n && !strings.ContainsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_')
+	})
 }
-
-// MatchString reports whether s matches the pattern.
-func (p pattern) MatchString(s string) bool { return p().MatchString(s) }
 
 // decoyMAC is the keyed hash that marks a decoy, keyed from the pepper so
 // that every instance knows a decoy across HMAC key rotations.
@@ -166,20 +157,20 @@ func (s *Service) claimOf(id, token string) intake.Claim {
 	return c
 }
 
-// sealKey derives the key sealing a token for replays from the
+// sealer seals a token for replays under a key derived from the
 // Idempotency-Key, which the database never holds.
-func sealKey(idempotencyKey string) []byte {
+func sealer(idempotencyKey string) (cipher.AEAD, error) {
 	mac := hmac.New(sha256.New, []byte(idempotencyKey))
 	mac.Write([]byte("introductions/idempotency-seal/v1"))
-	return mac.Sum(nil)
-}
-
-func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
-	block, err := aes.NewCipher(sealKey(idempotencyKey))
+	block, err := aes.NewCipher(mac.Sum(nil))
 	if err != nil {
 		return nil, err
 	}
-	gcm, err := cipher.NewGCM(block)
+	return cipher.NewGCM(block)
+}
+
+func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
+	gcm, err := sealer(idempotencyKey)
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +182,7 @@ func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
 }
 
 func unseal(idempotencyKey string, sealed []byte) (string, error) {
-	block, err := aes.NewCipher(sealKey(idempotencyKey))
-	if err != nil {
-		return "", err
-	}
-	gcm, err := cipher.NewGCM(block)
+	gcm, err := sealer(idempotencyKey)
 	if err != nil {
 		return "", err
 	}
@@ -205,6 +192,3 @@ func unseal(idempotencyKey string, sealed []byte) (string, error) {
 	plain, err := gcm.Open(nil, sealed[:gcm.NonceSize()], sealed[gcm.NonceSize():], nil)
 	return string(plain), err
 }
-
-// idempotencyKeyPattern accepts 8 to 255 visible ASCII characters.
-var idempotencyKeyPattern = lazyPattern(`^[\x21-\x7e]{8,255}$`)

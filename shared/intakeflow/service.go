@@ -16,6 +16,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -429,7 +430,8 @@ func storedFields(in intake.Introduction) []string {
 // resolve checks the Idempotency-Key and reads the form version as shown
 // and the members it adds.
 func (s *Service) resolve(req DraftRequest) (*formregistry.Version, intake.Submission, error) {
-	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
+	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && (len(req.IdempotencyKey) < 8 || len(req.IdempotencyKey) > 255 ||
+		strings.ContainsFunc(req.IdempotencyKey, func(r rune) bool { return r < 0x21 || r > 0x7e })) {
 		return nil, intake.Submission{}, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters.")
 	}
 	sub := req.Submission
