@@ -35,11 +35,8 @@ import (
 // (wiring.Accesses').
 var Functions = []wiring.Function{challenge.Function, forms.Function, drafts.Function, confirmation.Function, deliveryevents.Function, sweep.Function, admin.Function}
 
-// Key names the function name in the deployment: name in lower case, its
-// words joined by hyphens (DeliveryEvents: delivery-events). It is the
-// function's folder (functions/<key>/, its entry package
-// functions/<key>/entry), its source archive (<key>.zip) and its entry in
-// infra/'s local.functions.
+// Key is a function's name in the deployment (DeliveryEvents:
+// delivery-events): its folder, its archive and its infra/ entry.
 func Key(name string) string {
 	var b strings.Builder
 	for i, r := range name {
@@ -51,8 +48,7 @@ func Key(name string) string {
 	return b.String()
 }
 
-// Build builds every function on one set of parts, with o's replacements:
-// the dev server's one origin and the tests' whole service.
+// Build builds every function on one set of parts with o's replacements.
 func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o dbparts.Overrides) (*dbparts.Service, error) {
 	return dbparts.Build(ctx, cfg, logger, o, Functions...)
 }

@@ -18,8 +18,7 @@ import (
 
 // Issuer makes signed challenges.
 type Issuer interface {
-	// IssueAt signs a challenge of maxNumber, brought into the issuer's
-	// range (its base when maxNumber is 0).
+	// IssueAt signs a challenge of maxNumber in the issuer's range (0: its base).
 	IssueAt(maxNumber int64, params url.Values) (altchapow.Challenge, error)
 }
 
@@ -44,9 +43,8 @@ func New(issuer Issuer) (*Handlers, error) {
 	return &Handlers{issuer: issuer}, nil
 }
 
-// Issue answers 200 with a new challenge: of the base max number, or of
-// the query's maxnumber (a positive decimal integer, brought into the base
-// to POW_MAX_ESCALATED; any other value asks for the base).
+// Issue answers 200 with a new challenge of the query's maxnumber (else
+// the base).
 func (h *Handlers) Issue(w http.ResponseWriter, r *http.Request) error {
 	maxNumber, err := strconv.ParseInt(r.URL.Query().Get("maxnumber"), 10, 64)
 	if err != nil || maxNumber < 1 {

@@ -11,14 +11,11 @@ import (
 	"github.com/ownersite/introductions/shared/secretkeys"
 )
 
-// KeysPart names the HMAC keys among an instance's parts (wiring.Part),
-// which a test may give it instead.
+// KeysPart names the HMAC keys among an instance's parts.
 const KeysPart = "HMAC keys"
 
-// HMACKeys are p's HMAC keys: a random key of this process without
-// HMAC_SECRET, else the secret's versions, following rotations while the
-// instance runs. Every function that signs or verifies asks here, so that
-// the dev server's functions share one ring.
+// HMACKeys are p's HMAC keys: the secret's versions, following rotations,
+// else (without HMAC_SECRET) a random key of this process.
 func HMACKeys(p *wiring.Parts) (intake.Keyring, error) {
 	return wiring.Part(p, KeysPart, func() (intake.Keyring, error) {
 		if err := p.May(wiring.SecretHMAC); err != nil {

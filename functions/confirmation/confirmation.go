@@ -45,13 +45,9 @@ type tokenBody struct {
 	Token string `json:"token"`
 }
 
-// revisionBody is a revision: the token and the draft's new fields,
-// consents and conversation, as a draft body has them. The fields the
-// draft's form version adds are members of their own (see readRevision).
+// revisionBody is a revision's token and common members (readRevision).
 type revisionBody struct {
-	Token string `json:"token"`
-	// Lang is the language the page showed the form in (see
-	// intake.Submission.Lang).
+	Token        string                `json:"token"`
 	Lang         string                `json:"lang"`
 	Name         string                `json:"name"`
 	Company      string                `json:"company"`
@@ -62,9 +58,8 @@ type revisionBody struct {
 	Consents     []intake.ConsentClaim `json:"-"` // read by jsonapi.ReadConsents, as a draft's are
 }
 
-// Revised is the 200 answer to a revision: the draft as kept, shaped as
-// the drafts function's 201, with the same id, token and expiry, and how
-// often it was revised.
+// Revised is the 200 answer to a revision: the draft as kept and its
+// revision count.
 type Revised struct {
 	jsonapi.KeptDraft
 	Revisions int `json:"revisions"`
@@ -82,8 +77,7 @@ func Routes(h *Handlers) []jsonapi.Route {
 	}
 }
 
-// Handlers are the function's route handlers; each reads the draft id from
-// the route's {id}.
+// Handlers are the function's route handlers.
 type Handlers struct {
 	flow Flow
 	opts Options
@@ -91,8 +85,7 @@ type Handlers struct {
 
 // Options configure the handlers.
 type Options struct {
-	// ForwardedForPosition is where the client address comes from, as
-	// jsonapi.ClientAddr takes it (0: the connection's address).
+	// ForwardedForPosition is as jsonapi.ClientAddr takes it.
 	ForwardedForPosition int
 }
 
@@ -110,8 +103,7 @@ func (h *Handlers) tokenRequest(r *http.Request, token string) intakeflow.TokenR
 		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition), RequestID: jsonapi.RequestID(r)}
 }
 
-// Confirm takes {"token"} and answers 200 Confirmed; a repeat answers the
-// same.
+// Confirm takes {"token"} and answers 200 Confirmed, a repeat too.
 func (h *Handlers) Confirm(w http.ResponseWriter, r *http.Request) error {
 	var tb tokenBody
 	if err := jsonapi.ReadJSON(w, r, &tb); err != nil {
@@ -142,9 +134,7 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Revise takes {"token", lang, name, company, role, email, message,
-// conversation, consents} and answers 200 Revised: the draft as kept after the content
-// rules. A wrong token, an unknown id and an expired draft are answered
-// exactly as Confirm answers them.
+// conversation, consents} and the added fields, and answers 200 Revised.
 func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 	rb, added, err := readRevision(w, r)
 	if err != nil {
@@ -170,9 +160,7 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// revisionMembers are the members of revisionBody; notRevised are members
-// of a draft body that a revision never carries (its form version is the
-// draft's own, and it needs no proof of work).
+// revisionMembers are revisionBody's; notRevised are a draft's a revision never carries.
 var (
 	revisionMembers = map[string]bool{"token": true, "lang": true, "name": true, "company": true, "role": true, "email": true,
 		"message": true, "conversation": true, "consents": true}
@@ -180,13 +168,9 @@ var (
 )
 
 // readRevision reads a revision body: its own members into revisionBody,
-// and every other text member into added, as a field the draft's form
-// version may add (the service, which knows that version, refuses a member
-// it does not add as UNREADABLE_BODY). The consents are read as a draft's
-// are (jsonapi.ReadConsents: CONSENT_REQUIRED unless each claim is exactly
-// {"purpose", "textVersion", "given"}). A member that is no text is refused
-// at its field (FIELD_INVALID); formId, formVersion and altcha are
-// UNREADABLE_BODY.
+// the consents as a draft's, every other text member into added (for the
+// service to judge); a member that is no text is FIELD_INVALID, and
+// formId, formVersion and altcha are UNREADABLE_BODY.
 func readRevision(w http.ResponseWriter, r *http.Request) (revisionBody, map[string]string, error) {
 	var rb revisionBody
 	var members map[string]json.RawMessage

@@ -17,22 +17,20 @@ import (
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
-// MaxBody is the most of an event's body that is read; a provider's event
-// is a few kilobytes.
+// MaxBody is the most of an event's body that is read.
 const MaxBody = 256 << 10
 
 // Provider verifies and reads one provider's signed events.
 type Provider interface {
-	// Read verifies body and returns its event, and false when the event
-	// says nothing about a delivery (an open, a click). Errors are
-	// *intake.Error: EVENT_SIGNATURE_INVALID, EVENT_STALE, UNREADABLE_BODY.
+	// Read verifies body and returns its event, false when it is not
+	// about delivery. Errors: EVENT_SIGNATURE_INVALID, EVENT_STALE,
+	// UNREADABLE_BODY.
 	Read(body []byte) (intake.ProviderEvent, bool, error)
 }
 
 // Deliveries applies verified events (the delivery service).
 type Deliveries interface {
-	// ApplyEvent applies an event once. Errors: EVENT_REPLAYED, NOT_FOUND
-	// for an envelope that is not here, UNAVAILABLE.
+	// ApplyEvent applies an event once. Errors: EVENT_REPLAYED, NOT_FOUND, UNAVAILABLE.
 	ApplyEvent(ctx context.Context, ev intake.ProviderEvent) (intake.Envelope, error)
 }
 
@@ -50,9 +48,8 @@ type Handlers struct {
 	providers  map[string]Provider
 }
 
-// New returns the function's handlers for the configured providers, by
-// the name the route's {provider} carries (none configured: every provider
-// answers 404). It refuses a nil Deliveries or Provider.
+// New returns the handlers for providers by {provider} name; it refuses a
+// nil Deliveries or Provider.
 func New(deliveries Deliveries, providers map[string]Provider) (*Handlers, error) {
 	if deliveries == nil {
 		return nil, errors.New("deliveryevents.New: no Deliveries")
@@ -65,21 +62,17 @@ func New(deliveries Deliveries, providers map[string]Provider) (*Handlers, error
 	return &Handlers{deliveries: deliveries, providers: providers}, nil
 }
 
-// Result is the 200 answer: whether the event moved an envelope, and
-// where that envelope now stands.
+// Result is the 200 answer: whether the event moved an envelope, and its status.
 type Result struct {
 	Applied    bool                  `json:"applied"`
 	EnvelopeID string                `json:"envelopeId,omitempty"`
 	Status     intake.DeliveryStatus `json:"status,omitempty"`
 }
 
-// Receive takes one signed event. It answers 200 with the envelope's new
-// status; 200 with applied false for a genuine event that names no
-// envelope of ours or says nothing about delivery (so the provider does not
-// send it again); 404 NOT_FOUND for a provider that is not configured;
-// 403 EVENT_SIGNATURE_INVALID or EVENT_STALE; 409 EVENT_REPLAYED; 400
-// UNREADABLE_BODY; 413 BODY_TOO_LARGE; 503 UNAVAILABLE (the provider
-// retries).
+// Receive applies one signed event: 200 with the envelope's status (applied
+// false for a genuine event about no envelope of ours or no delivery), 404
+// for an unconfigured provider, else the Provider's and Deliveries'
+// errors, or BODY_TOO_LARGE.
 func (h *Handlers) Receive(w http.ResponseWriter, r *http.Request) error {
 	p := h.providers[r.PathValue("provider")]
 	if p == nil {

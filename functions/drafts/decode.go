@@ -9,8 +9,7 @@ import (
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
-// stringFields maps each text member of the draft body to where it goes and
-// the code reported when it is not a string.
+// stringFields maps each text member to where it goes and its code when not text.
 var stringFields = []struct {
 	name string
 	code intake.Code
@@ -28,12 +27,9 @@ var stringFields = []struct {
 	{"altcha", intake.CodePowInvalid, func(s *intake.Submission, v string) { s.Altcha = v }},
 }
 
-// decodeDraft turns the members of a draft body that every draft carries
-// into a Submission, and returns the others as rest: the service reads the
-// fields the form version adds and its honeypot from them, and refuses a
-// member the version does not know. A member of the wrong JSON type is
-// reported at its field with that field's code. Absent text members are
-// empty.
+// decodeDraft reads the members every draft carries into a Submission
+// (one of the wrong type is refused at its field) and returns the others
+// as rest, for the service.
 func decodeDraft(members map[string]json.RawMessage) (sub intake.Submission, rest map[string]json.RawMessage, err error) {
 	var fieldErrs []intake.FieldError
 	rest = maps.Clone(members)
@@ -66,10 +62,8 @@ func decodeDraft(members map[string]json.RawMessage) (sub intake.Submission, res
 	return sub, rest, nil
 }
 
-// decodePage reads the page's content-free report, the optional member
-// "page": {"fillMs", "automation", "solveMs", "workers"}, each optional.
-// Anything else there (another member, a wrong type, a negative number) is
-// UNREADABLE_BODY, as any member not written as documented is.
+// decodePage reads the optional "page": {"fillMs", "automation",
+// "solveMs", "workers"}; anything else there is UNREADABLE_BODY.
 func decodePage(raw json.RawMessage) (intake.PageReport, error) {
 	if raw == nil || string(raw) == "null" {
 		return intake.PageReport{}, nil

@@ -28,15 +28,12 @@ type Flow interface {
 
 // Options configure the handlers.
 type Options struct {
-	// ForwardedForPosition is the trusted X-Forwarded-For entry, counted
-	// from the right.
+	// ForwardedForPosition is the trusted X-Forwarded-For entry from the right.
 	ForwardedForPosition int
-	// AttachmentMaxBytes is the most an attachment may be: a body that
-	// says it is longer is refused before a byte is read.
+	// AttachmentMaxBytes is the most an attachment may be.
 	AttachmentMaxBytes int64
-	// FirstDraftOfDay, when set, is told of every draft: it starts a
-	// retention sweep with the first of each UTC day, which the draft never
-	// waits for (retentionsweep.Launcher).
+	// FirstDraftOfDay, when set, is told of every draft (it starts a
+	// background sweep with the first of each UTC day).
 	FirstDraftOfDay func() bool
 }
 
@@ -66,8 +63,8 @@ func New(flow Flow, opts Options) (*Handlers, error) {
 	return &Handlers{flow: flow, opts: opts}, nil
 }
 
-// Create keeps a draft and answers 201 with jsonapi.KeptDraft (with Idempotent-Replayed:
-// true when it repeats an earlier answer).
+// Create keeps a draft and answers 201 with jsonapi.KeptDraft
+// (Idempotent-Replayed: true for a replay).
 func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if h.opts.FirstDraftOfDay != nil {
 		h.opts.FirstDraftOfDay()
@@ -99,9 +96,8 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// idempotencyKey reads the header as the IETF draft sends it (a structured
-// string, quoted) or bare: "" when it is absent, malformed when it is
-// present but empty or sent twice (never taken for "no key").
+// idempotencyKey reads the header, quoted or bare: "" when absent,
+// malformed when empty or sent twice.
 func idempotencyKey(r *http.Request) (key string, malformed bool) {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
@@ -117,25 +113,20 @@ func idempotencyKey(r *http.Request) (key string, malformed bool) {
 	return v, false
 }
 
-// UploadTime is how long an attachment's body may take to arrive: 5 MiB
-// at about 150 kbit/s, a poor mobile link. The Drafts function's request
-// timeout in infra/functions.tf is as long.
+// UploadTime is how long an attachment's body may take to arrive (5 MiB at
+// 150 kbit/s); infra/functions.tf's request timeout is as long.
 const UploadTime = 300 * time.Second
 
-// Attach keeps the request's body as the draft's attachment, for the
-// holder of the draft's token (Authorization: Bearer), and answers 200
-// with jsonapi.AttachmentAnswer. The body is the file, its Content-Type
-// the declared type, and Content-Disposition: attachment;
-// filename*=UTF-8”<name> its optional name. A Content-Length over the
-// limit is refused ATTACHMENT_TOO_LARGE before anything is read.
+// Attach keeps the body (typed by Content-Type, named by
+// Content-Disposition's filename*) as the draft's attachment for the
+// bearer of its token and answers 200 jsonapi.AttachmentAnswer; a
+// Content-Length over the limit is ATTACHMENT_TOO_LARGE, unread.
 func (h *Handlers) Attach(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > h.opts.AttachmentMaxBytes {
 		return attachment.TooLarge(h.opts.AttachmentMaxBytes)
 	}
-	// A file takes longer to arrive than a form's words: a server whose
-	// read deadline suits those (the dev server's) gives this body
-	// UploadTime; one that sets none (Cloud Run's) answers ErrNotSupported
-	// or nothing, and its request timeout bounds the upload instead.
+	// Where the server sets no read deadline (Cloud Run) this fails, and
+	// the request timeout bounds the upload.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(UploadTime))
 	a, err := h.flow.Attach(r.Context(), intakeflow.AttachRequest{
 		TokenRequest: h.tokenRequest(r),
@@ -150,8 +141,7 @@ func (h *Handlers) Attach(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Detach removes the draft's attachment for the holder of its token
-// (Authorization: Bearer) and answers 204.
+// Detach removes the draft's attachment for the bearer of its token: 204.
 func (h *Handlers) Detach(w http.ResponseWriter, r *http.Request) error {
 	if err := h.flow.Detach(r.Context(), h.tokenRequest(r)); err != nil {
 		return err
@@ -160,8 +150,7 @@ func (h *Handlers) Detach(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// tokenRequest is the route's id with the bearer token the request
-// presents ("" when it presents none, which matches no draft).
+// tokenRequest is the route's id with the request's bearer token.
 func (h *Handlers) tokenRequest(r *http.Request) intakeflow.TokenRequest {
 	return intakeflow.TokenRequest{ID: r.PathValue("id"), Token: jsonapi.BearerToken(r),
 		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition), RequestID: jsonapi.RequestID(r)}

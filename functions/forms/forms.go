@@ -39,10 +39,8 @@ type Handlers struct {
 	limits   formregistry.Limits
 }
 
-// New returns the function's handlers; pow and the limits (retention, the
-// destinations a confirmed introduction is handed to, the attachment's
-// size), which the notice names, are published in every definition. It
-// refuses a nil registry.
+// New returns the handlers, which publish pow and limits in every
+// definition; it refuses a nil registry.
 func New(registry Registry, pow formregistry.ProofOfWorkParams, limits formregistry.Limits) (*Handlers, error) {
 	if registry == nil {
 		return nil, errors.New("forms.New: no Registry")
@@ -50,18 +48,12 @@ func New(registry Registry, pow formregistry.ProofOfWorkParams, limits formregis
 	return &Handlers{registry: registry, pow: pow, limits: limits}, nil
 }
 
-// MaxAge is how long any cache may keep a form's definition. A definition
-// is the same for every visitor and changes only with a deployment, and a
-// page that read the one before still drafts under its version, which the
-// registry keeps.
+// MaxAge is how long any cache may keep a form's definition.
 const MaxAge = 5 * time.Minute
 
-// Latest answers 200 with the definition of the form named by the route's
-// {formId} in the visitor's language: the one ?lang= names, else the best
-// of Accept-Language, else the version's own (see formregistry.Choose),
-// with Content-Language, Vary: Accept-Language, public for MaxAge with a
-// strong ETag per language (304 Not Modified to an If-None-Match naming
-// it); and 404 NOT_FOUND, not cached, for a form that does not exist.
+// Latest answers 200 with {formId}'s newest definition in the language
+// formregistry.Choose picks, public for MaxAge with an ETag per language;
+// 404 NOT_FOUND for an unknown form.
 func (h *Handlers) Latest(w http.ResponseWriter, r *http.Request) error {
 	v, ok := h.registry.Latest(r.PathValue("formId"))
 	if !ok {

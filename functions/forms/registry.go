@@ -7,12 +7,10 @@ import (
 	"github.com/ownersite/introductions/shared/formregistry"
 )
 
-// RegistryPart names the form registry among an instance's parts
-// (wiring.Part), which a test may give it instead (a made-up version).
+// RegistryPart names the form registry among an instance's parts.
 const RegistryPart = "form registry"
 
-// LoadRegistry is p's form registry, the one embedded in the binary. Every
-// function that reads a form's definition asks here.
+// LoadRegistry is p's form registry, the embedded one.
 func LoadRegistry(p *wiring.Parts) (*formregistry.Registry, error) {
 	return wiring.Part(p, RegistryPart, func() (*formregistry.Registry, error) {
 		registry, err := formregistry.Load()

@@ -18,8 +18,7 @@ import (
 // schedulerAgent is the User-Agent Cloud Scheduler's HTTP targets send.
 const schedulerAgent = "Google-Cloud-Scheduler"
 
-// Runner runs a sweep and returns its record; an error says the run
-// failed (UNAVAILABLE when Firestore was unavailable).
+// Runner runs a sweep and returns its record. Errors: UNAVAILABLE, INTERNAL.
 type Runner interface {
 	Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error)
 }
@@ -56,11 +55,9 @@ func New(runner Runner) (*Handlers, error) {
 	return &Handlers{runner: runner}, nil
 }
 
-// Run runs a sweep and answers 200 with its record. A run that fails
-// returns its error (503 UNAVAILABLE with Retry-After when Firestore was
-// unavailable, so that Cloud Scheduler retries); the run's record says
-// which step failed. A call from Cloud Scheduler is recorded as the
-// scheduler's, any other as the owner's.
+// Run runs a sweep, recorded as the scheduler's when Cloud Scheduler calls
+// and else the owner's, and answers 200 with its record, or its error (503
+// UNAVAILABLE: Cloud Scheduler retries).
 func (h *Handlers) Run(w http.ResponseWriter, r *http.Request) error {
 	trigger := intake.SweepByOwner
 	if strings.HasPrefix(r.Header.Get("User-Agent"), schedulerAgent) {

@@ -26,11 +26,9 @@ const (
 	LastRetry  = 30 * time.Second
 )
 
-// Lazy is one deployed function, built on its first request. Requests that
-// arrive while it builds wait for that one attempt (or their own context);
-// a failed start is answered 503 UNAVAILABLE with Retry-After until the
-// next attempt is due, with a backoff between attempts. No lock is held
-// while it builds.
+// Lazy is one deployed function, built on its first request; requests
+// wait for that one attempt, and after a failure are answered 503
+// UNAVAILABLE with Retry-After until the next attempt, with backoff.
 type Lazy struct {
 	fn     Function
 	getenv func(string) string
@@ -43,8 +41,7 @@ type Lazy struct {
 	wait     time.Duration // the wait after the next failure
 }
 
-// NewLazy returns the deployed function fn, reading its config through
-// getenv and building it, alone, when first used.
+// NewLazy returns fn, configured through getenv, built alone when first used.
 func NewLazy(fn Function, getenv func(string) string) *Lazy {
 	return &Lazy{fn: fn, getenv: getenv, now: time.Now, wait: FirstRetry}
 }
@@ -52,12 +49,9 @@ func NewLazy(fn Function, getenv func(string) string) *Lazy {
 // stderr is where deployed functions log: Cloud Run collects it.
 var stderr io.Writer = os.Stderr
 
-// ServeHTTP builds the function when it is not built yet, then serves r.
-//
-// A cold start (the request whose attempt built the function) also starts
-// a sweep in the background where the function holds the store, which no
-// request waits for; the Sweep function's own cold start does not, since
-// its request runs one anyway (and is then recorded as the scheduler's).
+// ServeHTTP builds the function if need be, then serves r. A cold start
+// also starts a background sweep where the function holds the store (but
+// the Sweep function's, whose request runs one).
 func (l *Lazy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	svc, retryAfter, err := l.get(r.Context())
 	if err != nil {
@@ -67,8 +61,8 @@ func (l *Lazy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	svc.Function(l.fn.Name).ServeHTTP(w, r)
 }
 
-// get returns the built function, building it if no attempt is in flight
-// and none failed too recently.
+// get returns the built function, building it unless an attempt is in
+// flight or failed too recently.
 func (l *Lazy) get(ctx context.Context) (*Service, time.Duration, error) {
 	for {
 		l.mu.Lock()
@@ -118,8 +112,7 @@ func (l *Lazy) get(ctx context.Context) (*Service, time.Duration, error) {
 	}
 }
 
-// build makes one attempt, bounded by StartTimeout and not by the request
-// that asked for it (the others waiting on it share the result).
+// build makes one attempt, bounded by StartTimeout, not by the request.
 func (l *Lazy) build(ctx context.Context) (*Service, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StartTimeout)
 	defer cancel()

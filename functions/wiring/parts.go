@@ -12,17 +12,14 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Parts are what one instance's functions are built from: its
-// configuration, logger and clock, what it may touch (the union of its
-// functions' rows of Accesses), and the parts its builders ask for, each
-// made once, on first use (Part). Close releases what the parts opened,
-// the last opened first.
+// Parts are what one instance's functions are built from: configuration,
+// logger, clock, what it may touch (its rows' union), and the parts its
+// builders ask for, each made once (Part).
 type Parts struct {
 	Config config.Config
 	Logger *slog.Logger
 	Clock  intake.Clock
-	// Sweeps are the instance's retention sweeps, set by the part that
-	// makes them; nil where no function holds the store.
+	// Sweeps are set by the part that makes them; nil without the store.
 	Sweeps Sweeps
 
 	ctx     context.Context
@@ -31,9 +28,8 @@ type Parts struct {
 	closers []func() error
 }
 
-// NewParts returns the parts of an instance of the functions names, within
-// what they may touch together, on clock (the system's when nil). It
-// refuses a name with no row in Accesses.
+// NewParts returns the parts of an instance of the functions names, on
+// clock (nil: the system's); it refuses a name with no row in Accesses.
 func NewParts(ctx context.Context, cfg config.Config, logger *slog.Logger, clock intake.Clock, names ...string) (*Parts, error) {
 	if clock == nil {
 		clock = intake.SystemClock{}
@@ -57,9 +53,8 @@ func NewParts(ctx context.Context, cfg config.Config, logger *slog.Logger, clock
 	return &Parts{Config: cfg, Logger: logger, Clock: clock, ctx: ctx, access: union, made: map[string]any{}}, nil
 }
 
-// Part returns p's part named name: the one given to p (Give) or made
-// earlier, else what make makes, kept for the next ask. A failure is not
-// kept.
+// Part returns p's part named name, given or made earlier, else what make
+// makes (kept unless it fails).
 func Part[T any](p *Parts, name string, make func() (T, error)) (T, error) {
 	if part, ok := p.made[name]; ok {
 		return part.(T), nil
@@ -72,15 +67,13 @@ func Part[T any](p *Parts, name string, make func() (T, error)) (T, error) {
 	return part, nil
 }
 
-// Made returns p's part named name if it was made or given, else T's zero
-// value.
+// Made returns p's part named name if made or given, else T's zero value.
 func Made[T any](p *Parts, name string) T {
 	part, _ := p.made[name].(T)
 	return part
 }
 
-// Give gives p the part named name, which Part then returns without making
-// one: a test's replacement.
+// Give gives p the part named name: a test's replacement.
 func (p *Parts) Give(name string, part any) { p.made[name] = part }
 
 // Context is the start-up's context, which bounds what the parts open.
@@ -97,20 +90,13 @@ func (p *Parts) May(secret string) error {
 	return nil
 }
 
-// KeepsDrafts reports whether the instance may read the HMAC keys a
-// draft's proof of work is verified with: Drafts may, Confirmation (which
-// confirms, revises and withdraws, verifying no proof of work) may not.
+// KeepsDrafts reports whether the instance may read the HMAC keys that
+// verify a draft's proof of work.
 func (p *Parts) KeepsDrafts() bool { return p.May(SecretHMAC) == nil }
 
-// SendsHandoff reports whether the instance may read every secret sending
-// the handoff (email, webhook) needs.
+// SendsHandoff reports whether the instance may read every handoff secret.
 func (p *Parts) SendsHandoff() bool {
-	for _, s := range handoffSecrets {
-		if p.May(s) != nil {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(handoffSecrets, func(s string) bool { return p.May(s) != nil })
 }
 
 // OnClose adds f to what Close releases.

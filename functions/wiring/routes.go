@@ -8,20 +8,16 @@ import (
 )
 
 // A Function is one deployed function: its entry point name, its rows of
-// the route table, and its builder.
+// the route table (handlers not to be called), and its builder, which
+// returns the rows answered by the built handlers.
 type Function struct {
-	Name string
-	// Routes are its rows, listed without building it (their handlers are
-	// not to be called).
+	Name   string
 	Routes []jsonapi.Route
-	// Build builds it from the parts it asks p for and returns its rows,
-	// answered by the built handlers.
-	Build func(p *Parts) ([]jsonapi.Route, error)
+	Build  func(p *Parts) ([]jsonapi.Route, error)
 }
 
-// NewFunction names a function: routes gives its rows answered by a
-// function's handlers (and its rows alone, given nil), build builds those
-// handlers from the parts it names.
+// NewFunction names a function whose routes, given its handlers (nil: the
+// rows alone), are answered by what build builds.
 func NewFunction[H any](name string, routes func(*H) []jsonapi.Route, build func(*Parts) (*H, error)) Function {
 	return Function{Name: name, Routes: routes(nil), Build: func(p *Parts) ([]jsonapi.Route, error) {
 		h, err := build(p)
@@ -44,8 +40,8 @@ func (f Function) Patterns() []string {
 // SweepFunction is the entry point of the retention sweep.
 const SweepFunction = "Sweep"
 
-// Sweeps starts the retention sweeps of an instance that holds the store
-// (retentionsweep.Launcher), one at a time, never making a request wait.
+// Sweeps starts an instance's retention sweeps one at a time, never
+// making a request wait.
 type Sweeps interface {
 	// Start starts a sweep by trigger unless one runs.
 	Start(trigger intake.SweepTrigger) bool
@@ -53,9 +49,8 @@ type Sweeps interface {
 	Request() bool
 }
 
-// sweepAfterQuietSpell starts a retention sweep in the background with the
-// first request after SWEEP_AFTER_IDLE without any on this instance; the
-// request never waits for it.
+// sweepAfterQuietSpell starts a background sweep with the first request
+// after SWEEP_AFTER_IDLE without any.
 func sweepAfterQuietSpell(sweeps Sweeps, next jsonapi.Handler) jsonapi.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		sweeps.Request()

@@ -31,8 +31,7 @@ import (
 type Service struct {
 	Config config.Config
 	Logger *slog.Logger
-	// Sweeps starts this instance's retention sweeps; nil where no
-	// function of the instance holds the store.
+	// Sweeps starts the instance's retention sweeps; nil without the store.
 	Sweeps Sweeps
 
 	parts     *Parts
@@ -41,10 +40,9 @@ type Service struct {
 	api       http.Handler
 }
 
-// Serve builds fns on p and serves their rows, each function's alone
-// (Function) and all of them together (Mux), every row behind the JSON
-// API edge (jsonapi.NewRoutes). Where p has Sweeps, every row but the
-// Sweep function's own starts a sweep after a quiet spell. On an error it
+// Serve builds fns on p and serves their rows behind the JSON API edge,
+// each function's alone (Function) and together (Mux); where p has Sweeps,
+// every row but Sweep's starts one after a quiet spell. On an error it
 // releases p.
 func (p *Parts) Serve(fns ...Function) (*Service, error) {
 	svc := &Service{Config: p.Config, Logger: p.Logger, parts: p, functions: map[string]http.Handler{}}
@@ -81,8 +79,7 @@ func (p *Parts) Serve(fns ...Function) (*Service, error) {
 	return svc, nil
 }
 
-// traced puts Cloud Run's trace header into the request context, so every
-// log line of the request is grouped under its trace in Cloud Logging.
+// traced puts Cloud Run's trace header into the request context for the logs.
 func traced(project string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if header := r.Header.Get(cloudlog.TraceHeader); header != "" {
@@ -92,14 +89,11 @@ func traced(project string, h http.Handler) http.Handler {
 	})
 }
 
-// Function returns the handler of one built function, serving its rows
-// of the route table only; nil for a function this instance did not build.
+// Function returns one built function's handler; nil for one not built.
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
-// Mux serves every route of every built function, and page at every
-// other path (a path under /api/ or /admin/ that no route has is the
-// API's 404): the dev server's one origin, the way a site's hosting
-// rewrites /api/** to the functions.
+// Mux serves every built route, the API's 404 elsewhere under /api/ and
+// /admin/, and page at every other path: the dev server's one origin.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	paths := append([]string{"/api/", "/admin", "/admin/"}, s.paths...)
@@ -111,8 +105,6 @@ func (s *Service) Mux(page http.Handler) http.Handler {
 	return mux
 }
 
-// Close waits for a sweep and the deliveries in flight on this instance,
-// writes the refusal counts still in memory, then releases what the
-// functions opened (the store, the Secret Manager client of the keys, the
-// scheduler client), the last opened first.
+// Close waits for the work in flight, writes the refusal counts, then
+// releases what the functions opened, the last opened first.
 func (s *Service) Close() error { return s.parts.Close() }

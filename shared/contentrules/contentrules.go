@@ -7,6 +7,7 @@ package contentrules
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -19,43 +20,19 @@ import (
 // ConsentsField is the body field consent problems are reported on.
 const ConsentsField = "consents"
 
-// fieldValues returns the submission's field values by field name.
-func fieldValues(s *intake.Submission) []struct {
-	name  string
-	value *string
-} {
-	return []struct {
-		name  string
-		value *string
-	}{
-		{"name", &s.Fields.Name},
-		{"company", &s.Fields.Company},
-		{"role", &s.Fields.Role},
-		{"email", &s.Fields.Email},
-		{"message", &s.Fields.Message},
-		{"conversation", &s.Conversation},
-	}
-}
-
-// Check applies the content and consent rules of version v to s. It returns
-// the submission as it would be stored (normalised and trimmed; a field the
-// version does not have is dropped, never stored unchecked) and one
-// FieldError per failing field, in the version's field order, then one on
-// field "consents" (CONSENT_REQUIRED) when the consents do not fit the data.
-// errs is nil exactly when the submission passes; kept is then valid for
-// storage, and Check(v, kept) returns it unchanged. When errs is not nil,
-// kept is the best normalisation possible and must not be stored.
+// Check applies version v's content and consent rules to s. It returns s
+// as it would be stored (normalised; a field v does not have dropped) and
+// one FieldError per failing field in v's order, then one CONSENT_REQUIRED
+// on "consents". errs is nil exactly when s passes; only then may kept be
+// stored, and Check(v, kept) returns it unchanged.
 func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission, errs []intake.FieldError) {
 	kept = s
 	kept.Consents = append([]intake.ConsentClaim(nil), s.Consents...)
 	kept.Added = nil
-	carried := map[string]*string{}
-	for _, fv := range fieldValues(&kept) {
-		carried[fv.name] = fv.value
-	}
-	// Each field of the version, in its order: one every draft carries, or
-	// one it adds (kept in Added); a value the version does not ask for is
-	// dropped.
+	f := &kept.Fields
+	carried := map[string]*string{"name": &f.Name, "company": &f.Company, "role": &f.Role, "email": &f.Email,
+		"message": &f.Message, "conversation": &kept.Conversation}
+	// Each field of v in its order, carried or added (kept in Added).
 	values := map[string]*string{}
 	for i := range v.Fields {
 		f := &v.Fields[i]
@@ -130,13 +107,11 @@ func checkField(f *formregistry.Field, raw string) (string, *intake.FieldError) 
 	return kept, nil
 }
 
-// newlines are the line breaks normalised to LF, and the tab normalised to a
-// space.
+// newlines maps line breaks to LF and the tab to a space.
 var newlines = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n", "\t", " ")
 
-// normalise returns s as it would be stored: valid UTF-8 (invalid bytes
-// become U+FFFD, for display only: such a value is refused), line breaks as
-// LF, tabs as spaces, trimmed.
+// normalise returns s as stored: valid UTF-8 (U+FFFD for invalid bytes,
+// which are refused), LF line breaks, tabs as spaces, trimmed.
 func normalise(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = newlines.Replace(s)
@@ -150,9 +125,9 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// checkConsents applies the consent rule: every claim names a consent
-// purpose of the version with its current text version, at most once; data
-// for a consent purpose comes with that consent given.
+// checkConsents applies the consent rule: each claim names a consent
+// purpose of v at its current text version, once; data for a consent
+// purpose comes with that consent given.
 func checkConsents(v *formregistry.Version, kept intake.Submission, values map[string]*string) *intake.FieldError {
 	fail := func(detail string) *intake.FieldError {
 		return &intake.FieldError{Field: ConsentsField, Code: intake.CodeConsentRequired, Detail: detail}
@@ -181,8 +156,7 @@ func checkConsents(v *formregistry.Version, kept intake.Submission, values map[s
 	return nil
 }
 
-// given reports whether kept gives consent to purpose p (nil: none) under
-// its current text version.
+// given reports whether kept consents to p (nil: none) at its current text.
 func given(p *formregistry.Purpose, kept intake.Submission) bool {
 	if p == nil || p.Consent == nil {
 		return false
@@ -193,4 +167,15 @@ func given(p *formregistry.Purpose, kept intake.Submission) bool {
 		}
 	}
 	return false
+}
+
+// hasLetterOrDigit reports whether s holds a letter or digit of any script.
+func hasLetterOrDigit(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+}
+
+// hasVisible reports whether s holds a letter, digit, punctuation or symbol
+// (U+2800 BRAILLE PATTERN BLANK, a blank look-alike, aside).
+func hasVisible(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r != '\u2800' && unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S) })
 }

@@ -63,12 +63,13 @@ func set(s *intake.Submission, field, value string) {
 
 // get returns the named field of s.
 func get(s intake.Submission, field string) string {
-	for _, fv := range fieldValues(&s) {
-		if fv.name == field {
-			return *fv.value
-		}
+	f := s.Fields
+	values := map[string]string{"name": f.Name, "company": f.Company, "role": f.Role, "email": f.Email, "message": f.Message, "conversation": s.Conversation}
+	v, ok := values[field]
+	if !ok {
+		panic("no field " + field)
 	}
-	panic("no field " + field)
+	return v
 }
 
 func links(n int, sep string) string {
@@ -469,4 +470,16 @@ func TestNormaliseEmail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fieldValues returns the submission's carried field values by name.
+func fieldValues(s *intake.Submission) []struct {
+	name  string
+	value *string
+} {
+	return []struct {
+		name  string
+		value *string
+	}{{"name", &s.Fields.Name}, {"company", &s.Fields.Company}, {"role", &s.Fields.Role},
+		{"email", &s.Fields.Email}, {"message", &s.Fields.Message}, {"conversation", &s.Conversation}}
 }

@@ -11,19 +11,11 @@ import (
 	"github.com/ownersite/introductions/shared/textrules"
 )
 
-// checkEmail accepts an email address as the form does, returning "", or
-// returns a detail saying what is wrong with it. An address holds nothing
-// invisible (no default-ignorable or format character, not even the
-// directional marks or joiners other fields allow: an address is typed, and
-// an invisible character would make one address look like another); it has
-// exactly one @; a local part of 1 to 64 bytes without whitespace, without
-// any of ( ) < > [ ] \ , ; : " and without a leading, trailing or doubled
-// dot, nor a ? or % (legal in an address, unused in practice, and what
-// turns an address in a mailto: link into header fields or escapes); and a
-// domain of at most 253 bytes with at least one dot, whose labels
-// are each 1 to 63 bytes of letters (any script), digits and inner hyphens,
-// the last one not all digits. It is a sanity check, not proof the address
-// receives mail.
+// checkEmail returns "" for an address the form accepts, else what is
+// wrong: nothing invisible, one @; a local part of 1 to 64 bytes without
+// whitespace, any of ( ) < > [ ] \ , ; : " ? %, or an outer or doubled dot;
+// a dotted domain of at most 253 bytes, labels of 1 to 63 letters, digits
+// and inner hyphens, the last not all digits.
 func checkEmail(s string) string {
 	const example = " An address looks like name@example.com."
 	for _, r := range s {
@@ -72,15 +64,10 @@ func validDomain(domain string) bool {
 	return strings.ContainsFunc(last, func(r rune) bool { return !unicode.IsDigit(r) })
 }
 
-// NormaliseEmail returns the one normal form of an address used for the
-// email rate key (a data subject's records are found by SubjectAddress's
-// form, which tells ß from ss): surrounding whitespace
-// trimmed, invisible characters (default-ignorable and format characters)
-// removed, Unicode normalisation form NFKC (full-width "ａｄａ" is "ada"),
-// Unicode case folding (so "ADA", "Ada" and "ada" are one), and a +tag
-// removed from the local part, so that " Ada+jobs@Example.com",
-// "ａｄａ@example.com" and "ada@example.com" are one sender. It is for keys
-// and look-ups only; the address is stored as Check keeps it.
+// NormaliseEmail returns the address's form for the email rate key:
+// trimmed, invisible characters dropped, NFKC, case-folded, +tag removed
+// (" Ada+jobs@Example.com" and "ａｄａ@example.com" are "ada@example.com").
+// It is for keys only; the address is stored as Check keeps it.
 func NormaliseEmail(email string) string {
 	s := strings.TrimSpace(norm.NFKC.String(strings.Map(textrules.DropInvisible, email)))
 	s = norm.NFKC.String(cases.Fold().String(s)) // a Caser is stateful: one per call

@@ -7,16 +7,10 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Evidence returns the consent evidence of a submission that passed Check:
-// one ConsentEvidence per consent given under the version's current text,
-// v being the version in the language the visitor was shown (purpose,
-// basis, language, text version, the SHA-256 of that language's text from
-// the registry, the checkbox, actively checked, given at, and the
-// withdrawal path), and one
-// PurposeRecord per purpose of the version, granted when the purpose is
-// required or its consent was given. ActivelyChecked is true because the
-// page's consent boxes start unticked and a claim is given only by a tick;
-// ConfirmedAt is left for the confirm step.
+// Evidence returns a checked submission's consent evidence under v as shown
+// (one per consent given; ActivelyChecked, as boxes start unticked;
+// ConfirmedAt left to the confirmation) and one PurposeRecord per purpose,
+// granted when required or consented to.
 func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, withdrawalPath string) ([]intake.ConsentEvidence, []intake.PurposeRecord) {
 	var evidence []intake.ConsentEvidence
 	records := make([]intake.PurposeRecord, 0, len(v.Purposes))
@@ -41,12 +35,9 @@ func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, wit
 	return evidence, records
 }
 
-// EvidenceMatches reports whether stored consent evidence still matches the
-// registry's version it was given under, in the language it names (the
-// version file's when it names none): a consent purpose of v with the same
-// basis, text version, text SHA-256 in that language, and control. It only
-// reports: acting on a mismatch is the caller's business. Look v up with
-// (*formregistry.Registry).Find, which keeps retired versions.
+// EvidenceMatches reports whether stored evidence still matches v (from
+// Registry.Find) in the language it names (else v's first): a consent
+// purpose with the same basis, text version, text SHA-256 and control.
 func EvidenceMatches(v *formregistry.Version, e intake.ConsentEvidence) bool {
 	if e.Lang != "" {
 		in, ok := v.In(e.Lang)

@@ -3,7 +3,6 @@ package contentrules
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/ownersite/introductions/shared/textrules"
 	"strings"
 	"unicode"
 
@@ -11,26 +10,18 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/ownersite/introductions/shared/intake"
+	"github.com/ownersite/introductions/shared/textrules"
 )
 
-// SubjectKey names the data subject behind an email address: the SHA-256,
-// in hex, of "subject/v2", a NUL and the address as SubjectAddress makes
-// it, so that "Ada@Example.com", "ada+jobs@example.com " and
-// "ada@EXAMPLE.com" name one person, "straße@example.com" and
-// "strasse@example.com" two, and "ada@bücher.example" and
-// "ada@xn--bcher-kva.example" one. It is stored beside the address (never
-// instead of it, and never in the ledger) so that a data subject's request
-// finds every introduction of theirs with one indexed query. It is no
-// secret: whoever reads the introduction reads the address.
+// SubjectKey names the data subject behind an address: the hex SHA-256 of
+// "subject/v2", a NUL and SubjectAddress(email). It is stored beside the
+// address, never in the ledger, so that one query finds a subject's
+// introductions.
 func SubjectKey(email string) string {
 	return subjectHash("subject/v2", SubjectAddress(email))
 }
 
-// legacySubjectKey is the key introductions kept before SubjectKey's v2
-// carry: the hash of "subject/v1" and NormaliseEmail's form, whose full
-// case folding merges ß with ss and which leaves an internationalised
-// domain as typed. No stored key is rewritten: an introduction kept before
-// v2 keeps this key until its retention deletes it.
+// legacySubjectKey is the v1 key introductions kept before v2 still carry.
 func legacySubjectKey(email string) string {
 	return subjectHash("subject/v1", NormaliseEmail(email))
 }
@@ -41,10 +32,8 @@ func subjectHash(version, address string) string {
 }
 
 // Subject is the data subject behind email, for an access or erasure
-// request: their introductions are stored under SubjectKey or, kept
-// before it, under the v1 key, and an introduction found is theirs when
-// its stored address has their SubjectKey (so a v1 key that merged
-// "strasse@" into "straße@" finds only the one asked about).
+// request: found under either key, owned when the stored address has
+// their SubjectKey.
 func Subject(email string) intake.SubjectQuery {
 	key := SubjectKey(email)
 	return intake.SubjectQuery{
@@ -53,13 +42,10 @@ func Subject(email string) intake.SubjectQuery {
 	}
 }
 
-// SubjectAddress returns the normal form of an address that names its
-// data subject: surrounding whitespace trimmed, invisible characters
-// removed, NFKC; the local part compared without case (Unicode simple
-// case folding, which leaves ß and ss apart, as mail servers that fold
-// case do) and without a +tag; the domain in its IDNA ASCII form
-// (UTS #46 lookup, nontransitional: lower case, punycode), or, when the
-// domain is no valid IDN, its NFKC form in lower case.
+// SubjectAddress returns the form of an address that names its subject:
+// trimmed, invisible characters dropped, NFKC; the local part simple-case-
+// folded (ß and ss apart) without a +tag; the domain in IDNA ASCII form,
+// else NFKC in lower case.
 func SubjectAddress(email string) string {
 	s := strings.TrimSpace(norm.NFKC.String(strings.Map(textrules.DropInvisible, email)))
 	at := strings.LastIndex(s, "@")
@@ -78,12 +64,8 @@ func SubjectAddress(email string) string {
 	return local + "@" + domain
 }
 
-// simpleFold maps r to one member of its case orbit under Unicode simple
-// case folding (unicode.SimpleFold), the same for every member: the
-// orbit's lower-case form where its smallest member lowers into the orbit,
-// else that smallest member. "K", "k" and the Kelvin sign are "k"; "ß" and
-// "ẞ" are "ß" (never "ss"); "İ" and "ı", which fold to no other letter,
-// stay themselves.
+// simpleFold maps r to one member of its simple case-folding orbit, the
+// same for every member ("K" and the Kelvin sign are "k"; "ẞ" is "ß").
 func simpleFold(r rune) rune {
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {

@@ -12,27 +12,13 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// The threat: a flood of requests that are refused before the check chain
-// (past the flood layer, under a remembered block, or malformed) made one
-// ledger document each — 200 requests from one blocked address, 200 writes;
-// 5,000 addresses, 5,000 writes — so refusing cost more than the attack.
-// Those refusals are counted in memory instead, per keyed source and flood
-// window, and each (source, window) is written once, with its count, after
-// the window ends; past maxTalliedSources sources in one window the rest
-// are summed into one entry. A flood costs memory, not writes. What it
-// gives up: the counts of the window an instance is in when it is stopped
-// without Close are lost.
-//
-// Revisions the content rules refuse are tallied the same way, apart: per
-// source, draft and window, as an entry whose validation is FAIL with
-// their codes (a refusal before the checks learnt nothing about the
-// content: UNKNOWN). They had been a ledger document each, 200 refused
-// revisions of one draft 200 documents; they also count toward the
-// draft's revision cap, which bounds them to intake.MaxRevisions a draft.
+// Refusals before the checks, and revisions the content rules refuse, are
+// counted in memory per keyed source (and draft) and flood window, and each
+// written once, with its count, after the window ends (README.md): a flood
+// costs memory, not writes.
 
-// maxTalliedSources bounds the sources counted one by one per window and
-// instance: at most this many ledger writes (plus one that sums the rest)
-// per window, however many sources a flood uses.
+// maxTalliedSources bounds the sources counted one by one per window; the
+// rest are summed into one entry.
 const maxTalliedSources = 200
 
 // Moves a refusal can stop.
@@ -50,9 +36,8 @@ type refusalTally struct {
 	windows map[time.Time]*windowTally
 }
 
-// tallyKey is what one tally entry counts for: a keyed source's refusals
-// before the checks, or (content) its revisions of one draft that the
-// content rules refused.
+// tallyKey is what one entry counts: a source's refusals before the
+// checks, or (content) its refused revisions of one draft.
 type tallyKey struct {
 	source     string
 	submission string
@@ -61,15 +46,13 @@ type tallyKey struct {
 
 type windowTally struct {
 	sources map[tallyKey]*sourceTally
-	// overflow sums the keys past maxTalliedSources, before the checks
-	// (false) and by the content rules (true) apart.
+	// overflow sums the keys past maxTalliedSources, by tallyKey.content.
 	overflow map[bool]*sourceTally
 }
 
 type sourceTally struct {
-	// id is the ledger entry the tally is written as, chosen at its first
-	// write: a write retried after a lost answer writes the same entry
-	// again, never a second one.
+	// id is the tally's ledger entry, chosen at its first write so that a
+	// retry writes the same entry.
 	id      string
 	sources int
 	count   int
@@ -95,29 +78,17 @@ func (t *sourceTally) add(codes []intake.Code, signals []string, move string) {
 	}
 }
 
-// tally counts one refusal of move from keyHash at now, made before the
-// checks, with the refusal's code and the signals that led there, and
-// starts writing the tallies of windows that have ended. It returns
-// refusal.
-func (s *Service) tally(keyHash string, now time.Time, refusal error, signals []string, move string) error {
-	s.count(tallyKey{source: keyHash}, now, []intake.Code{intake.CodeOf(refusal)}, signals, move)
-	return refusal
-}
-
-// tallyRevision counts one revision of draft id from keyHash at now that
-// the content rules refused, with each field's code, and returns refused.
-func (s *Service) tallyRevision(keyHash, id string, now time.Time, refused *intake.Error) error {
-	codes := make([]intake.Code, 0, len(refused.Fields))
-	signals := make([]string, 0, len(refused.Fields))
-	for _, f := range refused.Fields {
-		codes = append(codes, f.Code)
-		signals = append(signals, string(f.Code))
+// tally counts one refusal of move at now with the signals that led there
+// (a content refusal: its fields' codes), starts writing the tallies of
+// windows that have ended, and returns refusal.
+func (s *Service) tally(key tallyKey, now time.Time, refusal error, signals []string, move string) error {
+	codes := []intake.Code{intake.CodeOf(refusal)}
+	if key.content {
+		codes = fieldCodes(intake.AsError(refusal))
+		for _, c := range codes {
+			signals = append(signals, string(c))
+		}
 	}
-	s.count(tallyKey{source: keyHash, submission: id, content: true}, now, codes, signals, moveRevision)
-	return refused
-}
-
-func (s *Service) count(key tallyKey, now time.Time, codes []intake.Code, signals []string, move string) {
 	start := now.Truncate(s.Flood.Window())
 	s.refusals.mu.Lock()
 	if s.refusals.windows == nil {
@@ -141,14 +112,9 @@ func (s *Service) count(key tallyKey, now time.Time, codes []intake.Code, signal
 	}
 	t.add(codes, signals, move)
 	s.refusals.mu.Unlock()
-	s.flushEnded(now)
-}
-
-// flushEnded writes, in the background, the tallies of windows that ended
-// before now (one flush at a time; FlushRefusals waits for it).
-func (s *Service) flushEnded(now time.Time) {
+	// Windows that have ended are written in the background, one flush at a time.
 	if !s.hasEnded(now) || !s.flushing.TryLock() {
-		return
+		return refusal
 	}
 	s.flushes.Add(1)
 	go func() {
@@ -160,6 +126,7 @@ func (s *Service) flushEnded(now time.Time) {
 			s.Logger.WarnContext(ctx, "refusal counts not written; kept for the next try", slog.String("code", string(intake.CodeOf(err))))
 		}
 	}()
+	return refusal
 }
 
 func (s *Service) hasEnded(now time.Time) bool {
@@ -173,11 +140,9 @@ func (s *Service) hasEnded(now time.Time) bool {
 	return false
 }
 
-// FlushRefusals writes one ledger entry per source for every refusal
-// window that has ended by the clock's now, after any background write in
-// progress. With all set (at shutdown) it writes the current window too.
-// Errors: UNAVAILABLE; what could not be written is kept for the next
-// flush.
+// FlushRefusals writes the tallies of every window ended by now (with all,
+// at shutdown, the current one too), after any background write. Errors:
+// UNAVAILABLE; what is not written is kept for the next flush.
 func (s *Service) FlushRefusals(ctx context.Context, all bool) error {
 	s.flushes.Wait()
 	s.flushing.Lock()
@@ -214,8 +179,7 @@ func (s *Service) writeRefusals(ctx context.Context, now time.Time, all bool) er
 	return errors.Join(errs...)
 }
 
-// putBack returns a tally that could not be written to its window (as the
-// window's overflow when overflow is set).
+// putBack returns an unwritten tally to its window.
 func (s *Service) putBack(start time.Time, key tallyKey, t *sourceTally, overflow bool) {
 	s.refusals.mu.Lock()
 	defer s.refusals.mu.Unlock()
@@ -231,10 +195,7 @@ func (s *Service) putBack(start time.Time, key tallyKey, t *sourceTally, overflo
 	w.sources[key] = t
 }
 
-// writeRefusal writes the tally t of key's refusals in the window that
-// started at start as one content-free ledger entry: validation UNKNOWN
-// for refusals before the checks, FAIL with the codes for revisions the
-// content rules refused.
+// writeRefusal writes tally t as one content-free ledger entry.
 func (s *Service) writeRefusal(ctx context.Context, start time.Time, key tallyKey, t *sourceTally) error {
 	if t.id == "" {
 		id, err := s.newID()

@@ -10,8 +10,7 @@ import (
 	"errors"
 	"io"
 	"net/netip"
-	"regexp"
-	"sync"
+	"strings"
 
 	"github.com/ownersite/introductions/shared/contentrules"
 	"github.com/ownersite/introductions/shared/intake"
@@ -27,10 +26,8 @@ const (
 
 var b64 = base64.RawURLEncoding
 
-// keyedHash is the HMAC of kind and value under the pepper: how a client
-// address, an email or an Idempotency-Key is named in storage and logs,
-// never raw. The pepper does not rotate with the HMAC keys, so neither do
-// these names.
+// keyedHash is the HMAC of kind and value under the pepper: how a source,
+// an email or an Idempotency-Key is named in storage and logs.
 func (s *Service) keyedHash(kind, value string) string {
 	mac := hmac.New(sha256.New, keyring.Derive(s.Pepper, "keyed-hash/v1"))
 	mac.Write([]byte(kind))
@@ -39,26 +36,12 @@ func (s *Service) keyedHash(kind, value string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// draftKeys are the keyed hashes a draft is named by in storage and logs,
-// computed once per request by keysOf ("" for what the draft has none of):
-// its client network (clientPrefix), its Idempotency-Key, its email, and
-// its message and sender for the repeated-message check.
+// draftKeys are a draft's keyed hashes, computed once per request ("" for
+// what it has none of). The email key is the normalised address with the
+// client network, so that drafts in someone's name spend only the sender's
+// own budget, never lock the address's owner out (README.md).
 type draftKeys struct{ client, idempotency, email, message, sender string }
 
-// keysOf computes req's draftKeys. The email key is what the email limit
-// counts: drafts naming one address (in contentrules.NormaliseEmail's one
-// normal form, so invisible characters, full-width letters, case and +tags
-// do not make a new sender) from one client network.
-//
-// The threat it defends against is a lock-out: were the key the address
-// alone, anyone who knows a recruiter's address could send five drafts in
-// their name and refuse the recruiter's own introduction for an hour. With
-// the network in the key, drafts in someone's name spend only the sender's
-// own budget, and the recruiter, writing from their own network, is never
-// refused for what a stranger did. What it gives up: many networks naming
-// one address are each limited on their own — they still pay a proof of
-// work and the address limit per draft, and nothing reaches the owner
-// unconfirmed.
 func (s *Service) keysOf(req DraftRequest) draftKeys {
 	f, prefix := req.Submission.Fields, clientPrefix(req.Client)
 	email, repeat := contentrules.NormaliseEmail(f.Email), spamsignals.RepeatKey(f.Message)
@@ -75,8 +58,7 @@ func (s *Service) keysOf(req DraftRequest) draftKeys {
 	return k
 }
 
-// clientPrefix is the rate-limit identity of an address: IPv4 as is, IPv6
-// by its /64.
+// clientPrefix is an address's rate-limit identity: IPv4 as is, IPv6 by its /64.
 func clientPrefix(addr netip.Addr) string {
 	addr = addr.Unmap()
 	if !addr.IsValid() {
@@ -109,51 +91,30 @@ func (s *Service) newID() (string, error) {
 	}
 }
 
-func (s *Service) newToken() (string, error) {
-	b, err := s.random(tokenBytes)
-	if err != nil {
-		return "", err
-	}
-	return b64.EncodeToString(b), nil
+// wellFormed reports whether s is n characters of the URL-safe base64 alphabet.
+func wellFormed(s string, n int) bool {
+	return len(s) == n && !strings.ContainsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' || r == '_')
+	})
 }
 
-var (
-	idPattern    = lazyPattern(`^[A-Za-z0-9_-]{22}$`)
-	tokenPattern = lazyPattern(`^[A-Za-z0-9_-]{43}$`)
-)
-
-// pattern is a regular expression compiled on its first use, not at
-// start-up: every function links this package through the route table,
-// and compiling these counted repetitions costs thousands of allocations.
-type pattern func() *regexp.Regexp
-
-func lazyPattern(expr string) pattern {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
-// MatchString reports whether s matches the pattern.
-func (p pattern) MatchString(s string) bool { return p().MatchString(s) }
-
-// decoyMAC is the keyed hash that marks a honeypot's decoy. It is keyed
-// from the pepper, which does not rotate, not from the HMAC keys: a decoy id
-// names no key version, so a decoy keyed from a rotating key would be a
-// stranger to an instance that has not yet read the newest key (or no
-// longer holds the old one) — a 404 where a real draft is confirmed, which
-// would tell a bot its draft was a decoy.
+// decoyMAC is the keyed hash that marks a decoy, keyed from the pepper so
+// that every instance knows a decoy across HMAC key rotations.
 func (s *Service) decoyMAC(data []byte) []byte {
 	mac := hmac.New(sha256.New, keyring.Derive(s.Pepper, "decoy/v2"))
 	mac.Write(data)
 	return mac.Sum(nil)
 }
 
-// newIdentity returns a fresh id and token — for a draft, a random id that
-// is never a decoy's and a random token; for a honeypot's decoy, newDecoy's
-// — and, for an Idempotency-Key, the token sealed under it.
+// newIdentity returns a fresh id and token (a decoy's: newDecoy's) and,
+// for an Idempotency-Key, the token sealed under it.
 func (s *Service) newIdentity(decoy bool, idempotencyKey string) (id, token string, sealed []byte, err error) {
+	var b []byte
 	if decoy {
 		id, token, err = s.newDecoy()
 	} else if id, err = s.newID(); err == nil {
-		token, err = s.newToken()
+		b, err = s.random(tokenBytes)
+		token = b64.EncodeToString(b)
 	}
 	if err == nil && idempotencyKey != "" {
 		sealed, err = s.seal(idempotencyKey, token)
@@ -161,11 +122,9 @@ func (s *Service) newIdentity(decoy bool, idempotencyKey string) (id, token stri
 	return id, token, sealed, err
 }
 
-// newDecoy returns an id and token for a honeypot's decoy: they look like
-// real ones (random, of the same length), and both are recognised later by
-// a keyed hash — the id carries a tag over its random part, and the token
-// is derived from the id — so that every instance knows a decoy's id and
-// its token without storing either.
+// newDecoy returns a decoy's id and token: they look random, but the id
+// carries a keyed tag and the token derives from the id, so that neither
+// is stored.
 func (s *Service) newDecoy() (id, token string, err error) {
 	b, err := s.random(idBytes - decoyTag)
 	if err != nil {
@@ -189,8 +148,7 @@ func (s *Service) isDecoy(id string) bool {
 	return hmac.Equal(s.decoyMAC(body)[:decoyTag], tag)
 }
 
-// claimOf is the claim of the holder of token on id; for a decoy, with
-// the hash of the decoy's own token, which no record keeps.
+// claimOf is the claim of token's holder on id (for a decoy, with its token's hash).
 func (s *Service) claimOf(id, token string) intake.Claim {
 	c := intake.Claim{ID: id, TokenHash: intake.HashToken(token)}
 	if s.isDecoy(id) {
@@ -199,21 +157,20 @@ func (s *Service) claimOf(id, token string) intake.Claim {
 	return c
 }
 
-// sealKey derives the key that seals a draft's token for replays from the
-// Idempotency-Key itself: the database holds only the key's keyed hash, so
-// it alone never yields a usable token.
-func sealKey(idempotencyKey string) []byte {
+// sealer seals a token for replays under a key derived from the
+// Idempotency-Key, which the database never holds.
+func sealer(idempotencyKey string) (cipher.AEAD, error) {
 	mac := hmac.New(sha256.New, []byte(idempotencyKey))
 	mac.Write([]byte("introductions/idempotency-seal/v1"))
-	return mac.Sum(nil)
-}
-
-func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
-	block, err := aes.NewCipher(sealKey(idempotencyKey))
+	block, err := aes.NewCipher(mac.Sum(nil))
 	if err != nil {
 		return nil, err
 	}
-	gcm, err := cipher.NewGCM(block)
+	return cipher.NewGCM(block)
+}
+
+func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
+	gcm, err := sealer(idempotencyKey)
 	if err != nil {
 		return nil, err
 	}
@@ -225,11 +182,7 @@ func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
 }
 
 func unseal(idempotencyKey string, sealed []byte) (string, error) {
-	block, err := aes.NewCipher(sealKey(idempotencyKey))
-	if err != nil {
-		return "", err
-	}
-	gcm, err := cipher.NewGCM(block)
+	gcm, err := sealer(idempotencyKey)
 	if err != nil {
 		return "", err
 	}
@@ -239,8 +192,3 @@ func unseal(idempotencyKey string, sealed []byte) (string, error) {
 	plain, err := gcm.Open(nil, sealed[:gcm.NonceSize()], sealed[gcm.NonceSize():], nil)
 	return string(plain), err
 }
-
-// idempotencyKeyPattern accepts what the IETF draft allows in practice: a
-// client-made string of 8 to 255 visible ASCII characters (UUIDs, ULIDs,
-// random base64).
-var idempotencyKeyPattern = lazyPattern(`^[\x21-\x7e]{8,255}$`)

@@ -16,6 +16,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,8 +36,7 @@ const (
 	LayerEmail = "email"
 )
 
-// FreeDrafts is how many drafts a source keeps in the window of its ip
-// counter at the base cost before the work it owes grows.
+// FreeDrafts is how many drafts a source keeps per ip window at the base cost.
 const FreeDrafts = 3
 
 // Deps is what the service needs; New refuses a missing one.
@@ -44,50 +44,39 @@ type Deps struct {
 	Store   intake.Store
 	Reviser Reviser
 	Forms   *formregistry.Registry
-	// Chain is the checks a draft passes, in order. A service without it
-	// (the Confirmation function's) keeps no drafts: Draft refuses.
+	// Chain is the checks a draft passes, in order; without it Draft refuses.
 	Chain checks.Chain
 	Flood *floodlimit.Limiter
-	// Pepper keys the hashes that name a client address, an email and an
-	// Idempotency-Key in storage, and marks a honeypot's decoy (at least 32
-	// bytes). It does not rotate with the HMAC keys, so a key rotation keeps
-	// every rate counter, idempotency record and decoy.
+	// Pepper (at least 32 bytes, never rotated) keys the hashes that name
+	// sources, emails and Idempotency-Keys, and marks decoys.
 	Pepper    []byte
 	Clock     intake.Clock
 	Entropy   io.Reader // crypto/rand.Reader in production
 	Logger    *slog.Logger
 	Retention intake.Retention
-	// IPLimit and EmailLimit are the authoritative limits per rolling
-	// window.
+	// IPLimit and EmailLimit are the authoritative limits per window.
 	IPLimit    intake.RateRule
 	EmailLimit intake.RateRule
-	// Escalation is the work a source owes by the drafts its ip counter
-	// holds (its Layer is set to "ip"). Zero: the base cost always.
+	// Escalation is the work a source owes by its ip counter; zero: the base cost.
 	Escalation intake.Escalation
 	// Function and Revision name the code in the ledger's provenance.
 	Function string
 	Revision string
-	// Attacher and Files keep attachments: the metadata with the draft,
-	// the bytes in the bucket; AttachmentMaxBytes is the most one may be.
-	// Optional: a service without Files refuses Attach and Detach as
-	// INTERNAL, and a withdrawal then leaves the bytes to the sweep.
+	// Attacher and Files keep attachments, at most AttachmentMaxBytes each;
+	// without them Attach and Detach are INTERNAL.
 	Attacher           intake.Attacher
 	Files              attachment.Files
 	AttachmentMaxBytes int64
-	// Handoff builds each confirmation's and withdrawal's outbox and sends
-	// it after the commit. Optional: a service without one (the Drafts
-	// function's, which confirms nothing) refuses Confirm and Withdraw as
-	// INTERNAL.
+	// Handoff writes and sends the outbox; without it Confirm and Withdraw
+	// are INTERNAL.
 	Handoff Handoff
 }
 
 // Handoff is what the service needs of the delivery service.
 type Handoff interface {
-	// Outbox returns the envelopes to write with an event of a
-	// submission: one per destination that event goes to.
+	// Outbox returns an event's envelopes, one per destination.
 	Outbox(submissionID, event string, prov intake.Provenance) []intake.Envelope
-	// Dispatch sends written envelopes in the background; it never blocks
-	// on a provider.
+	// Dispatch sends written envelopes in the background.
 	Dispatch(envelopeIDs []string)
 }
 
@@ -98,8 +87,8 @@ type Service struct {
 	mu       sync.Mutex
 	inFlight map[string]bool
 
-	// refusals counts the refusals made before the chain; flushing is
-	// held by the one writer of those counts, flushes waits for it.
+	// refusals counts refusals before the chain; flushing is held by their
+	// one writer, flushes waits for it.
 	refusals refusalTally
 	flushing sync.Mutex
 	flushes  sync.WaitGroup
@@ -130,20 +119,16 @@ func New(d Deps) (*Service, error) {
 // DraftRequest is one decoded draft with where it came from.
 type DraftRequest struct {
 	Submission intake.Submission
-	// Members are the body's members beyond the ones every draft carries:
-	// the fields its form version adds, and its honeypot (see readMembers).
+	// Members are the body's members beyond the common ones (readMembers).
 	Members map[string]json.RawMessage
-	// Client is the client address from the trusted X-Forwarded-For
-	// position.
+	// Client is the client address from the trusted X-Forwarded-For position.
 	Client netip.Addr
-	// IdempotencyKey is the Idempotency-Key header's key, "" when the
-	// header is absent or malformed. IdempotencyKeyMalformed says it is
-	// present but names no one key (empty, or sent twice): the draft is
-	// refused IDEMPOTENCY_KEY_INVALID, as one whose key fails the key
-	// pattern is.
+	// IdempotencyKey is the header's key, "" when absent; with
+	// IdempotencyKeyMalformed (empty or repeated header) the draft is
+	// refused IDEMPOTENCY_KEY_INVALID.
 	IdempotencyKey          string
 	IdempotencyKeyMalformed bool
-	// RequestID names the request in the provenance of its ledger entry.
+	// RequestID names the request in the ledger's provenance.
 	RequestID string
 }
 
@@ -154,8 +139,7 @@ type Draft struct {
 	Conversation string
 	// Token confirms or withdraws it; only its hash is stored.
 	Token string
-	// Replayed is true when an Idempotency-Key retry returned the draft an
-	// earlier request kept.
+	// Replayed is true when an Idempotency-Key retry returned an earlier draft.
 	Replayed bool
 }
 
@@ -163,8 +147,7 @@ type Draft struct {
 type Confirmation struct {
 	ID          string
 	ConfirmedAt time.Time
-	// KeptUntil is when the introduction is deleted; until then the
-	// visitor can withdraw it.
+	// KeptUntil is when the introduction is deleted.
 	KeptUntil time.Time
 }
 
@@ -173,17 +156,12 @@ func WithdrawalPath(id string) string {
 	return "/api/introductions/" + id + "/withdrawal"
 }
 
-// Draft takes a draft through the chain and keeps it. Errors are *intake.Error:
-// FORM_VERSION_UNKNOWN, the content codes, CONSENT_REQUIRED, POW_* (POW_TOO_EASY
-// when the source owes a harder challenge: the decoy of a honeypot is
-// refused so too, as it counts as kept),
-// RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE, and UNREADABLE_BODY or
-// FIELD_INVALID for req.Members (see readMembers). Every refusal past decoding
-// leaves a content-free ledger entry: one of its own for a refusal by the
-// checks or the store, one per source and flood window with a count for a
-// refusal before the checks (a malformed Idempotency-Key, an unknown form
-// version or member, the flood layer, a remembered block). A honeypot gets a decoy
-// success.
+// Draft takes a draft through the chain and keeps it; a honeypot gets a
+// decoy success. Errors are *intake.Error: FORM_VERSION_UNKNOWN, the content
+// codes, CONSENT_REQUIRED, POW_*, RATE_LIMITED, IDEMPOTENCY_*, UNAVAILABLE,
+// and UNREADABLE_BODY or FIELD_INVALID for req.Members. Every refusal past
+// decoding leaves a content-free ledger entry: its own for the checks' or
+// the store's, a tally per source and window for one before the checks.
 func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	if len(s.Chain) == 0 {
 		return nil, errors.New("intakeflow: this service keeps no drafts (it has no check chain)")
@@ -195,7 +173,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	clientKey := keys.client
 	version, sub, err := s.resolve(req)
 	if err != nil {
-		return nil, s.tally(clientKey, now, err, nil, moveDraft)
+		return nil, s.tally(tallyKey{source: clientKey}, now, err, nil, moveDraft)
 	}
 	req.Submission = sub
 	if req.IdempotencyKey != "" {
@@ -204,7 +182,7 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
 			return nil, intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")
 		}
-		defer s.release(entry.IdempotencyKeyHash)
+		defer func() { s.mu.Lock(); delete(s.inFlight, entry.IdempotencyKeyHash); s.mu.Unlock() }()
 	}
 	entry.Lang = version.Lang
 	entry.Purposes = purposesOf(version)
@@ -213,21 +191,23 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	err = s.Chain.Run(ctx, a)
 	entry.RateLimits = a.RateDecisions
 	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
-	if err != nil && a.Abuse == intake.AbuseRateLimited {
-		return nil, s.tally(clientKey, now, err, a.Signals, moveDraft) // the chain's first check: nothing else ran
+	switch {
+	case err != nil && a.Abuse == intake.AbuseRateLimited:
+		return nil, s.tally(tallyKey{source: clientKey}, now, err, a.Signals, moveDraft) // the chain's first check: nothing else ran
+	case a.Abuse == intake.AbuseContentRejected:
+		// The content rules run third: a refusal before them leaves validity UNKNOWN.
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationFail, Codes: fieldCodes(intake.AsError(err))}
+	case a.Abuse == intake.AbusePowFailed:
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
 	}
 	if err != nil {
-		entry.Validation = validationAfter(a.Abuse, err)
 		return nil, s.refuse(ctx, entry, err)
 	}
 	return s.keep(ctx, entry, a, version, req, keys)
 }
 
-// decoyKeeping turns k into the keeping of a honeypot's decoy: everything a
-// real draft writes (spent challenge, counters, idempotency record, ledger
-// entry) so that it answers every later request as a real draft would, but
-// none of the content. The ledger entry is REJECTED, HONEYPOT, with the
-// decoy's state.
+// decoyKeeping turns k into a honeypot's decoy: every write a draft makes,
+// none of its content; the ledger entry is REJECTED, HONEYPOT.
 func (s *Service) decoyKeeping(k intake.DraftKeeping, a *checks.Attempt) intake.DraftKeeping {
 	in := k.Introduction
 	k.Decoy, k.Transcript = true, nil
@@ -264,8 +244,7 @@ func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.
 	entry.ID, entry.SubmissionID = id, id
 	entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
 	entry.Purposes, entry.Consents, entry.WithdrawalPath = purposes, consents, WithdrawalPath(id)
-	// The entry outlives the draft, so that an unconfirmed draft's entry
-	// can say EXPIRED once the sweep deletes the draft.
+	// The entry outlives the draft, to say EXPIRED once the sweep deletes it.
 	entry.Retention = intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt.Add(s.Retention.RejectedAttempt)}
 	entry.ExpireAt = entry.Retention.DeleteAfter
 	entry.Redaction.Stored = storedFields(in)
@@ -346,8 +325,7 @@ func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intak
 	}
 	s.Logger.InfoContext(ctx, "draft replayed", slog.String("submissionId", r.Introduction.ID), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
 	if r.Record.Decoy {
-		// A decoy kept no content: the same body (the fingerprint matched)
-		// gives the same answer again, dated as the decoy was.
+		// A decoy kept no content: the same body gives the same answer.
 		in := r.Introduction
 		in.Fields, in.Added, in.HasConversation, in.Lang = kept.Fields, kept.Added, kept.Conversation != "", version.Lang
 		in.Consents, _ = contentrules.Evidence(version, kept, in.CreatedAt, WithdrawalPath(in.ID))
@@ -408,17 +386,9 @@ func (s *Service) newEntry(requestID string, now time.Time) intake.LedgerEntry {
 func (s *Service) claim(keyHash string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inFlight[keyHash] {
-		return false
-	}
+	claimed := !s.inFlight[keyHash]
 	s.inFlight[keyHash] = true
-	return true
-}
-
-func (s *Service) release(keyHash string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.inFlight, keyHash)
+	return claimed
 }
 
 func purposesOf(v *formregistry.Version) []intake.PurposeRecord {
@@ -429,23 +399,12 @@ func purposesOf(v *formregistry.Version) []intake.PurposeRecord {
 	return out
 }
 
-// validationAfter says what the chain learned about validity before it
-// stopped: the content rules run third, so a refusal before them leaves
-// validity UNKNOWN, never PASS.
-func validationAfter(abuse intake.AbuseState, err error) intake.ValidationRecord {
-	switch abuse {
-	case intake.AbuseContentRejected:
-		e := intake.AsError(err)
-		codes := make([]intake.Code, 0, len(e.Fields))
-		for _, f := range e.Fields {
-			codes = append(codes, f.Code)
-		}
-		return intake.ValidationRecord{Result: intake.ValidationFail, Codes: codes}
-	case intake.AbusePowFailed:
-		return intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
-	default:
-		return intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
+func fieldCodes(e *intake.Error) []intake.Code {
+	codes := make([]intake.Code, 0, len(e.Fields))
+	for _, f := range e.Fields {
+		codes = append(codes, f.Code)
 	}
+	return codes
 }
 
 func storedFields(in intake.Introduction) []string {
@@ -468,11 +427,11 @@ func storedFields(in intake.Introduction) []string {
 	return append(out, "consents", "tokenHash")
 }
 
-// resolve reads what a draft names before any check runs: a well-formed
-// Idempotency-Key, its published form version in the language the page
-// showed it in, and the members that version adds (readMembers).
+// resolve checks the Idempotency-Key and reads the form version as shown
+// and the members it adds.
 func (s *Service) resolve(req DraftRequest) (*formregistry.Version, intake.Submission, error) {
-	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && !idempotencyKeyPattern.MatchString(req.IdempotencyKey) {
+	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && (len(req.IdempotencyKey) < 8 || len(req.IdempotencyKey) > 255 ||
+		strings.ContainsFunc(req.IdempotencyKey, func(r rune) bool { return r < 0x21 || r > 0x7e })) {
 		return nil, intake.Submission{}, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters.")
 	}
 	sub := req.Submission
@@ -486,10 +445,9 @@ func (s *Service) resolve(req DraftRequest) (*formregistry.Version, intake.Submi
 	return version, sub, err
 }
 
-// readMembers reads into sub the members v names beyond the ones every
-// draft carries: the fields it adds (Added; one that is no text is
-// FIELD_INVALID) and its honeypot (any value but "" fills it). A member v
-// does not know is UNREADABLE_BODY.
+// readMembers reads into sub v's added fields (FIELD_INVALID when not
+// text) and honeypot (any value but "" fills it); an unknown member is
+// UNREADABLE_BODY.
 func readMembers(v *formregistry.Version, sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
 	var errs []intake.FieldError
 	for _, name := range v.AddedFields() {
@@ -521,7 +479,7 @@ func readMembers(v *formregistry.Version, sub intake.Submission, members map[str
 	return sub, nil
 }
 
-// fingerprintOf identifies a draft body for Idempotency-Key reuse checks.
+// fingerprintOf identifies a draft body for Idempotency-Key reuse.
 func fingerprintOf(sub intake.Submission) string {
 	b, _ := json.Marshal(sub)
 	h := sha256.Sum256(b)
