@@ -65,7 +65,7 @@ func (s *IntakeStore) Confirm(ctx context.Context, c intake.Claim, now time.Time
 				{Path: "confirmedAt", Value: in.ConfirmedAt},
 				{Path: "consents", Value: in.Consents},
 				{Path: ExpireAtField, Value: in.ExpireAt},
-								{Path: "folder", Value: in.Folder()},
+				{Path: "folder", Value: in.Folder()},
 			}, firestore.LastUpdateTime(sub.guard.UpdateTime))
 			if in.HasConversation {
 				b.Update(s.transcriptRef(id), []firestore.Update{{Path: ExpireAtField, Value: in.ExpireAt}})
