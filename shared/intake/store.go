@@ -7,37 +7,26 @@ import (
 
 // Submission is a decoded draft body, before any rule has looked at it.
 type Submission struct {
-	FormID      string
-	FormVersion string
-	// Lang is the page's language; empty for the version file's own.
-	Lang   string
-	Fields Fields
-	// Added holds the fields the form version adds beyond Fields, by name.
-	Added        map[string]string
-	Conversation string
-	Consents     []ConsentClaim
-	// Honeypot is the value of the form version's honeypot field.
-	Honeypot string
-	// Altcha is the base64 ALTCHA v1 payload.
-	Altcha string
-	// Page is no part of the content nor of the idempotency fingerprint.
-	Page PageReport `json:"-"`
+	FormID, FormVersion string
+	Lang                string // the page's; empty for the version file's own
+	Fields              Fields
+	Added               map[string]string // the version's fields beyond Fields, by name
+	Conversation        string
+	Consents            []ConsentClaim
+	Honeypot            string     // the version's honeypot field
+	Altcha              string     // the base64 ALTCHA v1 payload
+	Page                PageReport `json:"-"` // no part of content or fingerprint
 }
 
 // PageReport is what the page says, content-free, about how the form was
 // filled and solved. It only ever adds signals and figures, never lowers a
 // cost or skips a check.
 type PageReport struct {
-	// Reported is false when the draft carried no report.
-	Reported bool
-	// FillMillis is the time from the form's first render to Review.
-	FillMillis int64
-	// Automation is true when the page saw a driven or headless browser.
-	Automation bool
-	// SolveMillis is the solve time, rounded to a SolveBucket; Workers how
-	// many Web Workers solved it.
-	SolveMillis int64
-	Workers     int
+	Reported    bool  // false when the draft carried no report
+	FillMillis  int64 // from the form's first render to Review
+	Automation  bool  // the page saw a driven or headless browser
+	SolveMillis int64 // rounded to a SolveBucket
+	Workers     int   // Web Workers that solved it
 }
 
 // SolveBuckets are the milliseconds a solve time is rounded down to.
@@ -59,10 +48,9 @@ const MaxReportedWorkers = 64
 
 // SpentChallenge is a solved challenge, remembered until it expires.
 type SpentChallenge struct {
-	Key      string
-	ExpireAt time.Time
-	// MaxNumber is the signed max number the challenge was issued with.
-	MaxNumber int64
+	Key       string
+	ExpireAt  time.Time
+	MaxNumber int64 // signed at issue
 }
 
 // IdempotencyRecord binds an Idempotency-Key (by hash) to the draft it made.
@@ -74,25 +62,20 @@ type IdempotencyRecord struct {
 	IntroductionID string
 	SealedToken    []byte
 	ExpireAt       time.Time
-	// Decoy is set when the key made a honeypot's decoy.
-	Decoy bool
+	Decoy          bool // the key made a honeypot's decoy
 }
 
 // DraftKeeping is everything a kept draft writes, all or nothing.
 type DraftKeeping struct {
 	Introduction Introduction
-	// Transcript is nil when the visitor attached no conversation.
-	Transcript  *Transcript
-	Ledger      LedgerEntry
-	Challenge   SpentChallenge
-	Idempotency *IdempotencyRecord
-	// RateKeys are the authoritative limits.
-	RateKeys []RateKey
-	// Escalation is what the source owes, counted on its layer's rate key.
-	Escalation Escalation
-	Now        time.Time
-	// Repeat is nil for a message too short to tell.
-	Repeat *RepeatCheck
+	Transcript   *Transcript // nil without a conversation
+	Ledger       LedgerEntry
+	Challenge    SpentChallenge
+	Idempotency  *IdempotencyRecord
+	RateKeys     []RateKey  // the authoritative limits
+	Escalation   Escalation // what the source owes, counted on its layer's key
+	Now          time.Time
+	Repeat       *RepeatCheck // nil for a message too short to tell
 	// Decoy marks a honeypot's decoy: all is written but the introduction
 	// and its transcript.
 	Decoy bool
@@ -117,12 +100,9 @@ type Replay struct {
 
 // KeepOutcome reports what KeepDraft decided.
 type KeepOutcome struct {
-	// Replay is set, and nothing written, for a used Idempotency-Key.
-	Replay *Replay
-	// RateDecisions are the authoritative layers' decisions.
+	Replay        *Replay // set, and nothing written, for a used Idempotency-Key
 	RateDecisions []RateDecision
-	// Repeated says the Repeat check fired.
-	Repeated bool
+	Repeated      bool // the Repeat check fired
 }
 
 // Store keeps introductions and their evidence; its failures are *Error
