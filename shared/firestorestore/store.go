@@ -71,14 +71,16 @@ type Config struct {
 }
 
 func (c Config) check() error {
-	var errs []error
-	if c.Database == "" {
-		errs = append(errs, errors.New("firestorestore: Config.Database is empty: name the database outright"))
+	return errors.Join(problem(c.Database == "", "Config.Database is empty: name the database outright"),
+		problem(c.OpTimeout <= 0, "Config.OpTimeout must be positive"))
+}
+
+// problem is the error message names when bad, else nil.
+func problem(bad bool, message string) error {
+	if bad {
+		return errors.New("firestorestore: " + message)
 	}
-	if c.OpTimeout <= 0 {
-		errs = append(errs, errors.New("firestorestore: Config.OpTimeout must be positive"))
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // DB is one connection to the database, on which the stores are built. It
@@ -139,7 +141,7 @@ var _ intake.Store = (*IntakeStore)(nil)
 // client. It refuses an empty Database, a non-positive OpTimeout and a nil
 // logger; opts go to the client.
 func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*DB, error) {
-	if err := errors.Join(cfg.check(), nilErr(logger == nil, "logger")); err != nil {
+	if err := errors.Join(cfg.check(), problem(logger == nil, "nil logger")); err != nil {
 		return nil, err
 	}
 	project := cfg.Project
@@ -163,20 +165,13 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.C
 // leaves the client open. It refuses a nil client or logger, a client bound
 // to another database, an empty Database and a non-positive OpTimeout.
 func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*DB, error) {
-	if err := errors.Join(cfg.check(), nilErr(client == nil, "client"), nilErr(logger == nil, "logger")); err != nil {
+	if err := errors.Join(cfg.check(), problem(client == nil, "nil client"), problem(logger == nil, "nil logger")); err != nil {
 		return nil, err
 	}
 	if db := databaseOf(client); db != cfg.Database {
 		return nil, fmt.Errorf("firestorestore: client is bound to database %q, not %q", db, cfg.Database)
 	}
 	return &DB{client: client, cfg: cfg, logger: logger}, nil
-}
-
-func nilErr(isNil bool, what string) error {
-	if isNil {
-		return errors.New("firestorestore: nil " + what)
-	}
-	return nil
 }
 
 // Close releases the client if Open made it.
