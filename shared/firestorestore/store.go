@@ -31,20 +31,33 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Collection names, with each document's id: its record's own id or key.
+// Collection names; each document id is its record's own id or key.
 const (
-	Introductions    = "introductions"    // {Introduction.ID}
-	Transcripts      = "transcripts"      // {Introduction.ID}
-	SpentChallenges  = "spentChallenges"  // {escaped SpentChallenge.Key}
-	RateCounters     = "rateCounters"     // {layer}:{escaped KeyHash}
-	IdempotencyKeys  = "idempotencyKeys"  // {escaped KeyHash}
-	Ledger           = "ledger"           // {LedgerEntry.ID}
-	Envelopes        = "envelopes"        // {Envelope.ID}: the handoff outbox
-	SweepRuns        = "sweepRuns"        // {SweepRun.ID}
-	DailyFigures     = "dailyFigures"     // {DailyFigures.Day}
-	ProviderEvents   = "providerEvents"   // {escaped provider:token}: events applied
-	RecentMessages   = "recentMessages"   // {escaped message hash}
-	DecoyAttachments = "decoyAttachments" // {decoy id}
+	// Introductions holds introductions/{Introduction.ID}.
+	Introductions = "introductions"
+	// Transcripts holds transcripts/{Introduction.ID}.
+	Transcripts = "transcripts"
+	// SpentChallenges holds spentChallenges/{escaped SpentChallenge.Key}.
+	SpentChallenges = "spentChallenges"
+	// RateCounters holds rateCounters/{layer}:{escaped KeyHash}.
+	RateCounters = "rateCounters"
+	// IdempotencyKeys holds idempotencyKeys/{escaped KeyHash}.
+	IdempotencyKeys = "idempotencyKeys"
+	// Ledger holds ledger/{LedgerEntry.ID}.
+	Ledger = "ledger"
+	// Envelopes holds envelopes/{Envelope.ID}: the handoff outbox.
+	Envelopes = "envelopes"
+	// SweepRuns holds sweepRuns/{SweepRun.ID}.
+	SweepRuns = "sweepRuns"
+	// DailyFigures holds dailyFigures/{DailyFigures.Day}.
+	DailyFigures = "dailyFigures"
+	// ProviderEvents holds providerEvents/{escaped provider:token}, the
+	// delivery events already applied.
+	ProviderEvents = "providerEvents"
+	// RecentMessages holds recentMessages/{escaped message hash}.
+	RecentMessages = "recentMessages"
+	// DecoyAttachments holds decoyAttachments/{decoy id}.
+	DecoyAttachments = "decoyAttachments"
 )
 
 // Collections lists every collection the service writes; each has a TTL
