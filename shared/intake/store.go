@@ -19,8 +19,7 @@ type Submission struct {
 }
 
 // PageReport is what the page says, content-free, about how the form was
-// filled and solved. It only ever adds signals and figures, never lowers a
-// cost or skips a check.
+// filled and solved; it only adds signals, never lowers a cost.
 type PageReport struct {
 	Reported    bool  // false when the draft carried no report
 	FillMillis  int64 // from the form's first render to Review
@@ -76,9 +75,7 @@ type DraftKeeping struct {
 	Escalation   Escalation // what the source owes, counted on its layer's key
 	Now          time.Time
 	Repeat       *RepeatCheck // nil for a message too short to tell
-	// Decoy marks a honeypot's decoy: all is written but the introduction
-	// and its transcript.
-	Decoy bool
+	Decoy        bool         // a honeypot's decoy: no introduction nor transcript
 }
 
 // RepeatCheck names a draft's message and sender by keyed hashes; when
