@@ -23,8 +23,7 @@ import (
 // Database is the named database tests use, as the service does.
 const Database = "introductions"
 
-// Host returns the emulator's host:port, skipping the test (failing it under
-// CI) when FIRESTORE_EMULATOR_HOST is unset.
+// Host returns FIRESTORE_EMULATOR_HOST, or skips (fails under CI).
 func Host(t testing.TB) string {
 	t.Helper()
 	host := os.Getenv("FIRESTORE_EMULATOR_HOST")
@@ -60,8 +59,7 @@ func Reset(t testing.TB, host, project string) {
 	}
 }
 
-// Client returns a Firestore client on a freshly wiped database of a project
-// unique to t, closed when the test ends, and the project.
+// Client returns a client on a wiped database of a project unique to t.
 func Client(t testing.TB) (*firestore.Client, string) {
 	t.Helper()
 	host, project := Host(t), Project(t)

@@ -12,16 +12,14 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// RPCCounter counts the gRPC calls a Firestore client makes (retries
-// included) and the documents they read, and can cut the client off (see
-// FailAfter). It is safe for concurrent use.
+// RPCCounter counts a Firestore client's gRPC calls and the documents they
+// read, and can cut the client off.
 type RPCCounter struct {
 	n, docs, cutAt atomic.Int64 // cutAt: the count after which calls fail, when cut
 	cut            atomic.Bool
 }
 
-// FailAfter lets the next n calls through and fails every later one with
-// gRPC code UNAVAILABLE, as if Firestore went away midway, until Heal.
+// FailAfter lets n more calls through, then fails all with UNAVAILABLE.
 func (c *RPCCounter) FailAfter(n int64) {
 	c.cutAt.Store(c.n.Load() + n)
 	c.cut.Store(true)
@@ -41,8 +39,7 @@ func (c *RPCCounter) count() error {
 // Count returns the calls counted since the last Reset.
 func (c *RPCCounter) Count() int64 { return c.n.Load() }
 
-// Documents returns the documents queries and batch gets received since the
-// last Reset (billed reads, less the one an empty query costs).
+// Documents returns the documents read since the last Reset.
 func (c *RPCCounter) Documents() int64 { return c.docs.Load() }
 
 // Reset sets both counts to zero.
@@ -92,10 +89,8 @@ func (s *docCountingStream) RecvMsg(m any) error {
 	return nil
 }
 
-// ClientOptions returns the options that make a Firestore client count its
-// calls here. A client ignores dial options on the emulator, so with an
-// emulatorHost they hand it a connection dialled here, as it would dial
-// it; the client closes it on Close.
+// ClientOptions makes a client count its calls here; with an emulatorHost
+// (where dial options are ignored) it hands over a connection dialled here.
 func (c *RPCCounter) ClientOptions(emulatorHost string) []option.ClientOption {
 	interceptors := []grpc.DialOption{
 		grpc.WithChainUnaryInterceptor(c.unary),

@@ -16,8 +16,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// maxRaces bounds how often Confirm and Withdraw re-read after losing a
-// race to a concurrent change of the same introduction on another instance.
+// maxRaces bounds how often a move re-reads after losing a race.
 const maxRaces = 5
 
 // Reasons written to the ledger entry.
@@ -26,23 +25,12 @@ const (
 	ReasonWithdrawn = "withdrawn by the visitor; content erased"
 )
 
-// Confirm applies the confirm move with one conditional write: it reads the
-// introduction, applies (*intake.Introduction).ConfirmBy and, if that changed
-// it, commits the introduction, its transcript's expiry, its ledger entry
-// (consents, retention class "introduction", the outbox mirrored in
-// handoffs, and the decision: HANDOFF_PENDING, or what DecideWith's function
-// makes of the entry, so an outbox already DELIVERED in full is
-// HANDOFF_COMPLETE at commit) and one envelopes/{id} per outbox envelope (the
-// handoff outbox: bound to this submission and kept as long as it)
-// atomically, on condition that the introduction is unchanged since the
-// read. A lost race is re-read and decided again, so exactly one
-// confirmation wins, its outbox is written once, and every holder of the
-// token gets the same introduction. Times are stored, and returned, in UTC
-// to the microsecond. A decoy's confirmation writes only its ledger
-// entry's confirmation time and retention. Errors: intake.ErrNotFound for an unknown id, an
-// expired draft or a wrong token alike; UNAVAILABLE; INTERNAL when the
-// transcript or ledger entry the introduction needs is missing, or an
-// envelope is not storable or already exists.
+// Confirm applies ConfirmBy and commits the introduction, its transcript's
+// expiry, its ledger entry and its outbox envelopes in one write conditional
+// on the introduction being unchanged, so exactly one confirmation wins.
+// Times are UTC to the microsecond. Errors: intake.ErrNotFound (unknown,
+// expired or wrong token alike); UNAVAILABLE; INTERNAL when a record it
+// needs is missing or an envelope is not storable.
 func (s *IntakeStore) Confirm(ctx context.Context, c intake.Claim, now time.Time, keepFor time.Duration, outbox []intake.Envelope) (*intake.Introduction, error) {
 	if !intake.StorableID(c.ID) {
 		return nil, intake.ErrNotFound
@@ -77,7 +65,6 @@ func (s *IntakeStore) Confirm(ctx context.Context, c intake.Claim, now time.Time
 				{Path: "confirmedAt", Value: in.ConfirmedAt},
 				{Path: "consents", Value: in.Consents},
 				{Path: ExpireAtField, Value: in.ExpireAt},
-				// As kept; a draft an earlier version kept gets its folder here.
 				{Path: "folder", Value: in.Folder()},
 			}, firestore.LastUpdateTime(sub.guard.UpdateTime))
 			if in.HasConversation {
@@ -118,17 +105,10 @@ func (s *IntakeStore) Confirm(ctx context.Context, c intake.Claim, now time.Time
 }
 
 // Withdraw erases the introduction and its transcript and marks the ledger
-// entry WITHDRAWN in one write, on condition that the introduction is
-// unchanged since it was read. The ledger keeps no content: the reason, the
-// time, and the destinations outside the store (email, webhook) to which
-// the content had already been handed (ACCEPTED or DELIVERED). Each notice
-// envelope (introduction.withdrawn) is written, and mirrored in the ledger,
-// only when its destination had an envelope of the confirmation, so a
-// receiver that may hold a copy is told to erase it. A decoy's withdrawal
-// marks its ledger entry withdrawn and erases its file. Errors:
-// intake.ErrNotFound (unknown id, gone, wrong token); STATE_CONFLICT for a
-// draft, which is never sent and simply expires; UNAVAILABLE; INTERNAL when
-// the ledger entry is missing or a notice is not storable.
+// entry WITHDRAWN in one conditional write, with a notice envelope for each
+// destination the confirmation had one for. Errors: intake.ErrNotFound;
+// STATE_CONFLICT for a draft; UNAVAILABLE; INTERNAL when the ledger entry
+// is missing or a notice is not storable.
 func (s *IntakeStore) Withdraw(ctx context.Context, c intake.Claim, now time.Time, notices []intake.Envelope) error {
 	if !intake.StorableID(c.ID) {
 		return intake.ErrNotFound
@@ -183,8 +163,7 @@ func (s *IntakeStore) Withdraw(ctx context.Context, c intake.Claim, now time.Tim
 					b.Create(s.envelopeRef(e.ID), toEnvelopeDoc(e))
 					records = append(records, e.Record())
 				}
-				// ArrayUnion appends without overwriting a delivery's
-				// status written since the read.
+				// ArrayUnion keeps statuses written since the read.
 				updates = append(updates, firestore.Update{Path: "handoffs", Value: firestore.ArrayUnion(records...)})
 			}
 			b.Update(s.ledgerRef(id), updates)
@@ -193,10 +172,8 @@ func (s *IntakeStore) Withdraw(ctx context.Context, c intake.Claim, now time.Tim
 	})
 }
 
-// handedOn lists the destinations outside the store to which a confirmed
-// introduction's content had been handed: its envelope ACCEPTED or
-// DELIVERED. The admin inbox is the store itself, erased with the
-// introduction.
+// handedOn lists the destinations other than the inbox whose confirmation
+// envelope was ACCEPTED or DELIVERED.
 func handedOn(handoffs []intake.HandoffRecord) []intake.Destination {
 	out := []intake.Destination{}
 	for _, h := range handoffs {
@@ -208,15 +185,9 @@ func handedOn(handoffs []intake.HandoffRecord) []intake.Destination {
 	return out
 }
 
-// noticeDue reports whether destination d is told of a withdrawal or an
-// erasure: whenever the confirmation had an envelope there, handed on or
-// not, since a send in flight as the withdrawal commits is accepted after
-// it (a visitor who withdraws at once meets exactly that).
+// noticeDue reports whether d is told of a withdrawal or an erasure: when
+// the confirmation had an envelope there, handed on or not.
 func noticeDue(handoffs []intake.HandoffRecord, d intake.Destination) bool {
-	return hadConfirmation(handoffs, d)
-}
-
-func hadConfirmation(handoffs []intake.HandoffRecord, d intake.Destination) bool {
 	for _, h := range handoffs {
 		if h.Event == intake.EventConfirmed && h.Destination == d {
 			return true
@@ -236,12 +207,9 @@ func withdrawnReason(r intake.WithdrawalRecord) string {
 	return ReasonWithdrawn + "; already handed to " + strings.Join(names, ", ") + " before the withdrawal"
 }
 
-// conditionally reads c's subject (readSubject: one round trip), lets
-// decide add the move's writes to a batch (write false: nothing to write) and
-// commits it. When the commit fails because the subject changed
-// (precondition) or vanished since the read, it reads again and decides
-// again; when it fails although the subject did not change, a record
-// beside it is missing and that is INTERNAL.
+// conditionally reads c's subject, lets decide fill a batch (write false:
+// nothing to write) and commits it, re-reading when the subject changed;
+// a refusal while it is unchanged is INTERNAL.
 func (s *DB) conditionally(ctx context.Context, move string, c intake.Claim, now time.Time,
 	decide func(sub *subject, b *firestore.WriteBatch) (write bool, err error)) error {
 	var lastRead time.Time
@@ -283,17 +251,14 @@ func (s *DB) conditionally(ctx context.Context, move string, c intake.Claim, now
 	return intake.Unavailable(fmt.Errorf("%s: lost %d races in a row", move, maxRaces), RetryAfter)
 }
 
-// moveLocks are the in-process locks of a move on id: its introduction's
-// and its ledger entry's.
+// moveLocks are the locks of a move on id.
 func (s *DB) moveLocks(id string) []string {
 	return []string{lockKey(s.introductionRef(id)), lockKey(s.ledgerRef(id))}
 }
 
-// RecordAttempt creates ledger/{e.ID}, the entry of an attempt that kept
-// nothing. An entry already there under e.ID (the same write retried after
-// its answer was lost) is left as it is, and is no error: ids are random,
-// so no other entry has it. Errors: INTERNAL when e fails
-// intake.CheckStorableLedgerEntry; UNAVAILABLE.
+// RecordAttempt creates ledger/{e.ID} for an attempt that kept nothing; an
+// entry already there is a retry and no error. Errors: INTERNAL when e is
+// not storable; UNAVAILABLE.
 func (s *IntakeStore) RecordAttempt(ctx context.Context, e intake.LedgerEntry) error {
 	if err := intake.CheckStorableLedgerEntry(e); err != nil {
 		return err

@@ -9,15 +9,11 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// subject is what a move (confirm, revise, withdraw, attach) acts on, as
-// read: a draft's introduction, or a honeypot decoy's view of its
-// content-free ledger entry (ledger/{decoy id}, LedgerEntry.Decoy) and of
-// the file it was sent. Each move checks and moves in the same way for
-// both, and writes to the decoy's records only what a decoy keeps.
+// subject is what a move acts on, as read: a draft's introduction, or a
+// honeypot decoy's view of its ledger entry and of the file it was sent.
 type subject struct {
 	in intake.Introduction
-	// guard is the document whose update time conditions the move's
-	// write: the introduction, or the decoy's ledger entry.
+	// guard's update time conditions the move's write.
 	guard  *firestore.DocumentSnapshot
 	ledger *firestore.DocumentSnapshot
 	decoy  *intake.DecoyRecord // nil for a draft
@@ -26,14 +22,10 @@ type subject struct {
 // getAll is a client's GetAll (with its context) or a transaction's.
 type getAll func([]*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error)
 
-// readSubject reads c's subject in one round trip: the introduction and
-// its ledger entry, and for a decoy the file it was sent. A decoy's
-// introduction is never there, but it is read all the same, so a decoy's
-// answer costs what a draft's does (threat: a bot telling its decoy apart
-// by timing). A decoy's view holds c.DecoyTokenHash as its token hash, so
-// the introduction's checks refuse a wrong token as a draft's do. Errors:
-// NOT_FOUND for a subject that is gone (a decoy whose draft expired
-// unconfirmed, or that was withdrawn) or never was.
+// readSubject reads c's subject in one round trip, reading the
+// introduction for a decoy too so that both cost the same. A decoy's view
+// carries c.DecoyTokenHash as its token hash. Errors: NOT_FOUND for a
+// subject that is gone or never was.
 func (s *DB) readSubject(get getAll, c intake.Claim, now time.Time) (subject, error) {
 	refs := []*firestore.DocumentRef{s.introductionRef(c.ID), s.ledgerRef(c.ID)}
 	if c.Decoy() {
@@ -76,8 +68,7 @@ func (s *DB) readSubject(get getAll, c intake.Claim, now time.Time) (subject, er
 	return subject{in: in, guard: snaps[1], ledger: snaps[1], decoy: &d}, nil
 }
 
-// decoyConfirmation is what confirming a decoy writes to its ledger entry:
-// the time, and the entry kept until in (confirmed) expires.
+// decoyConfirmation is what confirming a decoy writes to its ledger entry.
 func decoyConfirmation(in intake.Introduction, now time.Time) []firestore.Update {
 	return []firestore.Update{
 		{Path: "decoy.confirmedAt", Value: now},
@@ -87,9 +78,8 @@ func decoyConfirmation(in intake.Introduction, now time.Time) []firestore.Update
 	}
 }
 
-// setDecoyAttachment writes a (nil: none) as the file decoy id was sent,
-// kept until its draft would have expired, and its type and size into the
-// decoy's ledger entry, in tx.
+// setDecoyAttachment records a (nil: none) as the file decoy id was sent,
+// and its evidence in the decoy's ledger entry.
 func (s *DB) setDecoyAttachment(tx *firestore.Transaction, id string, d *intake.DecoyRecord, now time.Time, a *intake.Attachment) error {
 	if a == nil {
 		return errors.Join(tx.Delete(s.decoyAttachmentRef(id)),

@@ -133,32 +133,24 @@ func escapeKey(key string) string {
 // maxEscapedKey keeps an escaped key within Firestore's document id limit.
 const maxEscapedKey = 1024
 
-func (s *DB) introductionRef(id string) *firestore.DocumentRef {
-	return s.client.Collection(Introductions).Doc(id)
+func (s *DB) doc(collection, id string) *firestore.DocumentRef {
+	return s.client.Collection(collection).Doc(id)
 }
-
-func (s *DB) transcriptRef(id string) *firestore.DocumentRef {
-	return s.client.Collection(Transcripts).Doc(id)
-}
-
-func (s *DB) ledgerRef(id string) *firestore.DocumentRef {
-	return s.client.Collection(Ledger).Doc(id)
-}
-
-func (s *DB) decoyAttachmentRef(id string) *firestore.DocumentRef {
-	return s.client.Collection(DecoyAttachments).Doc(id)
-}
-
+func (s *DB) introductionRef(id string) *firestore.DocumentRef    { return s.doc(Introductions, id) }
+func (s *DB) transcriptRef(id string) *firestore.DocumentRef      { return s.doc(Transcripts, id) }
+func (s *DB) ledgerRef(id string) *firestore.DocumentRef          { return s.doc(Ledger, id) }
+func (s *DB) decoyAttachmentRef(id string) *firestore.DocumentRef { return s.doc(DecoyAttachments, id) }
 func (s *DB) challengeRef(key string) *firestore.DocumentRef {
-	return s.client.Collection(SpentChallenges).Doc(escapeKey(key))
+	return s.doc(SpentChallenges, escapeKey(key))
 }
-
 func (s *DB) idempotencyRef(keyHash string) *firestore.DocumentRef {
-	return s.client.Collection(IdempotencyKeys).Doc(escapeKey(keyHash))
+	return s.doc(IdempotencyKeys, escapeKey(keyHash))
 }
-
 func (s *DB) rateCounterRef(k intake.RateKey) *firestore.DocumentRef {
-	return s.client.Collection(RateCounters).Doc(k.Layer + ":" + escapeKey(k.KeyHash))
+	return s.doc(RateCounters, k.Layer+":"+escapeKey(k.KeyHash))
+}
+func (s *DB) recentMessageRef(messageHash string) *firestore.DocumentRef {
+	return s.doc(RecentMessages, escapeKey(messageHash))
 }
 
 // live reports whether snap holds a document not expired at now, TTL-deleted or not.
@@ -214,7 +206,3 @@ func eachLive(ctx context.Context, q firestore.Query, now time.Time, visit func(
 
 // lockKey is the in-process lock key of a document.
 func lockKey(ref *firestore.DocumentRef) string { return ref.Path }
-
-func (s *DB) recentMessageRef(messageHash string) *firestore.DocumentRef {
-	return s.client.Collection(RecentMessages).Doc(escapeKey(messageHash))
-}

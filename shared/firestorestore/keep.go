@@ -15,20 +15,12 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// KeepDraft writes the draft, its transcript, the spent challenge, the
-// idempotency record, the rate counters and the ledger entry in one
-// transaction, or nothing. In order it answers: a replay (the Idempotency-Key
-// already made a live draft: outcome.Replay, nothing written), POW_SPENT (the
-// challenge is spent and not yet expired), RATE_LIMITED (a counter is at its
-// limit: outcome.RateDecisions says which, RetryAfter when to come back),
-// POW_TOO_EASY (the challenge's max number is below what k.Escalation owes
-// for the drafts its layer's counter holds; the counter is the one already
-// read, so this costs no round trip, and the solution stays unspent),
-// INTERNAL (a record fails intake.CheckStorableDraft), UNAVAILABLE. When
-// Firestore fails the transaction (a deadline, cancellation or outage
-// around the commit leaves its outcome unknown), a fresh read by id decides: a draft that was kept is a success, never
-// UNAVAILABLE.
-// On success outcome.RateDecisions holds each layer's ALLOW.
+// KeepDraft writes the draft and all its records in one transaction, or
+// nothing. In order it answers: a replay (outcome.Replay, nothing written),
+// POW_SPENT, RATE_LIMITED (outcome.RateDecisions says which layer),
+// POW_TOO_EASY (the challenge is below what k.Escalation owes; it stays
+// unspent), INTERNAL (a record is not storable), UNAVAILABLE. A draft that
+// a failed commit kept anyway is a success.
 func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (intake.KeepOutcome, error) {
 	if err := intake.CheckStorableDraft(k); err != nil {
 		return intake.KeepOutcome{}, err
@@ -38,7 +30,7 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 	ledgerRef := s.ledgerRef(k.Ledger.ID)
 	challengeRef := s.challengeRef(k.Challenge.Key)
 
-	// reads are fetched in one GetAll: [idempotency], challenge, counters.
+	// One GetAll: [idempotency], challenge, counters, [recent message].
 	var reads []*firestore.DocumentRef
 	var idemRef *firestore.DocumentRef
 	if k.Idempotency != nil {
@@ -108,8 +100,6 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 				return intake.PowTooEasy(owed)
 			}
 
-			// The ledger entry records the authoritative layers' decisions
-			// beside those the caller already made (the flood layer).
 			entry := k.Ledger
 			entry.RateLimits = append(slices.Clone(entry.RateLimits), out.RateDecisions...)
 			intro := k.Introduction
@@ -158,11 +148,8 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 		return err
 	})
 	if firestoreErr != nil && out.Replay == nil {
-		// A deadline, a cancellation, an outage or a retry refused around the
-		// commit does not say whether the commit happened: Firestore may
-		// have kept the draft and lost only the answer. Telling the visitor 503 then would make
-		// their retry spend the proof of work again (POW_SPENT) and charge
-		// the counters twice. A fresh read by id decides.
+		// The commit may have happened with only its answer lost; a 503
+		// would make the retry POW_SPENT, so a fresh read decides.
 		if kept, readErr := s.wasKept(ctx, k, introRef, ledgerRef); readErr == nil && kept {
 			s.logger.LogAttrs(ctx, slog.LevelInfo, "firestorestore.KeepDraft: the commit's answer was lost; the draft is kept",
 				slog.String("introductionId", k.Introduction.ID))
@@ -177,14 +164,11 @@ func (s *IntakeStore) KeepDraft(ctx context.Context, k intake.DraftKeeping) (int
 	return out, err
 }
 
-// readAfterTimeout bounds the read that decides whether an uncertain commit
-// kept a draft.
+// readAfterTimeout bounds wasKept's read.
 const readAfterTimeout = 3 * time.Second
 
-// wasKept reads what k's commit would have made with a budget of its own
-// (the request's may be spent or cancelled) and reports whether it is
-// there: the introduction with k's token hash, or for a decoy its ledger
-// entry — then the whole transaction committed. Errors: the read's.
+// wasKept reports whether k's transaction committed (its introduction, or
+// a decoy's ledger entry, is there), reading on a budget of its own.
 func (s *DB) wasKept(ctx context.Context, k intake.DraftKeeping, introRef, ledgerRef *firestore.DocumentRef) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(readAfterTimeout, s.cfg.OpTimeout))
 	defer cancel()
@@ -209,9 +193,8 @@ func (s *DB) wasKept(ctx context.Context, k intake.DraftKeeping, introRef, ledge
 	return bytes.Equal(d.TokenHash, k.Introduction.TokenHash), nil
 }
 
-// replay reads, inside tx, the draft a live idempotency record names. It
-// returns nil (and no error) when the record is absent, expired, or names a
-// draft that is gone: the key then counts as unused.
+// replay returns the draft a live idempotency record names, or nil when
+// the record or its draft is gone.
 func (s *DB) replay(tx *firestore.Transaction, snap *firestore.DocumentSnapshot, keyHash string, now time.Time) (*intake.Replay, error) {
 	if !live(snap, now) {
 		return nil, nil

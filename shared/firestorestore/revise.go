@@ -12,12 +12,11 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ReviseDraft replaces a live draft's content for the holder of c in one transaction:
-// revise (run again when the transaction retries) returns the new content, checked as every
-// write is, and the introduction, its transcript and its ledger entry are written. A refused
-// revision (Revision.Refusal) writes only the revision counts and is returned. Id, token hash,
-// form version and expiry stay; a decoy writes only its revision count. Errors: intake.ErrNotFound; STATE_CONFLICT; RATE_LIMITED after
-// intake.MaxRevisions; the refusal; revise's (nothing written); INTERNAL; UNAVAILABLE.
+// ReviseDraft replaces a live draft's content in one transaction with what
+// revise (run again on retry) returns; a refused revision (Revision.Refusal)
+// writes only the revision count and is returned, as is every decoy's.
+// Errors: intake.ErrNotFound; STATE_CONFLICT; RATE_LIMITED after
+// intake.MaxRevisions; the refusal; revise's; INTERNAL; UNAVAILABLE.
 func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.Time,
 	revise func(current intake.Introduction) (intake.Revision, error)) (*intake.Introduction, error) {
 	if !intake.StorableID(c.ID) {
@@ -43,30 +42,24 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.
 			if err != nil {
 				return err
 			}
-			refusal = r.Refusal
-			if refusal != nil {
-				// Refused, it counts all the same: the content stays.
-				if err := in.RefuseRevisionBy(tokenHash, now); err != nil {
-					return err
-				}
-				result = &in
-				if sub.decoy != nil {
-					return tx.Update(ledgerRef, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}})
-				}
-				if err := intake.CheckStorableIntroduction(in); err != nil {
-					return err
-				}
-				return errors.Join(
-					tx.Update(ref, []firestore.Update{{Path: "revisions", Value: in.Revisions}}),
-					tx.Update(ledgerRef, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}}),
-				)
+			if refusal = r.Refusal; refusal != nil {
+				err = in.RefuseRevisionBy(tokenHash, now) // it counts all the same
+			} else {
+				err = in.ReviseBy(tokenHash, now, r)
 			}
-			if err := in.ReviseBy(tokenHash, now, r); err != nil {
+			if err != nil {
 				return err
 			}
 			result = &in
-			if sub.decoy != nil { // a decoy keeps none of the content: only the count
-				return tx.Update(ledgerRef, []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}})
+			counts := []firestore.Update{{Path: "revisions", Value: in.Revisions}, {Path: "updatedAt", Value: now}}
+			if sub.decoy != nil {
+				return tx.Update(ledgerRef, counts)
+			}
+			if refusal != nil {
+				if err := intake.CheckStorableIntroduction(in); err != nil {
+					return err
+				}
+				return errors.Join(tx.Update(ref, counts[:1]), tx.Update(ledgerRef, counts))
 			}
 			if err := checkStorableRevision(in, r); err != nil {
 				return err
@@ -85,14 +78,12 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.
 					{Path: "lang", Value: in.Lang},
 					{Path: "revisions", Value: in.Revisions},
 				}),
-				tx.Update(ledgerRef, []firestore.Update{
-					{Path: "revisions", Value: in.Revisions},
-					{Path: "lang", Value: in.Lang},
-					{Path: "consents", Value: in.Consents},
-					{Path: "purposes", Value: r.Purposes},
-					{Path: "redaction.stored", Value: r.Stored},
-					{Path: "updatedAt", Value: now},
-				}),
+				tx.Update(ledgerRef, append(counts,
+					firestore.Update{Path: "lang", Value: in.Lang},
+					firestore.Update{Path: "consents", Value: in.Consents},
+					firestore.Update{Path: "purposes", Value: r.Purposes},
+					firestore.Update{Path: "redaction.stored", Value: r.Stored},
+				)),
 			}
 			if in.HasConversation {
 				writes = append(writes, tx.Set(transcriptRef, transcriptDoc{Text: r.Conversation, ExpireAt: in.ExpireAt}))
@@ -113,8 +104,7 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.
 	return result, nil
 }
 
-// checkStorableRevision re-checks what a revision writes: the draft, its transcript and the
-// ledger's lists.
+// checkStorableRevision re-checks what a revision writes.
 func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
 	errs := []error{intake.CheckStorableIntroduction(in)}
 	if in.State != intake.StateDraft {
@@ -129,7 +119,7 @@ func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
 	return cmp.Or(errs...)
 }
 
-// addedValue is the added fields' update: the map, or no field when there are none.
+// addedValue is the map, or a field delete when it is empty.
 func addedValue(added map[string]string) any {
 	if len(added) == 0 {
 		return firestore.Delete

@@ -31,8 +31,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Collection names. Document ids are the record's own id or key (see the
-// doc comments of each), so a collection is never queried to find one record.
+// Collection names; each document id is its record's own id or key.
 const (
 	// Introductions holds introductions/{Introduction.ID}.
 	Introductions = "introductions"
@@ -52,65 +51,54 @@ const (
 	SweepRuns = "sweepRuns"
 	// DailyFigures holds dailyFigures/{DailyFigures.Day}.
 	DailyFigures = "dailyFigures"
-	// ProviderEvents holds providerEvents/{escaped provider:token}: the
-	// signed delivery events already applied, so a replay changes nothing.
+	// ProviderEvents holds providerEvents/{escaped provider:token}, the
+	// delivery events already applied.
 	ProviderEvents = "providerEvents"
-	// RecentMessages holds recentMessages/{escaped message hash}: who last
-	// sent a message, by keyed hashes, for the repeated-message signal.
+	// RecentMessages holds recentMessages/{escaped message hash}.
 	RecentMessages = "recentMessages"
-	// DecoyAttachments holds decoyAttachments/{decoy id}: the file a
-	// honeypot's decoy was sent, as its answers show it, until its draft
-	// would have expired or it is withdrawn.
+	// DecoyAttachments holds decoyAttachments/{decoy id}.
 	DecoyAttachments = "decoyAttachments"
 )
 
-// Collections lists every collection the service writes: each of its
-// documents carries ExpireAtField, and infra/ declares a TTL policy on that
-// field for each.
+// Collections lists every collection the service writes; each has a TTL
+// policy on ExpireAtField.
 var Collections = []string{
 	Introductions, Transcripts, SpentChallenges, RateCounters, IdempotencyKeys,
 	Ledger, Envelopes, SweepRuns, DailyFigures, ProviderEvents, RecentMessages, DecoyAttachments,
 }
 
-// ExpireAtField is the expiry field every document carries; infra/ declares
-// a TTL policy on it for each collection.
+// ExpireAtField is the expiry field every document carries.
 const ExpireAtField = "expireAt"
 
-// RetryAfter is the wait the store suggests when Firestore is unavailable,
-// slow or contended.
+// RetryAfter is the wait suggested when Firestore is unavailable or contended.
 const RetryAfter = 3 * time.Second
 
 // Config names the database and bounds each operation.
 type Config struct {
-	// Project is the Google Cloud project; empty means detect it from the
-	// environment (credentials or metadata server).
+	// Project is the Google Cloud project; empty means detect it.
 	Project string
-	// Database is the Firestore database id. Required: the store never
-	// falls back to "(default)".
+	// Database is the Firestore database id. Required.
 	Database string
-	// OpTimeout bounds every store method, so an unreachable Firestore
-	// answers UNAVAILABLE within it. Required.
+	// OpTimeout bounds every store method. Required.
 	OpTimeout time.Duration
 }
 
 func (c Config) check() error {
-	var errs []error
-	if c.Database == "" {
-		errs = append(errs, errors.New("firestorestore: Config.Database is empty: name the database outright"))
-	}
-	if c.OpTimeout <= 0 {
-		errs = append(errs, errors.New("firestorestore: Config.OpTimeout must be positive"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(problem(c.Database == "", "Config.Database is empty: name the database outright"),
+		problem(c.OpTimeout <= 0, "Config.OpTimeout must be positive"))
 }
 
-// DB is one connection to the database, on which the stores are built:
-// each store is named for the aggregate it keeps and implements the small
-// interface of its one consumer, so a function holds only the stores it
-// uses. DB is safe for concurrent use; on one instance, operations of any
-// of its stores touching the same document wait for each other (so they do
-// not fight inside Firestore), across instances Firestore's transactions
-// and preconditions decide.
+// problem is the error message names when bad, else nil.
+func problem(bad bool, message string) error {
+	if bad {
+		return errors.New("firestorestore: " + message)
+	}
+	return nil
+}
+
+// DB is one connection to the database, on which the stores are built. It
+// is safe for concurrent use; on one instance, operations on the same
+// document wait for each other.
 type DB struct {
 	client *firestore.Client
 	cfg    Config
@@ -118,49 +106,43 @@ type DB struct {
 	locks  keyedLocks
 	owns   bool
 
-	// transitions counts committed confirmations, for tests that prove a
-	// race made exactly one.
+	// transitions counts committed confirmations, for race tests.
 	transitions atomic.Int64
-	// beforeCommit, when set by a test, runs between a conditional write's
-	// read and its commit, to make a race happen on purpose.
+	// beforeCommit, set by tests, runs between a conditional write's read
+	// and its commit.
 	beforeCommit func(move string)
 }
 
-// IntakeStore keeps the visitor's side: drafts (kept, revised), their
-// confirmation and withdrawal with the outbox written in the same commit,
-// honeypot decoys, and the ledger entries of refused attempts. It is the
-// intake service's intake.Store and intakeflow.Reviser.
+// IntakeStore keeps the visitor's side: drafts, their confirmation and
+// withdrawal, honeypot decoys and refused attempts' ledger entries.
 type IntakeStore struct {
 	*DB
-	// decide, when set, decides a ledger entry at confirmation.
 	decide func(intake.LedgerEntry) (intake.Decision, string)
 }
 
-// Intake returns the intake store on db. decide (the delivery service's
-// Decide over the form registry) decides a ledger entry at confirmation;
-// with nil, a confirmed entry is HANDOFF_PENDING until its first delivery
-// decides it.
+// Intake returns the intake store on db. decide decides a ledger entry at
+// confirmation; with nil, a confirmed entry stays HANDOFF_PENDING until its
+// first delivery decides it.
 func (db *DB) Intake(decide func(intake.LedgerEntry) (intake.Decision, string)) *IntakeStore {
 	return &IntakeStore{DB: db, decide: decide}
 }
 
 // OutboxStore keeps the handoff's envelopes and the provider events applied
-// to them: the delivery service's store.
+// to them.
 type OutboxStore struct{ *DB }
 
 // Outbox returns the outbox store on db.
 func (db *DB) Outbox() *OutboxStore { return &OutboxStore{db} }
 
-// SweepStore is the retention sweep's store: it deletes what expired,
-// re-checks consent evidence and records each sweep run.
+// SweepStore deletes what expired, re-checks consent evidence and records
+// each sweep run.
 type SweepStore struct{ *DB }
 
 // Sweep returns the sweep store on db.
 func (db *DB) Sweep() *SweepStore { return &SweepStore{db} }
 
-// OwnerStore is the owner's view: the confirmed introductions with their
-// ledger entries, marking handled, data subjects' export and erasure, the
-// daily figures and the sweep runs. It is the admin's store.
+// OwnerStore is the admin's store: confirmed introductions, handled marks,
+// export and erasure, daily figures and sweep runs.
 type OwnerStore struct{ *DB }
 
 // Owner returns the owner's store on db.
@@ -168,17 +150,11 @@ func (db *DB) Owner() *OwnerStore { return &OwnerStore{db} }
 
 var _ intake.Store = (*IntakeStore)(nil)
 
-// Open connects to cfg.Database of cfg.Project and returns a DB that owns
-// the client (Close closes it). It refuses an empty Database, a non-positive
-// OpTimeout and a nil logger. It honours FIRESTORE_EMULATOR_HOST as the
-// Firestore client does; opts are passed to the client (e.g. an
-// emulatortest.RPCCounter's in tests).
+// Open connects to cfg.Database and returns a DB whose Close closes the
+// client. It refuses an empty Database, a non-positive OpTimeout and a nil
+// logger; opts go to the client.
 func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.ClientOption) (*DB, error) {
-	problems := []error{cfg.check()}
-	if logger == nil {
-		problems = append(problems, errors.New("firestorestore: nil logger"))
-	}
-	if err := errors.Join(problems...); err != nil {
+	if err := errors.Join(cfg.check(), problem(logger == nil, "nil logger")); err != nil {
 		return nil, err
 	}
 	project := cfg.Project
@@ -198,20 +174,11 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, opts ...option.C
 	return s, nil
 }
 
-// New returns a DB over an existing client, which must already be bound
-// to cfg.Database (firestore.NewClientWithDatabase), else New refuses it;
-// Close leaves the client
-// open. It refuses a nil client or logger, an empty Database and a
-// non-positive OpTimeout.
+// New returns a DB over a client already bound to cfg.Database; Close
+// leaves the client open. It refuses a nil client or logger, a client bound
+// to another database, an empty Database and a non-positive OpTimeout.
 func New(client *firestore.Client, cfg Config, logger *slog.Logger) (*DB, error) {
-	problems := []error{cfg.check()}
-	if client == nil {
-		problems = append(problems, errors.New("firestorestore: nil client"))
-	}
-	if logger == nil {
-		problems = append(problems, errors.New("firestorestore: nil logger"))
-	}
-	if err := errors.Join(problems...); err != nil {
+	if err := errors.Join(cfg.check(), problem(client == nil, "nil client"), problem(logger == nil, "nil logger")); err != nil {
 		return nil, err
 	}
 	if db := databaseOf(client); db != cfg.Database {
@@ -228,9 +195,9 @@ func (s *DB) Close() error {
 	return nil
 }
 
-// databaseOf returns the database id a client's document paths name.
+// databaseOf returns the database id in a client's document paths
+// (projects/{project}/databases/{database}/documents/...).
 func databaseOf(client *firestore.Client) string {
-	// Paths read projects/{project}/databases/{database}/documents/...
 	p := strings.Split(client.Collection(Ledger).Doc("x").Path, "/")
 	if len(p) < 4 || p[2] != "databases" {
 		return ""
@@ -238,9 +205,8 @@ func databaseOf(client *firestore.Client) string {
 	return p[3]
 }
 
-// translate turns any error from Firestore (or from waiting for it) into an
-// intake error: intake errors pass through; outages, timeouts, cancellation
-// and contention are UNAVAILABLE; anything else is INTERNAL.
+// translate passes intake errors through; outages, timeouts, cancellation
+// and contention become UNAVAILABLE, anything else INTERNAL.
 func translate(err error) error {
 	if err == nil {
 		return nil
@@ -259,11 +225,9 @@ func translate(err error) error {
 	return intake.Internal(err)
 }
 
-// op runs f with the given document keys locked on this instance, and
-// translates what it returns. Waiting for the locks and running f each get
-// the store's operation timeout of their own: a wait behind another request
-// on the same documents never eats the time f has to commit (a commit cut
-// short is the one failure that leaves the caller unsure what happened).
+// op runs f with keys locked on this instance and translates its error.
+// The lock wait and f each get their own OpTimeout, so queueing never cuts
+// a commit short.
 func (s *DB) op(ctx context.Context, keys []string, f func(ctx context.Context) error) error {
 	lockCtx, cancelLock := context.WithTimeout(ctx, s.cfg.OpTimeout)
 	unlock, err := s.locks.lock(lockCtx, keys)

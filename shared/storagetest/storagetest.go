@@ -23,8 +23,7 @@ import (
 	"github.com/ownersite/introductions/shared/testsupport"
 )
 
-// Host returns the emulator's host:port, skipping the test (failing it
-// under CI) when STORAGE_EMULATOR_HOST is unset.
+// Host returns STORAGE_EMULATOR_HOST, or skips (fails under CI).
 func Host(t testing.TB) string {
 	t.Helper()
 	host := os.Getenv("STORAGE_EMULATOR_HOST")
@@ -39,8 +38,7 @@ var (
 	made        atomic.Int64
 )
 
-// BucketName creates an empty bucket unique to t on the emulator and
-// returns its name.
+// BucketName creates an empty bucket unique to t and returns its name.
 func BucketName(t testing.TB) string {
 	t.Helper()
 	Host(t)

@@ -43,8 +43,7 @@ func Serve(h http.Handler, req Request) *httptest.ResponseRecorder {
 	return w
 }
 
-// ProblemCode returns the code of a problem+json answer, failing the test
-// when the answer is not one.
+// ProblemCode returns a problem+json answer's code, failing otherwise.
 func ProblemCode(t testing.TB, w *httptest.ResponseRecorder) string {
 	t.Helper()
 	var p struct {
@@ -60,10 +59,8 @@ func ProblemCode(t testing.TB, w *httptest.ResponseRecorder) string {
 	return p.Code
 }
 
-// CheckEdges checks what every route of a function answers besides its own
-// work: a preflight to path from SiteOrigin is 204 with allow (e.g. "POST")
-// as its allowed methods, PATCH is 405 METHOD_NOT_ALLOWED with Allow, a path
-// below it is 404 NOT_FOUND, and only SiteOrigin is let read the answers.
+// CheckEdges checks path's preflight (204, allowing allow), PATCH (405),
+// a path below it (404) and that only SiteOrigin may read the answers.
 func CheckEdges(t *testing.T, h http.Handler, path, allow string) {
 	t.Helper()
 	t.Run("preflight", func(t *testing.T) {

@@ -10,9 +10,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// LedgerSchema compiles the ledger's JSON Schema (intake.LedgerSchema),
-// with formats asserted, at fragment: "" for a whole ledger entry, or a
-// pointer such as "#/$defs/envelope".
+// LedgerSchema compiles intake.LedgerSchema at fragment ("" or a pointer
+// such as "#/$defs/envelope"), with formats asserted.
 func LedgerSchema(t testing.TB, fragment string) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(intake.LedgerSchema))
@@ -31,8 +30,7 @@ func LedgerSchema(t testing.TB, fragment string) *jsonschema.Schema {
 	return s
 }
 
-// MatchesSchema fails the test, going on, when v as JSON does not match
-// s; what names v in the message.
+// MatchesSchema reports (t.Errorf) v as JSON not matching s.
 func MatchesSchema(t testing.TB, s *jsonschema.Schema, what string, v any) {
 	t.Helper()
 	raw, err := json.Marshal(v)

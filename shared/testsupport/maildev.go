@@ -18,8 +18,7 @@ import (
 	"testing"
 )
 
-// MailServer is a running MailDev, the local mail server of make run: a
-// real SMTP server whose REST API reads back what it received.
+// MailServer is a running MailDev, whose API reads back what it received.
 type MailServer struct {
 	SMTPHost string
 	SMTPPort int
@@ -29,10 +28,8 @@ type MailServer struct {
 	start map[string]any // how a private one starts
 }
 
-// SharedMail is the MailDev of this test run, from MAILDEV_SMTP_ADDR
-// (host:port) and MAILDEV_WEB_URL (make test starts it with
-// scripts/maildev.sh). Tests share it: find your mail by its Message-ID or a
-// recipient of your own. Without it the test is skipped, or fails under CI.
+// SharedMail is the MailDev of MAILDEV_SMTP_ADDR and MAILDEV_WEB_URL,
+// shared by tests; without it the test is skipped, or fails under CI.
 func SharedMail(t testing.TB) *MailServer {
 	t.Helper()
 	addr, web := os.Getenv("MAILDEV_SMTP_ADDR"), os.Getenv("MAILDEV_WEB_URL")
@@ -44,16 +41,14 @@ func SharedMail(t testing.TB) *MailServer {
 	return &MailServer{SMTPHost: host, SMTPPort: p, Web: web}
 }
 
-// mailHost is the node process (scripts/js/maildev-private.mjs) that runs
-// this test binary's private MailDevs; it ends when the binary does.
+// mailHost is the node process that runs this binary's private MailDevs.
 var mailHost struct {
 	sync.Mutex
 	in  io.Writer
 	out *bufio.Scanner
 }
 
-// mailHostDo sends request to the private MailDevs' process, started on
-// first use, and decodes its answer into answer.
+// mailHostDo sends request to mailHost, started on first use.
 func mailHostDo(t testing.TB, request map[string]any, answer any) {
 	t.Helper()
 	mailHost.Lock()
@@ -82,10 +77,8 @@ func mailHostDo(t testing.TB, request map[string]any, answer any) {
 	json.Unmarshal(mailHost.out.Bytes(), answer)
 }
 
-// StartMail runs a private MailDev on free loopback ports, stopped when the
-// test ends, which accepts any login and can be stopped, restarted and told
-// to refuse. args are "--tls", "starttls" or "implicit", with "--cert" and
-// "--key" files.
+// StartMail runs a private MailDev on free loopback ports until the test
+// ends; args are "--tls", "starttls" or "implicit", "--cert" and "--key".
 func StartMail(t testing.TB, args ...string) *MailServer {
 	t.Helper()
 	s := &MailServer{SMTPHost: "127.0.0.1", start: map[string]any{"do": "start", "dir": t.TempDir(), "args": append([]string{}, args...), "smtp": 0, "web": 0}}
@@ -100,8 +93,7 @@ func (s *MailServer) Stop(t testing.TB) {
 	mailHostDo(t, map[string]any{"do": "stop", "dir": s.start["dir"]}, nil)
 }
 
-// Restart starts a stopped private MailDev again, on the same ports and
-// with the mail it held.
+// Restart starts a stopped private MailDev again, on the same ports.
 func (s *MailServer) Restart(t testing.TB) {
 	t.Helper()
 	var ports struct{ SMTP, Web int }
@@ -120,9 +112,8 @@ func (s *MailServer) Refuse(t testing.TB, stage string, code int) {
 // Address is a mailbox.
 type Address struct{ Name, Address string }
 
-// Message is a message as received: Headers are its raw header fields as
-// they arrived; Bcc names the SMTP recipients that neither To nor Cc names;
-// Subject is decoded, Text and HTML are its decoded parts.
+// Message is a message as received, Headers raw; Bcc names the SMTP
+// recipients neither To nor Cc names.
 type Message struct {
 	ID, MessageID        string
 	From                 Address
@@ -187,15 +178,13 @@ func (s *MailServer) find(t testing.TB, keep func(received) bool) []Message {
 	return out
 }
 
-// WithMessageID returns the messages whose Message-ID is id (without angle
-// brackets), in the order they arrived.
+// WithMessageID returns the messages whose Message-ID is id, unbracketed.
 func (s *MailServer) WithMessageID(t testing.TB, id string) []Message {
 	t.Helper()
 	return s.find(t, func(r received) bool { return r.Headers["message-id"] == "<"+id+">" })
 }
 
-// SentTo returns the messages the server received for address, in the
-// order they arrived.
+// SentTo returns the messages received for address.
 func (s *MailServer) SentTo(t testing.TB, address string) []Message {
 	t.Helper()
 	return s.find(t, func(r received) bool {

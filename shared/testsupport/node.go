@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// SkipOrFail skips the test outside CI and fails it under CI (CI set): CI
-// must never pass by skipping.
+// SkipOrFail skips the test, or fails it when CI is set.
 func SkipOrFail(t testing.TB, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
@@ -17,8 +16,7 @@ func SkipOrFail(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// RepoRoot returns the directory holding go.mod, walking up from the test's
-// package directory.
+// RepoRoot returns the directory above the test's holding go.mod.
 func RepoRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -37,10 +35,8 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
-// AltchaClient returns node and the path of scripts/js/altcha-solve.mjs, an
-// ALTCHA v1 client we did not write (npm altcha-lib): it reads a challenge
-// on standard input and writes the payload. Without node or the package
-// (make test installs it) the test is skipped, or fails under CI.
+// AltchaClient returns node and scripts/js/altcha-solve.mjs, an independent
+// ALTCHA client reading a challenge on stdin and writing the payload.
 func AltchaClient(t testing.TB) (node, script string) {
 	t.Helper()
 	node, err := exec.LookPath("node")

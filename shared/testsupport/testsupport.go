@@ -24,9 +24,8 @@ import (
 	"github.com/ownersite/introductions/shared/formregistry"
 )
 
-// SolveNumber returns the number n in [0, max] whose SHA-256 of salt+n, in
-// hex, is challenge, and false when there is none: the brute force an
-// ALTCHA client runs.
+// SolveNumber returns the n in [0, max] whose hex SHA-256 of salt+n is
+// challenge, or false.
 func SolveNumber(salt, challenge string, max int64) (int64, bool) {
 	for n := int64(0); n <= max; n++ {
 		sum := sha256.Sum256([]byte(salt + strconv.FormatInt(n, 10)))
@@ -37,9 +36,8 @@ func SolveNumber(salt, challenge string, max int64) (int64, bool) {
 	return 0, false
 }
 
-// Solve solves c and returns the payload a client sends for it (standard
-// base64 of the ALTCHA v1 payload JSON) and the number found. It fails the
-// test when c has no solution.
+// Solve returns the payload a client sends for c and the number found,
+// failing the test when c has no solution.
 func Solve(t testing.TB, c altchapow.Challenge) (payload string, number int64) {
 	t.Helper()
 	n, ok := SolveNumber(c.Salt, c.Challenge, c.MaxNumber)
@@ -49,15 +47,13 @@ func Solve(t testing.TB, c altchapow.Challenge) (payload string, number int64) {
 	return Payload(c, c.Salt, n), n
 }
 
-// Payload returns the payload a client sends for challenge c with salt and
-// number (which tests may tamper with).
+// Payload returns the payload a client sends for c with salt and number.
 func Payload(c altchapow.Challenge, salt string, number int64) string {
 	b, _ := json.Marshal(map[string]any{"algorithm": c.Algorithm, "challenge": c.Challenge, "number": number, "salt": salt, "signature": c.Signature})
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-// AtOnce runs f(0) … f(n-1) on n goroutines released together, to make
-// them race, and waits for all of them.
+// AtOnce runs f(0) … f(n-1) on n goroutines released together and waits.
 func AtOnce(n int, f func(i int)) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -71,8 +67,7 @@ func AtOnce(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// Clock is an intake.Clock that stands still until a test moves it. It is
-// safe for concurrent use.
+// Clock is an intake.Clock that stands still until a test moves it.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -102,8 +97,7 @@ func (c *Clock) Set(now time.Time) {
 	c.now = now
 }
 
-// Logs collects what a logger writes, for tests that look for (or prove
-// the absence of) values in log lines. It is safe for concurrent writers.
+// Logs collects what a logger writes; it is safe for concurrent writers.
 type Logs struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -123,8 +117,7 @@ func (l *Logs) String() string {
 	return l.buf.String()
 }
 
-// Must returns a function that gives v, or fails the test with err: for a
-// constructor's two results in one line, as in
+// Must returns a function that gives v, or fails the test with err, as in
 // testsupport.Must(challenge.New(issuer))(t).
 func Must[T any](v T, err error) func(testing.TB) T {
 	return func(t testing.TB) T {
@@ -136,8 +129,7 @@ func Must[T any](v T, err error) func(testing.TB) T {
 	}
 }
 
-// Forms returns the form registry the service ships with (embedded in the
-// binary), failing the test when it does not load.
+// Forms returns the form registry the service ships with.
 func Forms(t testing.TB) *formregistry.Registry {
 	t.Helper()
 	return Must(formregistry.Load())(t)
