@@ -1,22 +1,8 @@
 // Package admin is the owner's side of the service: the Admin function's
-// pages under /admin/ and its JSON under /admin/api/. The owner reads
-// confirmed introductions newest first, each with its message, the
-// conversation as the visitor sent it, the consent evidence, the ledger
-// entry and every delivery; marks one handled, or spam or not spam; lists
-// them by folder (inbox, likely spam, spam) and erases, in one confirmed
-// action, everything marked spam; retries a delivery; answers
-// a data subject's access and erasure requests; and sees at a glance, as a
-// server-rendered chart, what came in and what was refused, and whether the
-// retention sweep runs.
-//
-// It is private: deployed without a public invoker, Cloud Run IAM has
-// verified the caller's identity token before a request arrives, and the
-// admin takes the token's email claim, unverified, as the actor it records
-// in the ledger ("local owner" on the dev server, which binds to loopback).
-// Every POST is refused cross-origin (net/http's CrossOriginProtection).
-// Pages are html/template with embedded templates and styles, no script,
-// and a CSP that allows nothing else. Nothing personal is logged: ids,
-// routes, codes and counts only.
+// pages under /admin/ and its JSON under /admin/api/. It is private (Cloud
+// Run IAM), refuses every cross-origin POST, serves pages without script,
+// and logs ids, routes, codes and counts only. README.md says what the owner
+// can do and why.
 package admin
 
 import (
