@@ -199,6 +199,8 @@ func TestCleanName(t *testing.T) {
 		"cv\ufe01\ufe02\ufe03.pdf":        "cv.pdf", // selectors that follow no base spell bytes
 		"\U0001F600\ufe0f.png":            "\U0001F600\ufe0f.png",
 		"\u200c\u200cرزومه.pdf":           "رزومه.pdf",
+		strings.Repeat("\u200c", 1<<20) + "cv.pdf": "", // a megabyte of joiners is cut, not cleaned rune by rune
+		strings.Repeat("\u200c", 300) + "cv.pdf":   "cv.pdf",
 	}
 	for in, want := range cases {
 		if got := attachment.CleanName(in); got != want {

@@ -21,6 +21,9 @@ func NameFrom(contentDisposition string) string {
 	return CleanName(params["filename"])
 }
 
+// maxRawName bounds, in bytes, how much of a visitor's file name is cleaned.
+const maxRawName = 1024
+
 // CleanName makes a visitor's file name a display name: what follows the
 // last / or \, valid UTF-8, without what textrules.WithoutRefused removes,
 // leading dots or surrounding spaces, at most MaxNameLength characters
@@ -29,6 +32,9 @@ func CleanName(name string) string {
 	name = strings.ToValidUTF8(name, "")
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
+	}
+	if len(name) > maxRawName {
+		name = strings.ToValidUTF8(name[:maxRawName], "") // no file system names a file longer
 	}
 	name = strings.Map(func(r rune) rune {
 		switch {

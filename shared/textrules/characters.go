@@ -60,24 +60,27 @@ func takesSelector(base, vs rune) bool {
 // takes it; tag characters in an emoji tag sequence (U+1F3F4 … U+E007F). Every other
 // invisible, control, bidi control, private-use character and noncharacter is refused.
 func BadCharacter(s string, multiline bool) string {
-	_, detail := firstBad([]rune(s), multiline)
+	_, detail := firstBad([]rune(s), 0, multiline)
 	return detail
 }
 
 // WithoutRefused returns s without what BadCharacter refuses on one line.
 func WithoutRefused(s string) string {
 	rs := []rune(s)
-	for {
-		i, detail := firstBad(rs, false)
+	for from := 0; ; {
+		i, detail := firstBad(rs, from, false)
 		if detail == "" {
 			return string(rs)
 		}
 		rs = append(rs[:i], rs[i+1:]...)
+		from = max(0, i-1) // only the rune before looks at the one removed
 	}
 }
 
-func firstBad(rs []rune, multiline bool) (int, string) {
-	for i := 0; i < len(rs); i++ {
+// firstBad returns the index of the first refused rune of rs at or after
+// from, with its detail, or -1 and "".
+func firstBad(rs []rune, from int, multiline bool) (int, string) {
+	for i := from; i < len(rs); i++ {
 		r := rs[i]
 		switch {
 		case IsBidiControl(r):
