@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // OWNER_TIME_ZONE resolves without the system's zone files
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -64,7 +65,16 @@ type Config struct {
 	StorageEmulatorHost string // empty for Cloud Storage
 	// AdminURL is the owner's admin origin, optionally with a path; empty: no links.
 	AdminURL string
+	// SiteURL is the owner's site, where the receipt leads back; empty: no link.
+	SiteURL string
+	// OwnerLanguage ("en" or "fa") is the language of the admin and the owner's mail.
+	OwnerLanguage string
+	// OwnerTimeZone is where the owner's side shows times.
+	OwnerTimeZone *time.Location
 }
+
+// OwnerLanguages lists the OWNER_LANGUAGE values.
+var OwnerLanguages = []string{"en", "fa"}
 
 // Webhook configures the Standard Webhooks destination: URL is https, or http with
 // AllowPrivate (which also lets it reach non-public addresses); Secret is "whsec_" + base64.
@@ -264,6 +274,15 @@ func Load(getenv func(string) string) (Config, error) {
 	c.SMTP = l.smtp()
 	c.MailgunSigningKey = l.str("MAILGUN_WEBHOOK_SIGNING_KEY", "")
 	c.AdminURL = l.absoluteURL("ADMIN_URL", false)
+	c.SiteURL = l.absoluteURL("SITE_URL", false)
+	if c.OwnerLanguage = l.str("OWNER_LANGUAGE", "en"); !slices.Contains(OwnerLanguages, c.OwnerLanguage) {
+		l.errs = append(l.errs, fmt.Errorf("OWNER_LANGUAGE=%q: want en or fa", c.OwnerLanguage))
+	}
+	zone, err := time.LoadLocation(l.str("OWNER_TIME_ZONE", "UTC"))
+	if c.OwnerTimeZone = zone; err != nil || zone == time.Local {
+		l.errs = append(l.errs, fmt.Errorf("OWNER_TIME_ZONE=%q: want an IANA time zone such as Europe/Berlin", l.getenv("OWNER_TIME_ZONE")))
+		c.OwnerTimeZone = time.UTC
+	}
 	levels := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "warning": slog.LevelWarn, "error": slog.LevelError}
 	if c.LogLevel, ok = levels[strings.ToLower(l.str("LOG_LEVEL", "info"))]; !ok {
 		l.errs = append(l.errs, fmt.Errorf("LOG_LEVEL=%q: want debug, info, warn or error", l.getenv("LOG_LEVEL")))

@@ -94,6 +94,10 @@ func TestHalfConfiguredDestinationsNameWhatIsMissing(t *testing.T) {
 		{map[string]string{"WEBHOOK_URL": "https://hooks.example.com/x", "WEBHOOK_SECRET": "whsec_c2hvcnQ="}, []string{"WEBHOOK_SECRET", "5 bytes"}},
 		{map[string]string{"WEBHOOK_ALLOW_PRIVATE": "maybe"}, []string{"WEBHOOK_ALLOW_PRIVATE"}},
 		{map[string]string{"ADMIN_URL": "admin.example.com"}, []string{"ADMIN_URL"}},
+		{map[string]string{"SITE_URL": "example.com"}, []string{"SITE_URL"}},
+		{map[string]string{"OWNER_LANGUAGE": "de"}, []string{`OWNER_LANGUAGE="de"`}},
+		{map[string]string{"OWNER_TIME_ZONE": "Mars/Olympus"}, []string{`OWNER_TIME_ZONE="Mars/Olympus"`}},
+		{map[string]string{"OWNER_TIME_ZONE": "Local"}, []string{"OWNER_TIME_ZONE"}},
 	}
 	for _, tc := range cases {
 		c, err := load(t, tc.env)
@@ -284,5 +288,16 @@ func TestPowMaxEscalated(t *testing.T) {
 				t.Fatalf("PowMaxEscalated = %d, %v; want %d", c.PowMaxEscalated, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestTheOwnersLanguageAndTimeZone(t *testing.T) {
+	c, err := load(t, nil)
+	if err != nil || c.OwnerLanguage != "en" || c.OwnerTimeZone != time.UTC || c.SiteURL != "" {
+		t.Fatalf("defaults: %q %v %q %v", c.OwnerLanguage, c.OwnerTimeZone, c.SiteURL, err)
+	}
+	c, err = load(t, map[string]string{"OWNER_LANGUAGE": "fa", "OWNER_TIME_ZONE": "Asia/Tehran", "SITE_URL": "https://owner.example/"})
+	if err != nil || c.OwnerLanguage != "fa" || c.OwnerTimeZone.String() != "Asia/Tehran" || c.SiteURL != "https://owner.example/" {
+		t.Fatalf("set: %q %v %q %v", c.OwnerLanguage, c.OwnerTimeZone, c.SiteURL, err)
 	}
 }
