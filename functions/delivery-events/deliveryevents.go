@@ -10,7 +10,6 @@ package deliveryevents
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/ownersite/introductions/shared/intake"
@@ -78,13 +77,9 @@ func (h *Handlers) Receive(w http.ResponseWriter, r *http.Request) error {
 	if p == nil {
 		return intake.ErrNotFound
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	body, err := jsonapi.ReadBody(w, r, MaxBody)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return intake.Errorf(intake.CodeBodyTooLarge, "The body is larger than %d KiB.", MaxBody>>10)
-		}
-		return intake.Errorf(intake.CodeUnreadableBody, "The body could not be read.")
+		return err
 	}
 	ev, applies, err := p.Read(body)
 	if err != nil {
