@@ -14,6 +14,7 @@ import (
 
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/mailgun"
 )
 
 // MaxBody is the most of an event's body that is read.
@@ -32,6 +33,9 @@ type Deliveries interface {
 	// ApplyEvent applies an event once. Errors: EVENT_REPLAYED, NOT_FOUND, UNAVAILABLE.
 	ApplyEvent(ctx context.Context, ev intake.ProviderEvent) (intake.Envelope, error)
 }
+
+// ProviderMailgun is the {provider} of Mailgun's events, which *mailgun.Verifier reads.
+const ProviderMailgun = mailgun.Provider
 
 // Name is the function's entry point.
 const Name = "DeliveryEvents"

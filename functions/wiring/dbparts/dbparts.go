@@ -368,7 +368,7 @@ func EventProviders(p *wiring.Parts) (map[string]deliveryevents.Provider, error)
 		if err != nil {
 			return nil, fmt.Errorf("delivery events: %w", err)
 		}
-		providers[deliveryevents.ProviderMailgun] = deliveryevents.Mailgun(v)
+		providers[deliveryevents.ProviderMailgun] = v
 	}
 	maps.Copy(providers, overrides(p).EventProviders)
 	return providers, nil
