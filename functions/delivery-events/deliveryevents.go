@@ -10,11 +10,11 @@ package deliveryevents
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
+	"github.com/ownersite/introductions/shared/mailgun"
 )
 
 // MaxBody is the most of an event's body that is read.
@@ -33,6 +33,9 @@ type Deliveries interface {
 	// ApplyEvent applies an event once. Errors: EVENT_REPLAYED, NOT_FOUND, UNAVAILABLE.
 	ApplyEvent(ctx context.Context, ev intake.ProviderEvent) (intake.Envelope, error)
 }
+
+// ProviderMailgun is the {provider} of Mailgun's events, which *mailgun.Verifier reads.
+const ProviderMailgun = mailgun.Provider
 
 // Name is the function's entry point.
 const Name = "DeliveryEvents"
@@ -78,13 +81,9 @@ func (h *Handlers) Receive(w http.ResponseWriter, r *http.Request) error {
 	if p == nil {
 		return intake.ErrNotFound
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	body, err := jsonapi.ReadBody(w, r, MaxBody)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return intake.Errorf(intake.CodeBodyTooLarge, "The body is larger than %d KiB.", MaxBody>>10)
-		}
-		return intake.Errorf(intake.CodeUnreadableBody, "The body could not be read.")
+		return err
 	}
 	ev, applies, err := p.Read(body)
 	if err != nil {

@@ -24,7 +24,7 @@ func TestTheMailgunProviderReadsWhatEachEventMeans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := deliveryevents.Mailgun(v)
+	p := deliveryevents.Provider(v)
 	body := func(token, event, severity string) []byte {
 		ts := strconv.FormatInt(now.Unix(), 10)
 		b, _ := json.Marshal(map[string]any{

@@ -1,9 +1,8 @@
 package wiring
 
-// Access is what one deployed function may touch: the database, the
-// attachments' bucket, and the secrets named by their configuration
-// variables. It is the one statement of least privilege: the builders
-// refuse what a row does not name, and infra/ grants exactly what it names.
+// Access is what one deployed function may touch: the database, the attachments' bucket, and
+// secrets by configuration variable. The builders refuse what a row does not name, and infra/
+// grants exactly what it names.
 type Access struct {
 	Function    string // the entry point name
 	Firestore   bool

@@ -26,9 +26,8 @@ const (
 	LastRetry  = 30 * time.Second
 )
 
-// Lazy is one deployed function, built on its first request; requests
-// wait for that one attempt, and after a failure are answered 503
-// UNAVAILABLE with Retry-After until the next attempt, with backoff.
+// Lazy is one deployed function, built on its first request; requests wait for that attempt,
+// and after a failure are answered 503 UNAVAILABLE with Retry-After until the next, with backoff.
 type Lazy struct {
 	fn     Function
 	getenv func(string) string
@@ -49,9 +48,8 @@ func NewLazy(fn Function, getenv func(string) string) *Lazy {
 // stderr is where deployed functions log: Cloud Run collects it.
 var stderr io.Writer = os.Stderr
 
-// ServeHTTP builds the function if need be, then serves r. A cold start
-// also starts a background sweep where the function holds the store (but
-// the Sweep function's, whose request runs one).
+// ServeHTTP builds the function if need be, then serves r. A cold start also starts a
+// background sweep where the function holds the store (but Sweep's, whose request runs one).
 func (l *Lazy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	svc, retryAfter, err := l.get(r.Context())
 	if err != nil {
@@ -61,8 +59,7 @@ func (l *Lazy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	svc.Function(l.fn.Name).ServeHTTP(w, r)
 }
 
-// get returns the built function, building it unless an attempt is in
-// flight or failed too recently.
+// get returns the built function, building it unless an attempt is in flight or failed too recently.
 func (l *Lazy) get(ctx context.Context) (*Service, time.Duration, error) {
 	for {
 		l.mu.Lock()

@@ -12,9 +12,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Parts are what one instance's functions are built from: configuration,
-// logger, clock, what it may touch (its rows' union), and the parts its
-// builders ask for, each made once (Part).
+// Parts are what one instance's functions are built from: configuration, logger, clock, what
+// it may touch (its rows' union), and the parts its builders ask for, each made once (Part).
 type Parts struct {
 	Config config.Config
 	Logger *slog.Logger
@@ -28,8 +27,8 @@ type Parts struct {
 	closers []func() error
 }
 
-// NewParts returns the parts of an instance of the functions names, on
-// clock (nil: the system's); it refuses a name with no row in Accesses.
+// NewParts returns the parts of an instance of the functions names, on clock (nil: the
+// system's); it refuses a name with no row in Accesses.
 func NewParts(ctx context.Context, cfg config.Config, logger *slog.Logger, clock intake.Clock, names ...string) (*Parts, error) {
 	if clock == nil {
 		clock = intake.SystemClock{}
@@ -53,8 +52,8 @@ func NewParts(ctx context.Context, cfg config.Config, logger *slog.Logger, clock
 	return &Parts{Config: cfg, Logger: logger, Clock: clock, ctx: ctx, access: union, made: map[string]any{}}, nil
 }
 
-// Part returns p's part named name, given or made earlier, else what make
-// makes (kept unless it fails).
+// Part returns p's part named name, given or made earlier, else what make makes (kept unless
+// it fails).
 func Part[T any](p *Parts, name string, make func() (T, error)) (T, error) {
 	if part, ok := p.made[name]; ok {
 		return part.(T), nil
@@ -90,8 +89,7 @@ func (p *Parts) May(secret string) error {
 	return nil
 }
 
-// KeepsDrafts reports whether the instance may read the HMAC keys that
-// verify a draft's proof of work.
+// KeepsDrafts reports whether the instance may read the HMAC keys a draft's proof of work needs.
 func (p *Parts) KeepsDrafts() bool { return p.May(SecretHMAC) == nil }
 
 // SendsHandoff reports whether the instance may read every handoff secret.

@@ -1,16 +1,10 @@
 // Package wiring is what the service's functions share: how a deployed
-// function starts (lazy.go), what each function may touch (access.go),
-// the parts built on demand (parts.go) and the serving of each function's
-// rows of the route table (routes.go, here).
-//
-// Each function is one folder, functions/<key>/: its handlers and rows,
-// and an entry package (functions/<key>/entry) that holds its builder,
-// naming the parts it uses, and registers it. This package names no
-// function's handlers and links no Firestore client and no gRPC (a test
-// says so); the parts over the database are package dbparts'. A deployed
-// function builds itself alone, on its first request (Lazy); the dev
-// server and the tests build every function on one set of parts, so the
-// two run the same code.
+// function starts (lazy.go), what each may touch (access.go), the parts
+// built on demand (parts.go) and the serving of each function's rows of the
+// route table. It names no function's handlers and links no Firestore
+// client (a test says so); the parts over the database are dbparts'. A
+// deployed function builds itself alone on its first request; the dev
+// server and the tests build every function on one set of parts.
 package wiring
 
 import (
@@ -26,8 +20,7 @@ import (
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
-// Service is one instance's built functions, serving their rows of the
-// route table, and the parts they hold.
+// Service is one instance's built functions and the parts they hold.
 type Service struct {
 	Config config.Config
 	Logger *slog.Logger
@@ -40,10 +33,9 @@ type Service struct {
 	api       http.Handler
 }
 
-// Serve builds fns on p and serves their rows behind the JSON API edge,
-// each function's alone (Function) and together (Mux); where p has Sweeps,
-// every row but Sweep's starts one after a quiet spell. On an error it
-// releases p.
+// Serve builds fns on p and serves their rows behind the JSON API edge, each function's alone
+// (Function) and together (Mux); with Sweeps, every row but Sweep's starts one after a quiet
+// spell. On an error it releases p.
 func (p *Parts) Serve(fns ...Function) (*Service, error) {
 	svc := &Service{Config: p.Config, Logger: p.Logger, parts: p, functions: map[string]http.Handler{}}
 	built := make([][]jsonapi.Route, len(fns))
@@ -92,8 +84,8 @@ func traced(project string, h http.Handler) http.Handler {
 // Function returns one built function's handler; nil for one not built.
 func (s *Service) Function(name string) http.Handler { return s.functions[name] }
 
-// Mux serves every built route, the API's 404 elsewhere under /api/ and
-// /admin/, and page at every other path: the dev server's one origin.
+// Mux serves every built route, the API's 404 elsewhere under /api/ and /admin/, and page
+// at every other path: the dev server's one origin.
 func (s *Service) Mux(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	paths := append([]string{"/api/", "/admin", "/admin/"}, s.paths...)
@@ -105,6 +97,5 @@ func (s *Service) Mux(page http.Handler) http.Handler {
 	return mux
 }
 
-// Close waits for the work in flight, writes the refusal counts, then
-// releases what the functions opened, the last opened first.
+// Close waits for the work in flight, then releases what the functions opened, last first.
 func (s *Service) Close() error { return s.parts.Close() }

@@ -14,11 +14,11 @@ import (
 
 func TestEveryCodeHasAStatus(t *testing.T) {
 	for c := range statusOf {
-		if statusFor(c) == 0 || titleOf[statusFor(c)] == "" {
+		if p := ProblemFor(&intake.Error{Code: c}); p.Status == 0 || p.Title == "" {
 			t.Errorf("%s has no status or title", c)
 		}
 	}
-	if statusFor("NO_SUCH_CODE") != 500 {
+	if ProblemFor(&intake.Error{Code: "NO_SUCH_CODE"}).Status != 500 {
 		t.Fatal("unknown codes are 500")
 	}
 }

@@ -2,6 +2,7 @@ package jsonapi
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -59,7 +60,7 @@ var titleOfCode = map[intake.Code]string{
 	intake.CodeAttachmentNotOffered:  "No attachment here",
 }
 
-// titleOf gives each code a short, stable human title.
+// titleOf gives each status a short, stable human title.
 var titleOf = map[int]string{
 	http.StatusBadRequest:            "The request could not be read",
 	http.StatusUnsupportedMediaType:  "The body must be JSON",
@@ -73,14 +74,6 @@ var titleOf = map[int]string{
 	http.StatusMethodNotAllowed:      "Method not allowed",
 	http.StatusServiceUnavailable:    "Briefly unavailable",
 	http.StatusInternalServerError:   "Internal error",
-}
-
-// statusFor returns the HTTP status for a code; unknown codes are 500.
-func statusFor(c intake.Code) int {
-	if s, ok := statusOf[c]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
 }
 
 // Problem is the RFC 9457 body; Type is a stable URN per code, with no instance member.
@@ -97,7 +90,7 @@ type Problem struct {
 
 // ProblemFor builds the body for err: its code's safe detail, never its cause.
 func ProblemFor(err *intake.Error) Problem {
-	status := statusFor(err.Code)
+	status := cmp.Or(statusOf[err.Code], http.StatusInternalServerError)
 	detail := err.Detail
 	if err.Code == intake.CodeInternal {
 		detail = "Something went wrong on our side."

@@ -1,3 +1,9 @@
+// Package jsonapi is the HTTP edge of the JSON API: a route set served
+// with problem+json 404 and 405 answers (NewRoutes), the one mapping from
+// domain error codes to HTTP statuses and RFC 9457 problem+json bodies, the
+// CORS allow-list and security headers every answer carries, and the one
+// body prologue (ReadJSON) that refuses non-JSON, oversized and unreadable
+// bodies with their documented codes.
 package jsonapi
 
 import (
@@ -28,9 +34,8 @@ var probedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, h
 // routeSet serves a set of routes behind the edge headers.
 type routeSet struct {
 	mux     *http.ServeMux
-	edge    edge
+	origins map[string]bool // the CORS allow-list
 	logger  *slog.Logger
-	methods []string
 }
 
 // NewRoutes returns a handler serving routes with the edge headers: an unknown or unclean
@@ -41,7 +46,10 @@ func NewRoutes(routes []Route, allowedOrigins []string, logger *slog.Logger) (ht
 	if logger == nil {
 		return nil, errors.New("jsonapi.NewRoutes: no logger")
 	}
-	s := &routeSet{mux: http.NewServeMux(), edge: newEdge(allowedOrigins), logger: logger}
+	s := &routeSet{mux: http.NewServeMux(), origins: map[string]bool{}, logger: logger}
+	for _, o := range allowedOrigins {
+		s.origins[o] = o != "" && o != "*" && o != "null"
+	}
 	for _, rt := range routes {
 		method, _, ok := strings.Cut(rt.Pattern, " ")
 		if !ok || !slices.Contains(probedMethods, method) {
@@ -83,36 +91,34 @@ func (s *routeSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			WriteError(w, r, nil, intake.Internal(fmt.Errorf("panic: %v", p)))
 		}
 	}()
-	s.edge.headers(w, r)
-	if !clean(r.URL.Path) {
-		notFound(w, r) // no route has it; ServeMux would redirect instead
+	s.headers(w, r)
+	// A path with an empty, "." or ".." segment has no route (ServeMux would redirect).
+	if clean := path.Clean(r.URL.Path); clean != r.URL.Path && clean+"/" != r.URL.Path {
+		WriteError(w, r, nil, intake.ErrNotFound)
 		return
 	}
-	if r.Method == http.MethodOptions {
-		allow := s.allowed(r)
-		if allow == nil {
-			notFound(w, r)
-			return
-		}
-		s.edge.preflight(w, r, allow)
+	if r.Method != http.MethodOptions {
+		s.mux.ServeHTTP(w, r)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
-}
-
-// clean reports whether p has no empty, "." or ".." segment.
-func clean(p string) bool {
-	c := path.Clean(p)
-	return c == p || c+"/" == p
-}
-
-// fallback answers 405 when the path has routes under other methods, else 404.
-func (s *routeSet) fallback(w http.ResponseWriter, r *http.Request) {
 	if allow := s.allowed(r); allow != nil {
-		methodNotAllowed(w, r, allow)
+		s.preflight(w, r, allow)
 		return
 	}
-	notFound(w, r)
+	WriteError(w, r, nil, intake.ErrNotFound)
+}
+
+// fallback answers 405 METHOD_NOT_ALLOWED when the path has routes under other methods, else
+// 404 NOT_FOUND.
+func (s *routeSet) fallback(w http.ResponseWriter, r *http.Request) {
+	allow := s.allowed(r)
+	if allow == nil {
+		WriteError(w, r, nil, intake.ErrNotFound)
+		return
+	}
+	methods := strings.Join(allow, ", ")
+	w.Header().Set("Allow", methods+", OPTIONS")
+	WriteError(w, r, nil, intake.Errorf(intake.CodeMethodNotAllowed, "This address accepts %s only.", methods))
 }
 
 // allowed returns the methods answered at r's path.

@@ -24,8 +24,8 @@ import (
 // MaxAge is how far a signature's timestamp may be from now.
 const MaxAge = 5 * time.Minute
 
-// MaxBodyBytes is the most a caller should read of an event's body.
-const MaxBodyBytes = 256 << 10
+// Provider names Mailgun in the events Read returns.
+const Provider = "mailgun"
 
 // The refusals. Each means the event changes nothing.
 var (
@@ -57,6 +57,10 @@ type Event struct {
 
 // Applies reports whether the event moves an envelope.
 func (e Event) Applies() bool { return e.EnvelopeID != "" && e.Status != "" }
+
+// kinds are what each delivery status of an event tells the delivery service.
+var kinds = map[intake.DeliveryStatus]intake.ProviderEventKind{intake.DeliveryDelivered: intake.ProviderDelivered,
+	intake.DeliveryRetryPending: intake.ProviderFailedTemporary, intake.DeliveryFailed: intake.ProviderFailedPermanent}
 
 // Verifier checks and reads Mailgun events. It is safe for concurrent use.
 type Verifier struct {
@@ -145,6 +149,24 @@ func (v *Verifier) Parse(raw []byte) (Event, error) {
 	}
 	e.Status, e.Detail = meaning(ed.Event, ed.Severity, ed.Reason, code)
 	return e, nil
+}
+
+// Read verifies body and returns its event for the email envelope it names, false when it moves
+// none. Errors: EVENT_SIGNATURE_INVALID, EVENT_STALE, UNREADABLE_BODY.
+func (v *Verifier) Read(body []byte) (intake.ProviderEvent, bool, error) {
+	e, err := v.Parse(body)
+	switch {
+	case errors.Is(err, ErrSignature):
+		return intake.ProviderEvent{}, false, intake.Errorf(intake.CodeEventSignatureInvalid, "The event's signature does not verify; nothing changed.")
+	case errors.Is(err, ErrStale):
+		return intake.ProviderEvent{}, false, intake.Errorf(intake.CodeEventStale, "The event was signed more than 5 minutes from now; nothing changed.")
+	case err != nil:
+		return intake.ProviderEvent{}, false, intake.Errorf(intake.CodeUnreadableBody, "The body is not a signed Mailgun event.")
+	case !e.Applies():
+		return intake.ProviderEvent{}, false, nil
+	}
+	return intake.ProviderEvent{Provider: Provider, Destination: intake.DestinationEmail, Token: e.Token, EnvelopeID: e.EnvelopeID,
+		Kind: kinds[e.Status], Reason: e.Detail, At: e.At}, true, nil
 }
 
 func signature(key []byte, timestamp, token string) []byte {

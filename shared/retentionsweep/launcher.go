@@ -41,8 +41,8 @@ type flight struct {
 	err  error
 }
 
-// NewLauncher returns a Launcher whose Request starts a run after quiet without requests;
-// it refuses a missing dependency.
+// NewLauncher returns a Launcher whose Request starts a run after quiet without requests; it
+// refuses a missing dependency.
 func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger *slog.Logger) (*Launcher, error) {
 	var missing []error
 	checks := map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil}
@@ -93,8 +93,8 @@ func (l *Launcher) FirstDraftOfDay() bool {
 	return first && l.Start(intake.SweepByFirstDraftOfDay)
 }
 
-// Request notes a request and starts a background run when the previous one came at least
-// the quiet spell ago (never on the first request). It reports whether it started one.
+// Request notes a request and starts a background run, reporting whether it did, when the
+// previous request came at least the quiet spell ago.
 func (l *Launcher) Request() bool {
 	l.mu.Lock()
 	now, last := l.clock.Now(), l.lastRequest

@@ -1,8 +1,7 @@
-// Package retentionsweep is the retention sweep: one run deletes what has
-// expired through a Store, re-checks consent evidence when the registry's
-// texts changed, runs the registered sweep tasks and records the run; runs
-// also start in the background, one at a time per instance. It imports no
-// cloud SDK. README.md has the rules.
+// Package retentionsweep is the retention sweep: a run deletes what has
+// expired, re-checks consent evidence when the registry's texts changed,
+// runs the sweep tasks and records itself; runs start one at a time per
+// instance. README.md has the rules.
 package retentionsweep
 
 import (
@@ -35,18 +34,18 @@ const (
 	ClassAttachments     = "attachments" // attachment objects
 )
 
-// Classes are reported in every run, zero or not.
-var Classes = []string{ClassDrafts, ClassIntroductions, ClassTranscripts, ClassSpentChallenges,
+// classes are reported in every run, zero or not.
+var classes = []string{ClassDrafts, ClassIntroductions, ClassTranscripts, ClassSpentChallenges,
 	ClassRateCounters, ClassIdempotencyKeys, ClassLedger}
 
-// IntroductionsCollection is counted as drafts or introductions.
-const IntroductionsCollection = "introductions"
-
-// Unfinished is the error a run's record carries until the run records its outcome.
-const Unfinished = "unfinished: the run did not record its outcome (cut off, or still running)"
-
-// RunRetention is how long a run's record is kept when Config says nothing.
-const RunRetention = 30 * 24 * time.Hour
+const (
+	// IntroductionsCollection is counted as drafts or introductions.
+	IntroductionsCollection = "introductions"
+	// Unfinished is the error a run's record carries until the run records its outcome.
+	Unfinished = "unfinished: the run did not record its outcome (cut off, or still running)"
+	// RunRetention is how long a run's record is kept when Config says nothing.
+	RunRetention = 30 * 24 * time.Hour
+)
 
 // Deleted is what deleting one collection's expired documents did.
 type Deleted struct {
@@ -72,14 +71,13 @@ type ConsentRecord struct {
 
 // Store is what a run needs of the database. Errors: UNAVAILABLE, INTERNAL.
 type Store interface {
-	// Collections lists the database's collections in visiting order, introductions before ledger.
+	// Collections lists the collections in visiting order, introductions before ledger.
 	Collections(ctx context.Context) ([]string, error)
-	// DeleteExpired deletes every document of collection expired at cutoff, each by one run only,
-	// and marks an unconfirmed draft's ledger entry EXPIRED in the same write. On an error Deleted
-	// counts what went before it.
+	// DeleteExpired deletes every document of collection expired at cutoff, each by one run
+	// only, marking an unconfirmed draft's ledger entry EXPIRED in the same write; on an
+	// error Deleted counts what went before it.
 	DeleteExpired(ctx context.Context, collection string, cutoff time.Time) (Deleted, error)
-	// ConsentRecords calls visit with every live introduction carrying consent evidence;
-	// visit's error stops it.
+	// ConsentRecords visits every live introduction with consent evidence; visit's error stops it.
 	ConsentRecords(ctx context.Context, now time.Time, visit func(ConsentRecord) error) error
 	// MarkRepairNeeded marks ledger entry id REPAIR_NEEDED; false when already so or gone.
 	MarkRepairNeeded(ctx context.Context, id, reason string, now time.Time) (bool, error)
@@ -92,18 +90,16 @@ type Store interface {
 
 // Config is what a Sweeper needs; New refuses a missing part.
 type Config struct {
-	Store    Store
-	Registry *formregistry.Registry
-	// Tasks run after the deletions, in order.
-	Tasks []intake.SweepTask
-	// ScheduledTasks run after Tasks on the Scheduler's trigger only.
-	ScheduledTasks []intake.SweepTask
-	// Attachments, when set, deletes the attachments of every introduction the run deletes.
-	Attachments  Attachments
-	Clock        intake.Clock
-	Entropy      io.Reader // run ids; crypto/rand.Reader in production
-	Logger       *slog.Logger
-	RunRetention time.Duration // how long a run's record is kept; RunRetention when zero
+	// What a run touches: Attachments, when set, deletes the deleted introductions' attachments.
+	Store       Store
+	Registry    *formregistry.Registry
+	Attachments Attachments
+	// Tasks run after the deletions, in order; ScheduledTasks after them on the Scheduler's trigger.
+	Tasks, ScheduledTasks []intake.SweepTask
+	Clock                 intake.Clock
+	Entropy               io.Reader // run ids
+	Logger                *slog.Logger
+	RunRetention          time.Duration // how long a run's record is kept; RunRetention when zero
 }
 
 // Sweeper runs the sweep; overlapping runs delete each document once.
@@ -142,8 +138,7 @@ const (
 
 // Run deletes what expired at its start, re-checks consent evidence when the consent texts
 // changed, then runs every task, recording each failing step and going on (the deletions stop
-// at their first failure). Errors: UNAVAILABLE when a step found Firestore unavailable, else
-// INTERNAL.
+// at their first failure). Errors: UNAVAILABLE when a step found Firestore so, else INTERNAL.
 func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.SweepRun, error) {
 	log := s.cfg.Logger
 	start := s.cfg.Clock.Now().UTC().Truncate(time.Microsecond)
@@ -153,7 +148,7 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 	}
 	run := intake.SweepRun{ID: id, Trigger: trigger, StartedAt: start, Deleted: map[string]int{},
 		Error: Unfinished, ExpireAt: start.Add(s.cfg.RunRetention)}
-	for _, c := range Classes {
+	for _, c := range classes {
 		run.Deleted[c] = 0
 	}
 	var failures failures
@@ -271,7 +266,7 @@ func (s *Sweeper) finish(ctx context.Context, run intake.SweepRun, f failures, b
 func (s *Sweeper) recheckConsents(ctx context.Context, now time.Time) (int, error) {
 	marked := 0
 	err := s.cfg.Store.ConsentRecords(ctx, now, func(rec ConsentRecord) error {
-		reason := ConsentMismatch(s.cfg.Registry, rec)
+		reason := consentMismatch(s.cfg.Registry, rec)
 		if reason == "" {
 			return nil
 		}
@@ -284,9 +279,9 @@ func (s *Sweeper) recheckConsents(ctx context.Context, now time.Time) (int, erro
 	return marked, err
 }
 
-// ConsentMismatch returns why rec's consent evidence no longer matches the registry
+// consentMismatch returns why rec's consent evidence no longer matches the registry
 // (content-free), or "" when it matches.
-func ConsentMismatch(registry *formregistry.Registry, rec ConsentRecord) string {
+func consentMismatch(registry *formregistry.Registry, rec ConsentRecord) string {
 	v, ok := registry.Find(rec.FormID, rec.FormVersion)
 	if !ok && len(rec.Consents) > 0 {
 		return fmt.Sprintf("consent evidence names form version %s/%s, which the form registry no longer holds", rec.FormID, rec.FormVersion)

@@ -8,17 +8,14 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"golang.org/x/oauth2/google"
 )
 
-// Endpoint is the base URL of Secret Manager's REST API.
-const Endpoint = "https://secretmanager.googleapis.com/v1/"
-
 const (
-	scope       = "https://www.googleapis.com/auth/cloud-platform" // what a call needs
-	maxResponse = 1 << 20                                          // the most of an answer read
+	endpoint    = "https://secretmanager.googleapis.com/v1/"
+	scope       = "https://www.googleapis.com/auth/cloud-platform"
+	maxResponse = 1 << 20 // the most of an answer read
 )
 
 // Client reads secret versions through Secret Manager's REST API; safe for concurrent use.
@@ -27,33 +24,13 @@ type Client struct {
 	http     *http.Client
 }
 
-// An Option changes what NewClient builds.
-type Option func(*Client)
-
-// WithEndpoint sends the calls to endpoint (a base URL ending in "/v1/").
-func WithEndpoint(endpoint string) Option { return func(c *Client) { c.endpoint = endpoint } }
-
-// WithHTTPClient sends the calls with hc, which must authenticate them.
-func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
-
-// NewClient returns a Client authenticating with Application Default Credentials unless
-// WithHTTPClient. It refuses an endpoint that is not an http(s) URL ending in "/".
-func NewClient(ctx context.Context, opts ...Option) (*Client, error) {
-	c := &Client{endpoint: Endpoint}
-	for _, o := range opts {
-		o(c)
+// NewClient returns a Client authenticating with Application Default Credentials.
+func NewClient(ctx context.Context) (*Client, error) {
+	hc, err := google.DefaultClient(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
 	}
-	if !(strings.HasPrefix(c.endpoint, "https://") || strings.HasPrefix(c.endpoint, "http://")) || !strings.HasSuffix(c.endpoint, "/") {
-		return nil, fmt.Errorf("secretkeys: endpoint %q is not an http(s) URL ending in /", c.endpoint)
-	}
-	if c.http == nil {
-		hc, err := google.DefaultClient(ctx, scope)
-		if err != nil {
-			return nil, err
-		}
-		c.http = hc
-	}
-	return c, nil
+	return &Client{endpoint: endpoint, http: hc}, nil
 }
 
 // APIError is an access the service refused: the answer's HTTP status and

@@ -53,11 +53,7 @@ func restSecretManager(t *testing.T, fake SecretAccessor) *httptest.Server {
 func restClient(t *testing.T, fake SecretAccessor) *Client {
 	t.Helper()
 	srv := restSecretManager(t, fake)
-	c, err := NewClient(context.Background(), WithEndpoint(srv.URL+"/v1/"), WithHTTPClient(srv.Client()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return &Client{endpoint: srv.URL + "/v1/", http: srv.Client()}
 }
 
 // TestClientReadsTheRESTAnswers: the client asks GET <endpoint><name>:access
@@ -93,10 +89,7 @@ func TestClientReadsTheRESTAnswers(t *testing.T) {
 				w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			c, err := NewClient(context.Background(), WithEndpoint(srv.URL+"/v1/"), WithHTTPClient(srv.Client()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := &Client{endpoint: srv.URL + "/v1/", http: srv.Client()}
 			got, err := c.AccessSecretVersion(context.Background(), secretName+"/versions/latest")
 			if want := []string{"GET /v1/" + secretName + "/versions/latest:access application/json"}; !slices.Equal(asked, want) {
 				t.Errorf("asked %q, want %q", asked, want)
@@ -117,23 +110,13 @@ func TestClientReadsTheRESTAnswers(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestNewClientRefusesAMalformedEndpoint(t *testing.T) {
-	for _, endpoint := range []string{"", "secretmanager.googleapis.com/v1/", "https://secretmanager.googleapis.com/v1"} {
-		if _, err := NewClient(context.Background(), WithEndpoint(endpoint), WithHTTPClient(http.DefaultClient)); err == nil {
-			t.Errorf("NewClient(%q) succeeded", endpoint)
-		}
-	}
-}
-
 // TestOpen loads a Rotating keyring over the REST API, follows a rotation
 // after start over the same client, and reads a pinned pepper.
 func TestOpen(t *testing.T) {
 	fake := &fakeAccessor{latest: "4", versions: map[string]version{
 		"2": {data: key('2', 32)}, "3": {status: "FAILED_PRECONDITION"}, "4": {data: key('4', 48)},
 	}}
-	srv := restSecretManager(t, fake)
-	opts := []Option{WithEndpoint(srv.URL + "/v1/"), WithHTTPClient(srv.Client())}
-	r, err := Open(context.Background(), secretName, slog.New(slog.DiscardHandler), opts...)
+	r, err := open(context.Background(), restClient(t, fake), secretName, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("Open() error: %v", err)
 	}
@@ -144,7 +127,7 @@ func TestOpen(t *testing.T) {
 		t.Errorf("Versions() = %q, want %q", got, want)
 	}
 
-	if _, err := Open(context.Background(), "projects/site/secrets/other", slog.New(slog.DiscardHandler), opts...); StatusOf(err) != "NOT_FOUND" {
+	if _, err := open(context.Background(), restClient(t, fake), "projects/site/secrets/other", slog.New(slog.DiscardHandler)); StatusOf(err) != "NOT_FOUND" {
 		t.Errorf("Open(missing secret) error = %v, want NOT_FOUND", err)
 	}
 
@@ -162,7 +145,7 @@ func TestOpen(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if _, err := OpenPepper(context.Background(), secretName+"/versions/2", opts...); err != nil {
-		t.Errorf("OpenPepper: %v", err)
+	if _, err := LoadPepper(context.Background(), restClient(t, fake), secretName+"/versions/2"); err != nil {
+		t.Errorf("LoadPepper: %v", err)
 	}
 }

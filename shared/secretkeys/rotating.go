@@ -17,24 +17,17 @@ import (
 
 // Bounds on what a Rotating keyring reads after start.
 const (
-	// FetchAhead is how far past its newest version a Rotating keyring fetches on demand.
-	FetchAhead = 5
-	// MaxFetched is how many versions learned after start it keeps.
-	MaxFetched = 4
-	// FetchEvery is the least time between two fetches.
-	FetchEvery = 2 * time.Second
-	// FetchTimeout bounds one fetch.
-	FetchTimeout = 3 * time.Second
-	// RefreshEvery is how often a Rotating keyring in use reads the latest version in the
-	// background.
-	RefreshEvery = 5 * time.Minute
+	FetchAhead   = 5               // how far past its newest version it fetches on demand
+	MaxFetched   = 4               // how many versions learned after start it keeps
+	FetchEvery   = 2 * time.Second // the least time between two fetches
+	FetchTimeout = 3 * time.Second // bounds one fetch
+	RefreshEvery = 5 * time.Minute // how often, in use, it reads the latest version in the background
 )
 
-// Rotating is an intake.Keyring that follows rotations of its secret: it fetches a newer
-// version (within FetchAhead) the first time a signature names it, and refreshes the latest
-// one in the background every RefreshEvery, answering meanwhile from what it holds. A newer
-// version becomes current; a missing, disabled, destroyed or short one stays unknown. It is
-// safe for concurrent use.
+// Rotating is an intake.Keyring that follows rotations of its secret: a newer version (within
+// FetchAhead) is fetched the first time a signature names it, the latest refreshed every
+// RefreshEvery, and becomes current; a missing, disabled, destroyed or short one stays
+// unknown. It never waits on Secret Manager but to fetch. Safe for concurrent use.
 type Rotating struct {
 	accessor SecretAccessor
 	secret   string
@@ -79,7 +72,7 @@ func NewRotating(ring *keyring.Ring, accessor SecretAccessor, secret string, log
 		ring: ring, lastRefresh: now()}, nil
 }
 
-// Current returns the newest version held and its key, never waiting on Secret Manager.
+// Current returns the newest version held and its key.
 func (r *Rotating) Current() (string, []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -87,7 +80,7 @@ func (r *Rotating) Current() (string, []byte) {
 	return r.ring.Current()
 }
 
-// Versions lists every version held, never waiting on Secret Manager.
+// Versions lists every version held.
 func (r *Rotating) Versions() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,8 +88,7 @@ func (r *Rotating) Versions() []string {
 	return r.ring.Versions()
 }
 
-// Key returns version's key, fetching a newer version first (see Rotating); false when it
-// cannot be had.
+// Key returns version's key, fetching a newer one first (see Rotating); false when it cannot be had.
 func (r *Rotating) Key(version string) ([]byte, bool) {
 	if k, ok, fetch := r.lookup(version); !fetch {
 		return k, ok
@@ -199,8 +191,8 @@ func (r *Rotating) refreshIfDueLocked() {
 	go r.refresh(done)
 }
 
-// refresh keeps the latest version when it is newer than every one held, then closes done.
-// Its deadline is RefreshEvery: Cloud Run may starve an idle instance's CPU.
+// refresh keeps the latest version when newer than every one held, then closes done; its
+// deadline is RefreshEvery, as Cloud Run may starve an idle instance's CPU.
 func (r *Rotating) refresh(done chan struct{}) {
 	defer func() {
 		r.mu.Lock()
@@ -257,8 +249,7 @@ func (r *Rotating) Wait() {
 	}
 }
 
-// Close stops and waits for a refresh in flight and closes the client Open made; the versions
-// held still answer.
+// Close stops a refresh in flight and closes Open's client; the versions held still answer.
 func (r *Rotating) Close() error {
 	r.mu.Lock()
 	r.cancel()

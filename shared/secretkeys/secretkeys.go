@@ -1,12 +1,8 @@
 // Package secretkeys loads a keyring.Ring from a Secret Manager secret: the
-// latest version is the current key, the few versions before it are kept for
-// verifying what was signed just before a rotation.
-//
-// It reads Secret Manager through its REST API over net/http (client.go),
-// not the gRPC client library: a function that reads its HMAC key (the
-// Challenge function) then links and initialises no gRPC or protobuf at
-// start-up. The key ring itself (shared/keyring) stays free of cloud
-// imports. Errors name the secret and version, never the key.
+// latest version is the current key, the few before it verify what was
+// signed just before a rotation. It reads Secret Manager's REST API over
+// net/http, so the Challenge function links no gRPC. Errors name the secret
+// and version, never the key.
 package secretkeys
 
 import (
@@ -24,14 +20,13 @@ import (
 // PreviousVersions is how many versions before the latest Load keeps for verifying.
 const PreviousVersions = 2
 
-// SecretAccessor is the one Secret Manager call Load needs. A missing version is an *APIError
-// with Status NOT_FOUND, a disabled or destroyed one FAILED_PRECONDITION.
+// SecretAccessor is the one Secret Manager call Load needs: a missing version is an *APIError
+// NOT_FOUND, a disabled or destroyed one FAILED_PRECONDITION.
 type SecretAccessor interface {
 	AccessSecretVersion(ctx context.Context, name string) (*Version, error)
 }
 
-// Version is one secret version: its name ".../versions/N", its payload and
-// the payload's CRC32C checksum when sent.
+// Version is one secret version ".../versions/N", with its payload's CRC32C when sent.
 type Version struct {
 	Name       string
 	Data       []byte
@@ -40,10 +35,9 @@ type Version struct {
 
 var _ SecretAccessor = (*Client)(nil)
 
-// Load loads a keyring.Ring from secret ("projects/P/secrets/S" or with locations/L): each
-// version's payload is a key named by its number. The latest is current and must be at least
-// keyring.MinKeyLen bytes; up to PreviousVersions before it are kept when usable. Other
-// failures fail the load. Errors name the secret and version, never the key.
+// Load loads a keyring.Ring from secret ("projects/P/secrets/S", or with locations/L), each
+// version's payload a key named by its number: the latest, at least keyring.MinKeyLen bytes,
+// is current, and up to PreviousVersions before it are kept when usable.
 func Load(ctx context.Context, accessor SecretAccessor, secret string) (*keyring.Ring, error) {
 	var problems []error
 	if accessor == nil {
@@ -105,8 +99,8 @@ func unavailableVersion(err error) bool {
 	return s == "NOT_FOUND" || s == "FAILED_PRECONDITION"
 }
 
-// StatusOf names an access error for logs: an *APIError's status, DATA_LOSS, DEADLINE_EXCEEDED,
-// CANCELLED, else UNAVAILABLE.
+// StatusOf names an access error for logs: an *APIError's status, DATA_LOSS,
+// DEADLINE_EXCEEDED, CANCELLED, else UNAVAILABLE.
 func StatusOf(err error) string {
 	var api *APIError
 	switch {
@@ -157,13 +151,17 @@ func versionNumber(secret, name string) (uint64, error) {
 	return n, nil
 }
 
-// Open opens a Secret Manager client with opts, loads secret as Load does and returns it as a
-// Rotating keyring; Close closes the client.
-func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...Option) (*Rotating, error) {
-	client, err := NewClient(ctx, opts...)
+// Open loads secret as Load does over a client of its own and returns it as a Rotating
+// keyring; Close closes the client.
+func Open(ctx context.Context, secret string, logger *slog.Logger) (*Rotating, error) {
+	client, err := NewClient(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
+		return nil, err
 	}
+	return open(ctx, client, secret, logger)
+}
+
+func open(ctx context.Context, client *Client, secret string, logger *slog.Logger) (*Rotating, error) {
 	ring, err := Load(ctx, client, secret)
 	var r *Rotating
 	if err == nil {
@@ -177,26 +175,20 @@ func Open(ctx context.Context, secret string, logger *slog.Logger, opts ...Optio
 	return r, nil
 }
 
-// OpenPepper reads the pinned version as LoadPepper does, with a client of its own.
-func OpenPepper(ctx context.Context, version string, opts ...Option) ([]byte, error) {
-	client, err := NewClient(ctx, opts...)
+// OpenPepper reads the keyed-hash pepper from version, pinned by number
+// ("projects/P/secrets/S/versions/N", as config checks), over a client of its own.
+func OpenPepper(ctx context.Context, version string) ([]byte, error) {
+	client, err := NewClient(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("secretkeys: creating a Secret Manager client: %w", err)
+		return nil, err
 	}
 	defer client.Close()
 	return LoadPepper(ctx, client, version)
 }
 
-// LoadPepper reads the keyed-hash pepper from a version pinned by number
-// ("projects/P/secrets/S/versions/N"), refusing one shorter than keyring.MinKeyLen. Errors
-// name the version, never the pepper.
+// LoadPepper reads the pepper from version, refusing one shorter than keyring.MinKeyLen.
+// Errors name the version, never the pepper.
 func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([]byte, error) {
-	if accessor == nil {
-		return nil, errors.New("secretkeys: LoadPepper needs a SecretAccessor")
-	}
-	if err := checkPinnedVersion(version); err != nil {
-		return nil, err
-	}
 	resp, err := access(ctx, accessor, version)
 	if err != nil {
 		return nil, fmt.Errorf("secretkeys: accessing %s: %w", version, err)
@@ -205,16 +197,4 @@ func LoadPepper(ctx context.Context, accessor SecretAccessor, version string) ([
 		return nil, fmt.Errorf("secretkeys: %s is %d bytes, need at least %d", version, len(resp.Data), keyring.MinKeyLen)
 	}
 	return resp.Data, nil
-}
-
-// checkPinnedVersion accepts a secret version name pinned by number.
-func checkPinnedVersion(version string) error {
-	i := strings.LastIndex(version, "/versions/")
-	if i < 0 || checkSecretName(version[:i]) != nil {
-		return fmt.Errorf("secretkeys: %q is not projects/P/secrets/S/versions/N", version)
-	}
-	if n, err := strconv.ParseUint(version[i+len("/versions/"):], 10, 64); err != nil || n == 0 {
-		return fmt.Errorf("secretkeys: %q must pin a version number (not latest)", version)
-	}
-	return nil
 }

@@ -1,14 +1,12 @@
-// Package dbparts builds the parts over the Firestore database (
-// the stores, the intake service, the handoff, the retention sweep, the
-// scheduler reader) on an instance's wiring.Parts, each once and only when
-// a builder asks for it, and only what the instance's Access allows.
-//
-// It is apart from package wiring because Go links whole packages: a
-// deployed Challenge or Forms, which links wiring, links none of this (no
-// Firestore client, no gRPC, no delivery adapter, no admin).
+// Package dbparts builds the parts over the Firestore database (the stores,
+// the intake service, the handoff, the retention sweep, the scheduler
+// reader) on an instance's wiring.Parts, each once, when a builder asks, and
+// only what its Access allows. It is apart from wiring so that Challenge and
+// Forms link none of it.
 package dbparts
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -43,22 +41,18 @@ import (
 	"google.golang.org/api/option"
 )
 
-// Overrides replace parts of the production wiring in tests.
+// Overrides replace parts of the production wiring in tests; Senders and EventProviders are
+// added to the configured ones, StoreOptions passed to the Firestore client.
 type Overrides struct {
-	Clock   intake.Clock
-	Entropy io.Reader
-	// StoreOptions are passed to the Firestore client (e.g. an RPC counter).
-	StoreOptions []option.ClientOption
-	// SweepRunner replaces the retention sweep the launcher runs.
-	SweepRunner retentionsweep.Runner
-	// Keys and Pepper replace the HMAC keys and the keyed-hash pepper.
-	Keys   intake.Keyring
-	Pepper []byte
-	// Senders and EventProviders are added to the configured ones.
+	Clock          intake.Clock
+	Entropy        io.Reader
+	StoreOptions   []option.ClientOption
+	SweepRunner    retentionsweep.Runner // what the launcher runs
+	Keys           intake.Keyring        // the HMAC keys
+	Pepper         []byte                // the keyed-hash pepper
 	Senders        []intake.Sender
 	EventProviders map[string]deliveryevents.Provider
-	// Forms replaces the embedded form registry.
-	Forms *formregistry.Registry
+	Forms          *formregistry.Registry
 }
 
 const (
@@ -66,21 +60,13 @@ const (
 	pepperPart    = "keyed-hash pepper"
 )
 
-// overrides are p's overrides (none when deployed).
+// overrides are p's overrides (none but crypto/rand's entropy when deployed).
 func overrides(p *wiring.Parts) Overrides {
-	o, _ := wiring.Part(p, overridesPart, func() (Overrides, error) { return Overrides{}, nil })
+	o, _ := wiring.Part(p, overridesPart, func() (Overrides, error) { return Overrides{Entropy: rand.Reader}, nil })
 	return o
 }
 
-func (o Overrides) entropy() io.Reader {
-	if o.Entropy == nil {
-		return rand.Reader
-	}
-	return o.Entropy
-}
-
-// Service is one instance's built functions and the parts they hold (nil
-// when unused): the sweeps, the database, the intake service, the delivery.
+// Service is one instance's built functions and the parts they hold (nil when unused).
 type Service struct {
 	*wiring.Service
 	Sweeps   *retentionsweep.Launcher
@@ -89,8 +75,8 @@ type Service struct {
 	Delivery *delivery.Service
 }
 
-// Build builds fns on one set of parts with o's replacements. Errors say
-// which function and part failed.
+// Build builds fns on one set of parts with o's replacements. Errors say which function and
+// part failed.
 func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overrides, fns ...wiring.Function) (*Service, error) {
 	var names []string
 	for _, fn := range fns {
@@ -100,6 +86,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 	if err != nil {
 		return nil, err
 	}
+	o.Entropy = cmp.Or[io.Reader](o.Entropy, rand.Reader)
 	p.Give(overridesPart, o)
 	if o.Keys != nil {
 		p.Give(challenge.KeysPart, o.Keys)
@@ -118,8 +105,7 @@ func Build(ctx context.Context, cfg config.Config, logger *slog.Logger, o Overri
 		Flow: wiring.Made[*intakeflow.Service](p, "intake"), Delivery: wiring.Made[*delivery.Service](p, "delivery")}, nil
 }
 
-// hashPepper is the override's pepper, else the secret's, else (local runs
-// only) a random one.
+// hashPepper is the override's pepper, else the secret's, else (local runs only) a random one.
 func hashPepper(p *wiring.Parts) ([]byte, error) {
 	return wiring.Part(p, pepperPart, func() ([]byte, error) {
 		if err := p.May(wiring.SecretPepper); err != nil {
@@ -159,8 +145,8 @@ func Database(p *wiring.Parts) (*firestorestore.DB, error) {
 	})
 }
 
-// Attachments is the attachments' bucket (ATTACHMENT_BUCKET), through
-// fake-gcs-server when STORAGE_EMULATOR_HOST is set.
+// Attachments is the attachments' bucket (ATTACHMENT_BUCKET), through fake-gcs-server when
+// STORAGE_EMULATOR_HOST is set.
 func Attachments(p *wiring.Parts) (*attachmentbucket.Bucket, error) {
 	return wiring.Part(p, "attachments", func() (*attachmentbucket.Bucket, error) {
 		if !p.Access().Attachments {
@@ -175,8 +161,8 @@ func Attachments(p *wiring.Parts) (*attachmentbucket.Bucket, error) {
 	})
 }
 
-// senders are the configured email and webhook adapters and the
-// overrides'; none where the instance may not read the handoff's secrets.
+// senders are the configured email and webhook adapters and the overrides'; none where the
+// instance may not read the handoff's secrets.
 func senders(p *wiring.Parts) ([]intake.Sender, error) {
 	if !p.SendsHandoff() {
 		return nil, nil
@@ -232,8 +218,8 @@ func Delivery(p *wiring.Parts) (*delivery.Service, error) {
 	})
 }
 
-// Intake is the intake service over the intake store, with the check
-// chain where the instance keeps drafts and the handoff where it sends.
+// Intake is the intake service over the intake store, with the check chain where the instance
+// keeps drafts and the handoff where it sends.
 func Intake(p *wiring.Parts) (*intakeflow.Service, error) {
 	return wiring.Part(p, "intake", func() (*intakeflow.Service, error) {
 		var handoff intakeflow.Handoff
@@ -275,7 +261,7 @@ func Intake(p *wiring.Parts) (*intakeflow.Service, error) {
 			return nil, err
 		}
 		flow, err := intakeflow.New(intakeflow.Deps{
-			Store: store, Reviser: store, Attacher: store, Files: files, AttachmentMaxBytes: cfg.AttachmentMaxBytes, Forms: registry, Flood: flood, Pepper: pepper, Clock: p.Clock, Entropy: overrides(p).entropy(), Logger: p.Logger,
+			Store: store, Reviser: store, Attacher: store, Files: files, AttachmentMaxBytes: cfg.AttachmentMaxBytes, Forms: registry, Flood: flood, Pepper: pepper, Clock: p.Clock, Entropy: overrides(p).Entropy, Logger: p.Logger,
 			Chain:      chain,
 			Retention:  cfg.Retention,
 			IPLimit:    intake.RateRule{Limit: cfg.RateLimitIPPerHour, Window: time.Hour},
@@ -297,9 +283,8 @@ func Intake(p *wiring.Parts) (*intakeflow.Service, error) {
 	})
 }
 
-// Retention is the launcher of the instance's retention sweeps (also its
-// Sweeps), with the delivery retries where it sends and the attachment
-// sweep where it holds the bucket.
+// Retention is the launcher of the instance's retention sweeps (also its Sweeps), with the
+// delivery retries where it sends and the attachment sweep where it holds the bucket.
 func Retention(p *wiring.Parts) (*retentionsweep.Launcher, error) {
 	return wiring.Part(p, "retention", func() (*retentionsweep.Launcher, error) {
 		db, err := Database(p)
@@ -340,7 +325,7 @@ func Retention(p *wiring.Parts) (*retentionsweep.Launcher, error) {
 		if runner == nil {
 			sweeper, err := retentionsweep.New(retentionsweep.Config{
 				Store: db.Sweep(), Registry: registry, Tasks: tasks, ScheduledTasks: scheduled, Attachments: files,
-				Clock: p.Clock, Entropy: overrides(p).entropy(), Logger: p.Logger, RunRetention: p.Config.SweepRunRetention,
+				Clock: p.Clock, Entropy: overrides(p).Entropy, Logger: p.Logger, RunRetention: p.Config.SweepRunRetention,
 			})
 			if err != nil {
 				return nil, err
@@ -368,7 +353,7 @@ func EventProviders(p *wiring.Parts) (map[string]deliveryevents.Provider, error)
 		if err != nil {
 			return nil, fmt.Errorf("delivery events: %w", err)
 		}
-		providers[deliveryevents.ProviderMailgun] = deliveryevents.Mailgun(v)
+		providers[deliveryevents.ProviderMailgun] = v
 	}
 	maps.Copy(providers, overrides(p).EventProviders)
 	return providers, nil
