@@ -57,8 +57,8 @@ go test -run '^$' -bench 'BenchmarkConfirmationToWebhook' -benchtime 1x ./functi
 echo "== start-up and memory (devserver vs a bare net/http server; 128 MiB tier)"
 mkdir -p bin
 go build -o bin/devserver ./scripts/devserver
-go build -o bin/servicebench ./scripts/servicebench
-bin/servicebench -devserver bin/devserver -drafts "${BENCH_DRAFTS:-1000}"
+go build -o bin/functionbench ./scripts/functionbench
+bin/functionbench -devserver bin/devserver -drafts "${BENCH_DRAFTS:-1000}"
 echo "== each function alone, as the buildpack runs it: exec to first answer vs a bare function on the same framework (target for Challenge and Forms: at most 1.5x, 0 Firestore connections)"
 # Each function's binary, built from its source as deploy.sh stages it
 # (its entry package at the root) with the buildpack's main.
@@ -73,5 +73,4 @@ for dir in "$stage"/*/; do
   (cd "$dir" && go build -o "$OLDPWD/bin/functions/$key" ./buildpackmain)
 done
 go build -o bin/functionbench-bare ./scripts/functionbench/bare
-go build -o bin/functionbench ./scripts/functionbench
 bin/functionbench -functions bin/functions -bare bin/functionbench-bare

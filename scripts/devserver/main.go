@@ -68,7 +68,7 @@ func run(ctx context.Context, getenv func(string) string, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	server := newServer(handler(svc, cfg.Port), devTimeouts)
+	server := newServer(handler(svc, cfg.Port))
 	logger.Info("serving", slog.String("url", "http://"+ln.Addr().String()+"/"), slog.String("admin", "http://"+ln.Addr().String()+"/admin/"),
 		slog.String("project", cfg.Project), slog.String("database", cfg.Database))
 	fmt.Fprintf(stderr, "\n  the form:          http://%s/\n  the owner's admin: http://%s/admin/  (loopback only, no sign-in)\n\n", ln.Addr(), ln.Addr())
@@ -148,15 +148,9 @@ func loopbackOnly(next http.Handler, port int) http.Handler {
 	})
 }
 
-// timeouts bound how long one connection may hold the server.
-type timeouts struct{ ReadHeader, Read, Write, Idle time.Duration }
-
-// devTimeouts cut off slow clients; Write is twice the longest store timeout, so a slow store
-// answers 503.
-var devTimeouts = timeouts{ReadHeader: 5 * time.Second, Read: 15 * time.Second, Write: 150 * time.Second, Idle: 60 * time.Second}
-
-// newServer returns the dev server's HTTP server for h with t.
-func newServer(h http.Handler, t timeouts) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: t.ReadHeader, ReadTimeout: t.Read, WriteTimeout: t.Write,
-		IdleTimeout: t.Idle, MaxHeaderBytes: 64 << 10}
+// newServer returns the dev server's HTTP server for h: slow clients are cut off, and Write is
+// twice the longest store timeout, so a slow store answers 503.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second,
+		WriteTimeout: 150 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func TestDevTimeoutsAreAllSet(t *testing.T) {
-	s := newServer(http.NotFoundHandler(), devTimeouts)
+	s := newServer(http.NotFoundHandler())
 	if s.ReadHeaderTimeout <= 0 || s.ReadTimeout <= 0 || s.WriteTimeout <= 0 || s.IdleTimeout <= 0 {
 		t.Fatalf("a timeout is unset: header %v, read %v, write %v, idle %v", s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout)
 	}
@@ -32,7 +32,8 @@ func serve(t *testing.T) string {
 	s := newServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusNoContent)
-	}), timeouts{ReadHeader: 300 * time.Millisecond, Read: 600 * time.Millisecond, Write: 2 * time.Second, Idle: 600 * time.Millisecond})
+	}))
+	s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout = 300*time.Millisecond, 600*time.Millisecond, 2*time.Second, 600*time.Millisecond
 	go s.Serve(ln)
 	t.Cleanup(func() { s.Close() })
 	return ln.Addr().String()

@@ -17,32 +17,12 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// introductionDoc is introductions/{id}.
+// introductionDoc is introductions/{id}: the introduction, its fields flat, and the folder its
+// Folder makes, for the admin's queries.
 type introductionDoc struct {
-	State           intake.State             `firestore:"state"`
-	FormID          string                   `firestore:"formId"`
-	FormVersion     string                   `firestore:"formVersion"`
-	Lang            string                   `firestore:"lang,omitempty"`
-	Name            string                   `firestore:"name"`
-	Company         string                   `firestore:"company"`
-	Role            string                   `firestore:"role"`
-	Email           string                   `firestore:"email"`
-	Message         string                   `firestore:"message"`
-	Added           map[string]string        `firestore:"added,omitempty"`
-	HasConversation bool                     `firestore:"hasConversation"`
-	Attachment      *intake.Attachment       `firestore:"attachment,omitempty"`
-	Consents        []intake.ConsentEvidence `firestore:"consents"`
-	TokenHash       []byte                   `firestore:"tokenHash"`
-	CreatedAt       time.Time                `firestore:"createdAt"`
-	ConfirmedAt     time.Time                `firestore:"confirmedAt,omitempty"`
-	HandledAt       time.Time                `firestore:"handledAt,omitempty"`
-	SubjectKey      string                   `firestore:"subjectKey,omitempty"`
-	ExpireAt        time.Time                `firestore:"expireAt"`
-	Revisions       int                      `firestore:"revisions"`
-	// LikelySpam is the signals' verdict, Spam the owner's word, Folder what they make.
-	LikelySpam bool   `firestore:"likelySpam"`
-	Spam       *bool  `firestore:"spam"`
-	Folder     string `firestore:"folder"`
+	intake.Introduction
+	intake.Fields
+	Folder string `firestore:"folder"`
 }
 
 // recentMessageDoc is recentMessages/{message hash}: its last sender's keyed hash.
@@ -62,25 +42,13 @@ type decoyAttachmentDoc struct {
 }
 
 func toIntroductionDoc(in intake.Introduction) introductionDoc {
-	return introductionDoc{
-		State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
-		Name: in.Fields.Name, Company: in.Fields.Company, Role: in.Fields.Role,
-		Email: in.Fields.Email, Message: in.Fields.Message, Added: in.Added,
-		HasConversation: in.HasConversation, Attachment: in.Attachment, Consents: in.Consents, TokenHash: in.TokenHash,
-		CreatedAt: in.CreatedAt, ConfirmedAt: in.ConfirmedAt, HandledAt: in.HandledAt, SubjectKey: in.SubjectKey, ExpireAt: in.ExpireAt, Revisions: in.Revisions,
-		LikelySpam: in.LikelySpam, Spam: in.Spam, Folder: in.Folder(),
-	}
+	return introductionDoc{Introduction: in, Fields: in.Fields, Folder: in.Folder()}
 }
 
 func (d introductionDoc) introduction(id string) intake.Introduction {
-	return intake.Introduction{
-		ID: id, State: d.State, FormID: d.FormID, FormVersion: d.FormVersion, Lang: d.Lang,
-		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
-		Added:           d.Added,
-		HasConversation: d.HasConversation, Attachment: d.Attachment, Consents: d.Consents, TokenHash: d.TokenHash,
-		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, HandledAt: d.HandledAt, SubjectKey: d.SubjectKey, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
-		LikelySpam: d.LikelySpam, Spam: d.Spam,
-	}
+	in := d.Introduction
+	in.ID, in.Fields = id, d.Fields
+	return in
 }
 
 // transcriptDoc is transcripts/{introduction id}.

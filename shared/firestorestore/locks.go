@@ -75,10 +75,3 @@ func (l *keyedLocks) drop(key string, kl *keyLock) {
 	}
 	l.mu.Unlock()
 }
-
-// size is the number of keys held or waited for.
-func (l *keyedLocks) size() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.m)
-}

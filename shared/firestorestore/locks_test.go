@@ -179,3 +179,10 @@ func (l *keyedLocks) refs(key string) int {
 	}
 	return 0
 }
+
+// size is the number of keys held or waited for.
+func (l *keyedLocks) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}

@@ -77,17 +77,9 @@ func boundOutbox(outbox []intake.Envelope, submissionID, event string, now, expi
 	return out, nil
 }
 
-// Envelope returns envelopes/{id}. Errors: intake.ErrNotFound (absent or expired); UNAVAILABLE.
-func (s *OutboxStore) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
-	return s.envelope(ctx, id, now)
-}
-
-// Envelope returns envelopes/{id}. Errors: intake.ErrNotFound (absent or expired); UNAVAILABLE.
-func (s *OwnerStore) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
-	return s.envelope(ctx, id, now)
-}
-
-func (s *DB) envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
+// Envelope returns envelopes/{id}, for the outbox and the owner's stores. Errors:
+// intake.ErrNotFound (absent or expired); UNAVAILABLE.
+func (s *DB) Envelope(ctx context.Context, id string, now time.Time) (intake.Envelope, error) {
 	if !intake.StorableID(id) {
 		return intake.Envelope{}, intake.ErrNotFound
 	}

@@ -17,20 +17,8 @@ type IndexedQuery struct {
 	Fields     []QueryField
 }
 
-// Queries lists every query the store runs.
-var Queries = []IndexedQuery{
-	{Name: "DeleteExpired (introductions)", Collection: Introductions, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (transcripts)", Collection: Transcripts, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (spentChallenges)", Collection: SpentChallenges, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (rateCounters)", Collection: RateCounters, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (idempotencyKeys)", Collection: IdempotencyKeys, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (recentMessages)", Collection: RecentMessages, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (decoyAttachments)", Collection: DecoyAttachments, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (envelopes)", Collection: Envelopes, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (providerEvents)", Collection: ProviderEvents, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (dailyFigures)", Collection: DailyFigures, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (ledger)", Collection: Ledger, Fields: []QueryField{{Path: ExpireAtField}}},
-	{Name: "DeleteExpired (sweepRuns)", Collection: SweepRuns, Fields: []QueryField{{Path: ExpireAtField}}},
+// Queries lists every query the store runs: DeleteExpired's on each collection, then the others.
+var Queries = append(expiryQueries(), []IndexedQuery{
 	{Name: "LastRuns", Collection: SweepRuns, Fields: []QueryField{{Path: "startedAt", Descending: true}}},
 	{Name: "DueEnvelopes", Collection: Envelopes, Fields: []QueryField{{Path: dueAtField}}},
 	{Name: "submissionEnvelopes (the admin's record, erasure)", Collection: Envelopes, Fields: []QueryField{{Path: "submissionId"}}},
@@ -54,4 +42,11 @@ var Queries = []IndexedQuery{
 		Fields: []QueryField{{Path: "abuse.likelySpam"}, {Path: "confirmedAt"}}},
 	{Name: "admin: base-cost solves per day by bucket (CountDay)", Collection: Ledger,
 		Fields: []QueryField{{Path: "abuse.solve.maxNumber"}, {Path: "abuse.solve.millis"}, {Path: "provenance.time"}}},
+}...)
+
+func expiryQueries() (qs []IndexedQuery) {
+	for _, c := range SweptCollections {
+		qs = append(qs, IndexedQuery{Name: "DeleteExpired (" + c + ")", Collection: c, Fields: []QueryField{{Path: ExpireAtField}}})
+	}
+	return qs
 }

@@ -298,17 +298,9 @@ func (s *SweepStore) putRun(ctx context.Context, run intake.SweepRun, create boo
 	})
 }
 
-// LastRuns returns up to n of the newest sweep runs, finished or not. Errors: UNAVAILABLE, INTERNAL.
-func (s *SweepStore) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
-	return s.lastRuns(ctx, n)
-}
-
-// LastRuns returns up to n of the newest sweep runs, finished or not. Errors: UNAVAILABLE, INTERNAL.
-func (s *OwnerStore) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
-	return s.lastRuns(ctx, n)
-}
-
-func (s *DB) lastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
+// LastRuns returns up to n of the newest sweep runs, finished or not, for the sweep and the
+// owner's stores. Errors: UNAVAILABLE, INTERNAL.
+func (s *DB) LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error) {
 	if n <= 0 {
 		return nil, nil
 	}

@@ -4,11 +4,11 @@ import "time"
 
 // Fields are the visitor's words, as kept.
 type Fields struct {
-	Name    string `json:"name"`
-	Company string `json:"company"`
-	Role    string `json:"role"`
-	Email   string `json:"email"`
-	Message string `json:"message"`
+	Name    string `json:"name" firestore:"name"`
+	Company string `json:"company" firestore:"company"`
+	Role    string `json:"role" firestore:"role"`
+	Email   string `json:"email" firestore:"email"`
+	Message string `json:"message" firestore:"message"`
 }
 
 // ConsentClaim is what the page sends for one purpose.
@@ -49,32 +49,33 @@ const (
 
 // Introduction is a visitor's introduction as stored, without its transcript.
 type Introduction struct {
-	ID          string `json:"id"`
-	State       State  `json:"state"`
-	FormID      string `json:"formId"`
-	FormVersion string `json:"formVersion"`
+	ID          string `json:"id" firestore:"-"`
+	State       State  `json:"state" firestore:"state"`
+	FormID      string `json:"formId" firestore:"formId"`
+	FormVersion string `json:"formVersion" firestore:"formVersion"`
 	// Lang is the language the form was shown in at the last writing.
-	Lang   string `json:"lang,omitempty"`
-	Fields Fields `json:"introduction"`
+	Lang string `json:"lang,omitempty" firestore:"lang,omitempty"`
+	// Fields are stored flat, beside the other fields.
+	Fields Fields `json:"introduction" firestore:"-"`
 	// Added holds the fields the form version adds, by name; nil when none.
-	Added           map[string]string `json:"added,omitempty"`
-	HasConversation bool              `json:"hasConversation"`
+	Added           map[string]string `json:"added,omitempty" firestore:"added,omitempty"`
+	HasConversation bool              `json:"hasConversation" firestore:"hasConversation"`
 	// Attachment is the file the visitor attached; nil when none.
-	Attachment  *Attachment       `json:"attachment"`
-	Consents    []ConsentEvidence `json:"consents"`
-	TokenHash   []byte            `json:"-"`
-	CreatedAt   time.Time         `json:"createdAt"`
-	ExpireAt    time.Time         `json:"expiresAt"`
-	ConfirmedAt time.Time         `json:"confirmedAt,omitzero"`
+	Attachment  *Attachment       `json:"attachment" firestore:"attachment,omitempty"`
+	Consents    []ConsentEvidence `json:"consents" firestore:"consents"`
+	TokenHash   []byte            `json:"-" firestore:"tokenHash"`
+	CreatedAt   time.Time         `json:"createdAt" firestore:"createdAt"`
+	ExpireAt    time.Time         `json:"expiresAt" firestore:"expireAt"`
+	ConfirmedAt time.Time         `json:"confirmedAt,omitzero" firestore:"confirmedAt,omitempty"`
 	// Revisions counts the draft's revisions, refused ones included, toward MaxRevisions.
-	Revisions int `json:"revisions"`
+	Revisions int `json:"revisions" firestore:"revisions"`
 	// HandledAt is when the owner marked it handled; zero until then.
-	HandledAt time.Time `json:"handledAt,omitzero"`
+	HandledAt time.Time `json:"handledAt,omitzero" firestore:"handledAt,omitempty"`
 	// LikelySpam is the signals' verdict at intake; Spam the owner's word (nil until said).
-	LikelySpam bool  `json:"likelySpam"`
-	Spam       *bool `json:"spam"`
+	LikelySpam bool  `json:"likelySpam" firestore:"likelySpam"`
+	Spam       *bool `json:"spam" firestore:"spam"`
 	// SubjectKey names the data subject (contentrules.SubjectKey of the email).
-	SubjectKey string `json:"-"`
+	SubjectKey string `json:"-" firestore:"subjectKey,omitempty"`
 }
 
 // The admin's folders: the owner's word decides, then the signals.
