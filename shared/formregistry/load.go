@@ -132,7 +132,10 @@ var (
 // LoadFS loads and validates a registry laid out as <formId>/index.json and
 // <formId>/<version>.json at fsys's root; any problem fails the load, and
 // the error lists them all.
-func LoadFS(fsys fs.FS) (*Registry, error) {
+func LoadFS(fsys fs.FS) (*Registry, error) { return loadFS(fsys, decode) }
+
+// loadFS loads fsys, reading each file with dec.
+func loadFS(fsys fs.FS, dec func([]byte, any) error) (*Registry, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("formregistry: %w", err)
@@ -144,7 +147,7 @@ func LoadFS(fsys fs.FS) (*Registry, error) {
 			problems = append(problems, fmt.Errorf("%s: not a form directory", e.Name()))
 			continue
 		}
-		versions, errs := loadForm(fsys, e.Name())
+		versions, errs := loadForm(fsys, e.Name(), dec)
 		problems = append(problems, errs...)
 		if len(versions) > 0 {
 			r.forms[e.Name()] = versions
@@ -161,7 +164,7 @@ func LoadFS(fsys fs.FS) (*Registry, error) {
 }
 
 // loadForm loads one form directory.
-func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
+func loadForm(fsys fs.FS, formID string, dec func([]byte, any) error) (map[string]*Version, []error) {
 	var problems []error
 	fail := func(format string, args ...any) {
 		problems = append(problems, fmt.Errorf(formID+": "+format, args...))
@@ -181,7 +184,7 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 	if !ok {
 		return nil, problems
 	}
-	if err := decode(raw, &index); err != nil {
+	if err := dec(raw, &index); err != nil {
 		fail("index.json: %v", err)
 		return nil, problems
 	}
@@ -220,7 +223,7 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 		if !ok {
 			continue
 		}
-		v, errs := parseVersion(raw, formID, name, status)
+		v, errs := parseVersion(raw, formID, name, status, dec)
 		for _, e := range errs {
 			fail("version %s: %v", name, e)
 		}
@@ -239,7 +242,7 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 		if !ok {
 			continue
 		}
-		t, errs := parseLanguage(raw, v, m[2])
+		t, errs := parseLanguage(raw, v, m[2], dec)
 		for _, e := range errs {
 			fail("%s: %v", f.Name(), e)
 		}
@@ -269,11 +272,11 @@ func loadForm(fsys fs.FS, formID string) (map[string]*Version, []error) {
 }
 
 // parseVersion decodes and validates one version file.
-func parseVersion(raw []byte, formID, version string, status Status) (*Version, []error) {
+func parseVersion(raw []byte, formID, version string, status Status, dec func([]byte, any) error) (*Version, []error) {
 	var problems []error
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
 	var f versionFile
-	if err := decode(raw, &f); err != nil {
+	if err := dec(raw, &f); err != nil {
 		return nil, []error{err}
 	}
 	if f.FormID != formID || f.Version != version {
@@ -438,11 +441,11 @@ func parseVersion(raw []byte, formID, version string, status Status) (*Version, 
 }
 
 // parseLanguage returns v with its texts in lang, read from raw.
-func parseLanguage(raw []byte, v *Version, lang string) (*Version, []error) {
+func parseLanguage(raw []byte, v *Version, lang string, dec func([]byte, any) error) (*Version, []error) {
 	var problems []error
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Errorf(format, args...)) }
 	var f languageFile
-	if err := decode(raw, &f); err != nil {
+	if err := dec(raw, &f); err != nil {
 		return nil, []error{err}
 	}
 	if f.FormID != v.FormID || f.Version != v.Version || f.Lang != lang {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -50,6 +51,24 @@ func withVersion(t *testing.T, m map[string]any, n string) []byte {
 	}
 	c["version"] = n
 	return mustJSON(t, c)
+}
+
+// TestEmbeddedDataPassesEveryCheck holds the embedded forms and languages
+// to the strict reading and every rule, which Load and the package's
+// start-up skip to start fast.
+func TestEmbeddedDataPassesEveryCheck(t *testing.T) {
+	forms, _ := fs.Sub(embedded, "forms")
+	strict, err := LoadFS(forms)
+	if err != nil {
+		t.Fatalf("LoadFS(embedded forms) = %v; the embedded forms must be valid", err)
+	}
+	langs, _ := fs.Sub(embeddedLanguages, "languages")
+	if _, err := loadLanguages(langs, true); err != nil {
+		t.Fatalf("the embedded languages: %v", err)
+	}
+	if !reflect.DeepEqual(strict, loadEmbedded(t)) {
+		t.Fatal("Load and LoadFS read the embedded forms differently")
+	}
 }
 
 func TestDefaultLoadsEmbeddedData(t *testing.T) {
