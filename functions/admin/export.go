@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,27 +20,28 @@ import (
 // actionExported is the ledger's admin action of an export of the owner's introductions.
 const actionExported = "exported"
 
-// exportRow is one introduction as the export gives it: the JSON's object and, in the order of
-// its fields and under their JSON names, the CSV's row.
-type exportRow struct {
-	ID               string `json:"id"`
-	ConfirmedAt      string `json:"confirmedAt"`
-	HandledAt        string `json:"handledAt"`
-	Folder           string `json:"folder"`
-	Lang             string `json:"lang"`
-	FormVersion      string `json:"formVersion"`
-	Name             string `json:"name"`
-	Company          string `json:"company"`
-	Role             string `json:"role"`
-	Email            string `json:"email"`
-	Message          string `json:"message"`
-	Added            string `json:"added"` // the version's added fields as a JSON object, or ""
-	Conversation     string `json:"conversation"`
-	AttachmentName   string `json:"attachmentName"`
-	AttachmentType   string `json:"attachmentType"`
-	AttachmentSize   string `json:"attachmentSize"` // bytes
-	AttachmentSHA256 string `json:"attachmentSha256"`
-	AttachmentURL    string `json:"attachmentUrl"`
+// exportColumns name an introduction's cells in the export: the JSON's members, the CSV's header.
+var exportColumns = []string{"id", "confirmedAt", "handledAt", "folder", "lang", "formVersion", "name", "company", "role", "email",
+	"message", "added", "conversation", "attachmentName", "attachmentType", "attachmentSize", "attachmentSha256", "attachmentUrl"}
+
+// exportCells are rec's cells in exportColumns' order: times in RFC 3339 (UTC), the version's
+// added fields as a JSON object, the attachment's size in bytes and its link under base.
+func exportCells(rec intake.Record, base string) []string {
+	in, f := rec.Introduction, rec.Introduction.Fields
+	handled, added := "", ""
+	if !in.HandledAt.IsZero() {
+		handled = in.HandledAt.UTC().Format(time.RFC3339)
+	}
+	if len(in.Added) > 0 {
+		b, _ := json.Marshal(in.Added)
+		added = string(b)
+	}
+	cells := []string{in.ID, in.ConfirmedAt.UTC().Format(time.RFC3339), handled, in.Folder(), in.Lang, in.FormVersion, f.Name, f.Company, f.Role, f.Email,
+		f.Message, added, rec.Conversation, "", "", "", "", ""}
+	if a := in.Attachment; a != nil {
+		copy(cells[13:], []string{a.Name, a.Type, strconv.FormatInt(a.Size, 10), a.SHA256, base + url.PathEscape(in.ID) + "/attachment"})
+	}
+	return cells
 }
 
 // exportIntroductions answers GET /admin/introductions/export?format=csv|json&folder=&from=&to=:
@@ -63,34 +63,40 @@ func (h *Handlers) exportIntroductions(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	scheme := "http"
+	base := "http://" + r.Host + "/admin/introductions/"
 	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	rows := make([]exportRow, len(recs))
-	for i, rec := range recs {
-		in := rec.Introduction
-		f := in.Fields
-		rows[i] = exportRow{ID: in.ID, ConfirmedAt: stamp(in.ConfirmedAt), HandledAt: stamp(in.HandledAt), Folder: in.Folder(), Lang: in.Lang,
-			FormVersion: in.FormVersion, Name: f.Name, Company: f.Company, Role: f.Role, Email: f.Email, Message: f.Message, Conversation: rec.Conversation}
-		if len(in.Added) > 0 {
-			added, _ := json.Marshal(in.Added)
-			rows[i].Added = string(added)
-		}
-		if a := in.Attachment; a != nil {
-			rows[i].AttachmentName, rows[i].AttachmentType, rows[i].AttachmentSize, rows[i].AttachmentSHA256 = a.Name, a.Type, strconv.FormatInt(a.Size, 10), a.SHA256
-			rows[i].AttachmentURL = scheme + "://" + r.Host + "/admin/introductions/" + url.PathEscape(in.ID) + "/attachment"
-		}
+		base = "https" + base[4:]
 	}
 	var body bytes.Buffer
 	if format == "json" {
+		objects := make([]map[string]string, len(recs))
+		for i, rec := range recs {
+			objects[i] = map[string]string{}
+			for c, cell := range exportCells(rec, base) {
+				objects[i][exportColumns[c]] = cell
+			}
+		}
 		enc := json.NewEncoder(&body)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		enc.Encode(rows)
+		enc.Encode(objects)
 		w.Header().Set("Content-Type", "application/json")
 	} else {
-		writeCSV(&body, rows)
+		// UTF-8 with a byte order mark and CRLF lines; no cell a spreadsheet would run as a formula.
+		body.WriteString("\uFEFF")
+		cw := csv.NewWriter(&body)
+		cw.UseCRLF = true
+		cw.Write(exportColumns)
+		for _, rec := range recs {
+			cells := exportCells(rec, base)
+			for i, c := range cells {
+				if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+					cells[i] = "'" + c
+				}
+			}
+			cw.Write(cells)
+		}
+		cw.Flush()
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	}
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="introductions-%s-to-%s.%s"`,
@@ -98,43 +104,4 @@ func (h *Handlers) exportIntroductions(w http.ResponseWriter, r *http.Request) e
 	w.Header().Set("Content-Length", strconv.Itoa(body.Len()))
 	_, err = w.Write(body.Bytes())
 	return err
-}
-
-// writeCSV writes rows as UTF-8 CSV with a byte order mark and CRLF lines, a header of the
-// JSON names first; a cell that a spreadsheet would take for a formula is prefixed with '.
-func writeCSV(b *bytes.Buffer, rows []exportRow) {
-	b.WriteString("\uFEFF")
-	cw := csv.NewWriter(b)
-	cw.UseCRLF = true
-	t := reflect.TypeFor[exportRow]()
-	cells := make([]string, t.NumField())
-	for i := range cells {
-		cells[i] = t.Field(i).Tag.Get("json")
-	}
-	cw.Write(cells)
-	for _, row := range rows {
-		v := reflect.ValueOf(row)
-		for i := range cells {
-			cells[i] = neutralised(v.Field(i).String())
-		}
-		cw.Write(cells)
-	}
-	cw.Flush()
-}
-
-// neutralised is s as a CSV cell no spreadsheet runs: one beginning with =, +, -, @, a tab or a
-// carriage return gains a leading '.
-func neutralised(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-// stamp is t in RFC 3339, UTC; "" when zero.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
 }

@@ -7,7 +7,6 @@
 package delivery
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -354,7 +353,7 @@ func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	}
 	labels := map[string]string{}
 	if v, ok := s.d.Forms.Find(in.FormID, in.FormVersion); ok {
-		if owner, ok := v.In(cmp.Or(s.d.OwnerLang, formregistry.DefaultLang)); ok {
+		if owner, ok := v.In(s.d.OwnerLang); ok {
 			v = owner
 		}
 		for name := range in.Added {

@@ -63,11 +63,7 @@ func (s *OwnerStore) ExportIntroductions(ctx context.Context, folder string, fro
 	for len(ledger) > 0 {
 		chunk := ledger[:min(len(ledger), 200)]
 		ledger = ledger[len(chunk):]
-		keys := make([]string, len(chunk))
-		for i, ref := range chunk {
-			keys[i] = lockKey(ref)
-		}
-		err := s.op(ctx, keys, func(ctx context.Context) error {
+		err := s.op(ctx, nil, func(ctx context.Context) error {
 			return s.client.RunTransaction(ctx, func(ctx context.Context, tx *firestore.Transaction) error {
 				snaps, err := tx.GetAll(chunk)
 				for _, snap := range snaps {

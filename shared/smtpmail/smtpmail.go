@@ -116,14 +116,12 @@ func (s *Sender) Destination() intake.Destination { return intake.DestinationEma
 
 // Payload is the body Send sends for d: the plain-text part, a NUL byte, then the HTML part.
 func (s *Sender) Payload(d intake.Delivery) ([]byte, error) {
-	text, html, err := s.render(d)
+	v, _, err := s.view(d)
 	if err != nil {
 		return nil, err
 	}
-	return joinBody(text, html), nil
+	return render(v)
 }
-
-func joinBody(text, html string) []byte { return append(append([]byte(text), 0), html...) }
 
 // Send mails the envelope's event to the owner: ACCEPTED on 250, RETRY_PENDING or FAILED
 // otherwise. The body is d.Payload, or rendered now when nil.
@@ -259,14 +257,8 @@ func (s *Sender) view(d intake.Delivery) (mailView, string, error) {
 		}
 		v.Consents = w.say("consents")
 		for _, c := range in.Consents {
-			version := c.TextVersion
-			if c.Lang != "" {
-				version += " (" + c.Lang + ")"
-			}
+			version := strings.TrimSuffix(c.TextVersion+" ("+c.Lang+")", " ()")
 			v.Notes = append(v.Notes, w.say("consent", "{purpose}", c.Purpose, "{basis}", string(c.Basis), "{version}", version, "{when}", w.when(c.GivenAt)))
-		}
-		if len(in.Consents) == 0 {
-			v.Notes = append(v.Notes, w.say("consents.none"))
 		}
 		v.After = []string{w.say("withdrawal"), w.say("form", "{form}", in.FormID, "{version}", in.FormVersion, "{when}", w.when(in.ConfirmedAt))}
 		if in.Lang != "" {
@@ -296,17 +288,13 @@ func (s *Sender) view(d intake.Delivery) (mailView, string, error) {
 // isolate keeps a visitor's value in its own direction inside a line (U+2068 … U+2069).
 func isolate(s string) string { return "\u2068" + s + "\u2069" }
 
-// render renders the mail's plain-text and HTML bodies for d.
-func (s *Sender) render(d intake.Delivery) (text, html string, err error) {
-	v, _, err := s.view(d)
-	if err != nil {
-		return "", "", err
+// render is v's body: the plain-text part, a NUL byte, then the HTML part.
+func render(v mailView) ([]byte, error) {
+	var b bytes.Buffer
+	if textBody.Execute(&b, v) != nil || b.WriteByte(0) != nil || htmlBody.Execute(&b, v) != nil {
+		return nil, errors.New("the mail could not be rendered")
 	}
-	var t, h bytes.Buffer
-	if textBody.Execute(&t, v) != nil || htmlBody.Execute(&h, v) != nil {
-		return "", "", errors.New("the mail could not be rendered")
-	}
-	return t.String(), h.String(), nil
+	return b.Bytes(), nil
 }
 
 // words says the owner-mail sentences of one language; err is the first missing one.
@@ -344,16 +332,15 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := d.Envelope
-	var text, html string
-	if d.Payload != nil {
-		t, h, ok := bytes.Cut(d.Payload, []byte{0})
-		if !ok {
-			return nil, errors.New("the bound payload is not a mail body")
+	env, body := d.Envelope, d.Payload
+	if body == nil {
+		if body, err = render(view); err != nil {
+			return nil, err
 		}
-		text, html = string(t), string(h)
-	} else if text, html, err = s.render(d); err != nil {
-		return nil, err
+	}
+	text, html, ok := bytes.Cut(body, []byte{0})
+	if !ok {
+		return nil, errors.New("the bound payload is not a mail body")
 	}
 
 	m := gomail.NewMsg()
@@ -376,8 +363,8 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	vars, _ := json.Marshal(map[string]string{"envelope-id": env.ID})
 	m.SetGenHeader(gomail.Header(HeaderMailgunVariables), oneLine(string(vars), 500))
 	m.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
-	m.SetBodyString(gomail.TypeTextPlain, text)
-	m.AddAlternativeString(gomail.TypeTextHTML, html)
+	m.SetBodyString(gomail.TypeTextPlain, string(text))
+	m.AddAlternativeString(gomail.TypeTextHTML, string(html))
 	return m, nil
 }
 

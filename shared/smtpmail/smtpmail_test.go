@@ -226,7 +226,7 @@ func TestOneLine(t *testing.T) {
 		"a\u2028b\u2029c\u0085": "a b c",
 		"  lead\t\ttabs ":       "lead tabs",
 		"zero\u200bwidth":       "zero width",
-		"دیجی\u200cکالا":         "دیجی\u200cکالا",
+		"دیجی\u200cکالا":        "دیجی\u200cکالا",
 		"\u202eevil":            "evil",
 		"bad\xffutf8":           "bad\uFFFDutf8",
 		"0123456789abc":         "012345678…",
@@ -365,6 +365,8 @@ func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
 // Payload is the body Send mails: the plain text, a NUL, the HTML; and a
 // delivery that carries its bound payload is mailed with exactly that
 // body, not a new rendering.
+func joinBody(text, html string) []byte { return append(append([]byte(text), 0), html...) }
+
 func TestPayloadIsTheBodyMailed(t *testing.T) {
 	mp := testsupport.SharedMail(t)
 	s := newSender(t, smtpConfig(mp), nil)
