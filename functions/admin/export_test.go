@@ -128,6 +128,12 @@ func TestTheOwnerExportsIntroductions(t *testing.T) {
 			t.Errorf("%s: %d", q, a.status)
 		}
 	}
+	page := string(f.do(http.MethodGet, "/admin/retention", "").body)
+	for _, want := range []string{`<form class="search" method="get" action="/admin/introductions/export">`, `name="folder"`, `name="from"`, `name="to"`, `<option value="json">JSON</option>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the retention page's export form lacks %s", want)
+		}
+	}
 	if e, _ := f.ledger(erased); slices.ContainsFunc(e.AdminActions, func(a intake.AdminAction) bool { return a.Action == "exported" }) {
 		t.Error("the erased introduction's tombstone records an export")
 	}
