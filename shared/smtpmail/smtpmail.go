@@ -260,7 +260,7 @@ func (s *Sender) view(d intake.Delivery) (mailView, string, error) {
 			version := strings.TrimSuffix(c.TextVersion+" ("+c.Lang+")", " ()")
 			v.Notes = append(v.Notes, w.say("consent", "{purpose}", c.Purpose, "{basis}", string(c.Basis), "{version}", version, "{when}", w.when(c.GivenAt)))
 		}
-		v.After = []string{w.say("withdrawal"), w.say("form", "{form}", in.FormID, "{version}", in.FormVersion, "{when}", w.when(in.ConfirmedAt))}
+		v.After = []string{w.say("withdrawal"), w.say("form", "{form}", in.FormID, "{version}", s.lang.Numerals(in.FormVersion), "{when}", w.when(in.ConfirmedAt))}
 		if in.Lang != "" {
 			v.After = append(v.After, w.say("writtenIn", "{language}", formregistry.LanguageName(in.Lang, s.lang.Lang)))
 		}
@@ -323,7 +323,12 @@ func (w *words) when(t time.Time) string {
 	if months := strings.Fields(w.say("months")); len(months) == 12 {
 		month = months[t.Month()-1]
 	}
-	return w.l.Numerals(w.say("date", "{day}", strconv.Itoa(t.Day()), "{month}", month, "{year}", strconv.Itoa(t.Year()), "{time}", t.Format("15:04"), "{zone}", t.Format("MST")))
+	zone := t.Format("MST")
+	if strings.ContainsAny(zone[:1], "+-") {
+		zone = w.zone.String() // a zone without an abbreviation goes by its IANA name
+	}
+	return w.l.Numerals(w.say("date", "{day}", strconv.Itoa(t.Day()), "{month}", month, "{year}", strconv.Itoa(t.Year()), "{time}", t.Format("15:04"))) +
+		" " + zone
 }
 
 // message builds d's mail without sending it; its error is content-free.
