@@ -63,6 +63,9 @@ type Store interface {
 	LastRuns(ctx context.Context, n int) ([]intake.SweepRun, error)
 	// DailyFigures returns the kept figures of the given days by day.
 	DailyFigures(ctx context.Context, days []string) (map[string]intake.DailyFigures, error)
+	// ExportIntroductions returns folder's introductions confirmed in [from, to), newest first,
+	// after recording a (its Target completed with how many) in each one's ledger entry.
+	ExportIntroductions(ctx context.Context, folder string, from, to, now time.Time, a intake.AdminAction) ([]intake.Record, error)
 }
 
 // SolveTarget is POW_MAX_NUMBER and the 90th-percentile solve time wanted at it.
@@ -188,6 +191,7 @@ func Routes(h *Handlers) []jsonapi.Route {
 		{Pattern: "GET /admin", Handle: home},
 		{Pattern: "GET /admin/{$}", Handle: pg(h.pageList)},
 		{Pattern: "GET /admin/introductions/{id}", Handle: pg(h.pageDetail)},
+		{Pattern: "GET /admin/introductions/export", Handle: pg(h.exportIntroductions)},
 		{Pattern: "GET /admin/introductions/{id}/attachment", Handle: h.download},
 		{Pattern: "POST /admin/introductions/{id}/handled", Handle: pg(h.pageHandled)},
 		{Pattern: "POST /admin/introductions/{id}/spam", Handle: pg(h.pageSpam)},

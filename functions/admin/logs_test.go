@@ -47,6 +47,8 @@ func TestNothingPersonalInLogs(t *testing.T) {
 		{"GET", "/admin/api/health", ""},
 		{"POST", "/admin/api/introductions/" + id + "/handled", ""}, {"POST", "/admin/api/introductions/" + id + "/handled", ""},
 		{"POST", "/admin/api/subjects/erasure", `{"email":"CanaryBad7731"}`},
+		{"GET", "/admin/introductions/export?format=csv&from=" + now.AddDate(0, 0, -1).Format(time.DateOnly) + "&to=" + now.Format(time.DateOnly), ""},
+		{"GET", "/admin/introductions/export?format=CanaryFormat7731&from=2026-11-01&to=2026-11-30", ""},
 	}
 	for _, c := range calls {
 		f.do(c.method, c.path, c.body, "Authorization", token)
@@ -59,7 +61,7 @@ func TestNothingPersonalInLogs(t *testing.T) {
 	f.do(http.MethodPost, "/admin/api/subjects/erasure", `{"email":"`+canaries.Email+`"}`, "Authorization", token)
 
 	logs := f.logs.String()
-	if !strings.Contains(logs, `"action":"erased"`) || !strings.Contains(logs, `"action":"handled"`) {
+	if !strings.Contains(logs, `"action":"erased"`) || !strings.Contains(logs, `"action":"handled"`) || !strings.Contains(logs, `"format":"csv","introductions":2,"action":"exported"`) {
 		t.Fatalf("the admin's actions were not logged at all:\n%s", logs)
 	}
 	for _, canary := range []string{"Canary", "canary", "CANARY"} { // not the bare digits: a timestamp may hold them

@@ -53,6 +53,9 @@ func (downStore) EraseSubject(context.Context, intake.SubjectQuery, intake.Erasu
 func (downStore) LedgerEntries(context.Context, time.Time, time.Time, time.Time, func([]intake.LedgerEntry) error) error {
 	return errDown
 }
+func (downStore) ExportIntroductions(context.Context, string, time.Time, time.Time, time.Time, intake.AdminAction) ([]intake.Record, error) {
+	return nil, errDown
+}
 func (downStore) LastRuns(context.Context, int) ([]intake.SweepRun, error) { return nil, errDown }
 func (downStore) DailyFigures(context.Context, []string) (map[string]intake.DailyFigures, error) {
 	return nil, errDown
@@ -92,6 +95,7 @@ func TestFirestoreDownAnswers503(t *testing.T) {
 		{"POST", "/admin/subjects/erasure", "email=a%40example.com&confirm=yes", "application/x-www-form-urlencoded"},
 		{"GET", "/admin/retention", "", ""},
 		{"GET", "/admin/ledger/export?from=2026-11-01&to=2026-11-30", "", ""},
+		{"GET", "/admin/introductions/export?format=json&from=2026-11-01&to=2026-11-30", "", ""},
 	} {
 		r := httptest.NewRequest(rq.method, rq.path, strings.NewReader(rq.body))
 		if rq.contentType != "" {

@@ -1,6 +1,7 @@
 package wiring_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -167,19 +168,17 @@ func (h *harness) ownerNotice(mp *testsupport.MailServer, id string, receivedAt 
 	if len(mails) != 2 {
 		h.t.Fatalf("the owner has %d mails, want the introduction and the notice", len(mails))
 	}
-	var notice *testsupport.Message
-	for i := range mails {
-		if strings.Contains(mails[i].Text, "was withdrawn") {
-			notice = &mails[i]
-		}
+	notice, first := &mails[1], &mails[0]
+	if strings.Contains(mails[0].Text, "was withdrawn") {
+		notice, first = first, notice
 	}
-	if notice == nil {
-		h.t.Fatalf("no withdrawal notice among %q, %q", mails[0].Subject, mails[1].Subject)
-	}
-	want := "An introduction confirmed on " + receivedAt.UTC().Format("Mon 2 Jan 2006 15:04 MST") + " was withdrawn"
-	if !strings.Contains(notice.Text, want) || !strings.Contains(notice.Text, "its content is erased here") ||
-		!strings.Contains(notice.Text, "please delete that earlier mail") || !strings.Contains(notice.Text, id) {
+	want := "An introduction confirmed on " + receivedAt.UTC().Format("2 Jan 2006, 15:04 MST") + " was withdrawn or erased"
+	if !strings.Contains(notice.Text, want) || !strings.Contains(notice.Text, "Please delete the mail this notice follows") {
 		h.t.Fatalf("the notice says %q, want %q", notice.Text, want)
+	}
+	// Threaded under the mail it follows, which it names by nothing else.
+	if ref := "<" + first.MessageID + ">"; fmt.Sprint(notice.Headers["In-Reply-To"]) != "["+ref+"]" || fmt.Sprint(notice.Headers["References"]) != "["+ref+"]" {
+		h.t.Fatalf("the notice's In-Reply-To %q and References %q, want %s", notice.Headers["In-Reply-To"], notice.Headers["References"], ref)
 	}
 	for _, content := range []string{"@example.com", "Recruiter", "Acme"} {
 		if strings.Contains(notice.Subject+notice.Text+notice.HTML, content) {

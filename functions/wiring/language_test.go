@@ -105,41 +105,53 @@ func TestAPersianDraftAndItsRevisionsInAnotherLanguage(t *testing.T) {
 }
 
 // TestTheOwnersMailSaysWhichLanguageTheVisitorWroteIn: the owner's mail
-// stays in the owner's language (English) for a Persian introduction, says
-// it was written in Persian, names the language each consent text was
-// shown in, and lets the visitor's words take their own direction.
+// is in the owner's language (OWNER_LANGUAGE, English by default) for a
+// Persian introduction, says it was written in Persian, names the language
+// each consent text was shown in, and lets the visitor's words take their
+// own direction.
 func TestTheOwnersMailSaysWhichLanguageTheVisitorWroteIn(t *testing.T) {
 	mp := testsupport.SharedMail(t)
-	to := "owner-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "@site.example"
-	h := newHarness(t, map[string]string{
-		"SMTP_HOST": mp.SMTPHost, "SMTP_PORT": strconv.Itoa(mp.SMTPPort), "SMTP_TLS": "none",
-		"NOTIFY_EMAIL_FROM": "Introductions <introductions@site.example>", "NOTIFY_EMAIL_TO": to,
-	})
-	created := h.postJSON("/api/introductions", h.draftBody(map[string]any{
-		"formVersion": "2", "lang": "fa", "name": "مریم میرزاخانی", "message": "سلام، دربارهٔ یک همکاری پژوهشی.",
-		"consents": consentTo("future-roles"),
-	}))
-	if created.status != http.StatusCreated {
-		t.Fatalf("draft: %d %s", created.status, created.body)
-	}
-	d := created.json(t)
-	if c := h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": d["token"].(string)}); c.status != http.StatusOK {
-		t.Fatalf("confirm: %d %s", c.status, c.body)
-	}
-	h.settle()
-	mails := mp.SentTo(t, to)
-	if len(mails) != 1 {
-		t.Fatalf("MailDev holds %d mails for %s", len(mails), to)
-	}
-	text, html := strings.ReplaceAll(mails[0].Text, "\r\n", "\n"), strings.ReplaceAll(mails[0].HTML, "\r\n", "\n")
-	for _, want := range []string{"Someone introduced themselves through your site.", "Name:    مریم میرزاخانی", "version 2, written in Persian (fa); confirmed", "notice future-roles/1 (fa)"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the mail's text lacks %q:\n%s", want, text)
-		}
-	}
-	for _, want := range []string{`<td dir="auto">مریم میرزاخانی</td>`, `<p style="white-space: pre-wrap" dir="auto">سلام، دربارهٔ یک همکاری پژوهشی.</p>`, "written in Persian (fa)"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("the mail's HTML lacks %q:\n%s", want, html)
-		}
+	for _, tc := range []struct {
+		owner string
+		text  []string
+	}{
+		{"", []string{"Someone introduced themselves through your site.", "Name: \u2068مریم میرزاخانی\u2069", "Written in Persian (fa).", "notice future-roles/1 (fa)"}},
+		{"fa", []string{"کسی از راه سایت شما خودش را معرفی کرده است.", "نام: \u2068مریم میرزاخانی\u2069", "نوشته\u200cشده به فارسی (fa).", "متن future-roles/1 (fa)"}},
+	} {
+		t.Run("owner "+tc.owner, func(t *testing.T) {
+			to := "owner-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "@site.example"
+			h := newHarness(t, map[string]string{
+				"SMTP_HOST": mp.SMTPHost, "SMTP_PORT": strconv.Itoa(mp.SMTPPort), "SMTP_TLS": "none",
+				"NOTIFY_EMAIL_FROM": "Introductions <introductions@site.example>", "NOTIFY_EMAIL_TO": to, "OWNER_LANGUAGE": tc.owner,
+			})
+			created := h.postJSON("/api/introductions", h.draftBody(map[string]any{
+				"formVersion": "2", "lang": "fa", "name": "مریم میرزاخانی", "message": "سلام، دربارهٔ یک همکاری پژوهشی.",
+				"consents": consentTo("future-roles"),
+			}))
+			if created.status != http.StatusCreated {
+				t.Fatalf("draft: %d %s", created.status, created.body)
+			}
+			d := created.json(t)
+			if c := h.postJSON("/api/introductions/"+d["id"].(string)+"/confirmation", map[string]string{"token": d["token"].(string)}); c.status != http.StatusOK {
+				t.Fatalf("confirm: %d %s", c.status, c.body)
+			}
+			h.settle()
+			mails := mp.SentTo(t, to)
+			if len(mails) != 1 {
+				t.Fatalf("MailDev holds %d mails for %s", len(mails), to)
+			}
+			text, html := strings.ReplaceAll(mails[0].Text, "\r\n", "\n"), strings.ReplaceAll(mails[0].HTML, "\r\n", "\n")
+			for _, want := range tc.text {
+				if !strings.Contains(text, want) {
+					t.Errorf("the mail's text lacks %q:\n%s", want, text)
+				}
+			}
+			for _, want := range []string{`dir="auto" style="display: block; text-align: start; unicode-bidi: isolate; font-weight: 600">مریم میرزاخانی</span>`,
+				`<div dir="auto" style="text-align: start; unicode-bidi: isolate; white-space: pre-wrap; overflow-wrap: anywhere">سلام، دربارهٔ یک همکاری پژوهشی.</div>`, tc.text[2]} {
+				if !strings.Contains(html, want) {
+					t.Errorf("the mail's HTML lacks %q:\n%s", want, html)
+				}
+			}
+		})
 	}
 }

@@ -52,7 +52,7 @@ func TestALikelySpamIntroductionFromThePageToTheOwnersErasure(t *testing.T) {
 	for _, m := range mp.SentTo(t, "owner@site.example") {
 		subjects[m.Subject] = true
 	}
-	if !subjects["[likely spam] Introduction from "+spamName+" (Analytical Engines)"] || !subjects["Introduction from "+cleanName+" (Analytical Engines)"] || len(subjects) != 2 {
+	if !subjects["[likely spam] Introduction from \u2068"+spamName+"\u2069 (\u2068Analytical Engines\u2069)"] || !subjects["Introduction from \u2068"+cleanName+"\u2069 (\u2068Analytical Engines\u2069)"] || len(subjects) != 2 {
 		t.Fatalf("the mails' subjects: %v", subjects)
 	}
 	hooks := map[string]any{}

@@ -108,8 +108,9 @@ test("the owner's notification shows in make run's local inbox", { skip }, async
     message: 'Hello! I would like to talk about the engine.',
   });
   await visitor.close();
-  const { page, errors } = await inbox('Introduction from Ada Lovelace (Analytical Engines)');
-  await page.getByText('Introduction from Ada Lovelace (Analytical Engines)').first().click();
+  // The subject isolates each value the visitor wrote (U+2068 … U+2069).
+  const { page, errors } = await inbox('Introduction from \u2068Ada Lovelace\u2069 (\u2068Analytical Engines\u2069)');
+  await page.getByText('Introduction from \u2068Ada Lovelace\u2069 (\u2068Analytical Engines\u2069)').first().click();
   // The message opens: its HTML body (in MailDev's frame) names the sender
   // and says what they wrote.
   const body = page.frameLocator('iframe').first().locator('body');
@@ -142,20 +143,20 @@ test('a withdrawal brings the owner a content-free notice, and the admin link sa
   await visitor.waitForSelector('text=Your introduction has been withdrawn');
   await visitor.close();
 
-  const { page, errors } = await inbox('An introduction was withdrawn: please delete the earlier mail');
-  await page.getByText('An introduction was withdrawn: please delete the earlier mail').first().click();
+  const { page, errors } = await inbox('An introduction was withdrawn or erased: please delete the earlier mail');
+  await page.getByText('An introduction was withdrawn or erased: please delete the earlier mail').first().click();
   const body = page.frameLocator('iframe').first().locator('body');
-  await body.getByText(/An introduction confirmed on .+ was withdrawn/).waitFor();
+  await body.getByText(/An introduction confirmed on .+ was withdrawn or erased on/).waitFor();
   const text = await body.innerText();
-  assert.match(text, /its content is erased here/);
-  assert.match(text, /please delete that earlier mail/);
+  assert.match(text, /Its content is gone from your admin/);
+  assert.match(text, /Please delete the mail this notice follows/);
   for (const content of ['Grace', 'Compiler Works', 'grace@example.com', 'compiler team']) assert.ok(!text.includes(content), `the notice repeats ${content}`);
   await page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 150);
   await page.screenshot({ path: join(shotDir, 'withdrawal-notice.png') });
   assert.deepEqual(errors, [], 'page errors in the inbox');
 
   // The earlier mail's admin link now says what happened, once, with the date.
-  await page.getByText('Introduction from Grace Hopper (Compiler Works)').first().click();
+  await page.getByText('Introduction from \u2068Grace Hopper\u2069 (\u2068Compiler Works\u2069)').first().click();
   const link = await page.frameLocator('iframe').first().getByRole('link', { name: 'Open it in your admin' }).getAttribute('href');
   const admin = await browser.context.newPage();
   const res = await admin.goto(link);

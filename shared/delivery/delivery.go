@@ -48,6 +48,8 @@ type Config struct {
 	SweepBatch     int           // the most envelopes one sweep run attempts
 	// AdminURL returns an introduction's admin page; nil when unconfigured.
 	AdminURL func(id string) string
+	// OwnerLang is the language of the labels the owner's mail shows ("" for English).
+	OwnerLang string
 }
 
 // The defaults of what Config leaves zero.
@@ -286,9 +288,6 @@ func (s *Service) send(ctx context.Context, e intake.Envelope) (intake.DeliveryR
 			d.AdminURL = s.d.AdminURL(e.SubmissionID)
 		}
 		d.AddedLabels = s.addedLabels(in)
-		if in.Lang != "" {
-			d.WrittenIn = formregistry.LanguageName(in.Lang, formregistry.OwnerLang)
-		}
 	}
 	payload, err := sender.Payload(d)
 	if err != nil {
@@ -354,7 +353,7 @@ func (s *Service) addedLabels(in intake.Introduction) map[string]string {
 	}
 	labels := map[string]string{}
 	if v, ok := s.d.Forms.Find(in.FormID, in.FormVersion); ok {
-		if owner, ok := v.In(formregistry.OwnerLang); ok {
+		if owner, ok := v.In(s.d.OwnerLang); ok {
 			v = owner
 		}
 		for name := range in.Added {

@@ -35,6 +35,8 @@ type Language struct {
 	Page map[string]string `json:"page"`
 	// Problems holds a sentence per problem code and per PageCodes entry.
 	Problems map[string]string `json:"problems"`
+	// OwnerMail holds the owner's mail's sentences by key, {name} as in Page.
+	OwnerMail map[string]string `json:"ownerMail"`
 }
 
 // NoticeWording is how a language words the notice's generated parts.
@@ -152,6 +154,7 @@ func compareLanguage(def, l *Language) []string {
 	var problems []string
 	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
 	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
+	problems = append(problems, compareSentences("ownerMail", def.OwnerMail, l.OwnerMail)...)
 	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
 	problems = append(problems, unworded("notice.bases: no wording for", maps.Keys(bases), l.Notice.Bases)...)
 	problems = append(problems, unworded("notice.recipients: no wording for", maps.Keys(def.Notice.Recipients), l.Notice.Recipients)...)
@@ -244,8 +247,10 @@ func LanguageOf(lang string) (*Language, bool) {
 }
 
 // number writes n in the language's digits.
-func (l *Language) number(n int64) string {
-	s := strconv.FormatInt(n, 10)
+func (l *Language) number(n int64) string { return l.Numerals(strconv.FormatInt(n, 10)) }
+
+// Numerals writes the ASCII digits of s in the language's digits.
+func (l *Language) Numerals(s string) string {
 	if l.Digits == "" {
 		return s
 	}
@@ -299,11 +304,11 @@ func (l *Language) attachmentRules(maxBytes int64) string {
 		}
 		types = append(types, name)
 	}
-	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", l.size(maxBytes)).Replace(l.Notice.Attachment)
+	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", l.Size(maxBytes)).Replace(l.Notice.Attachment)
 }
 
-// size words n bytes as the page does ("5 MiB", "۵ مگابایت"), MiB to one decimal.
-func (l *Language) size(n int64) string {
+// Size words n bytes as the page does ("5 MiB", "۵ مگابایت"), MiB to one decimal.
+func (l *Language) Size(n int64) string {
 	word := func(key, number string) string {
 		return strings.ReplaceAll(l.Page[key], "{n}", number)
 	}

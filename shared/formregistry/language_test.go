@@ -194,6 +194,12 @@ func TestLanguagesHaveEverySentence(t *testing.T) {
 		}
 	}
 	l := *fa
+	l.OwnerMail = clone(fa.OwnerMail)
+	delete(l.OwnerMail, "subject.withdrawn")
+	if p := compareLanguage(en, &l); !strings.Contains(strings.Join(p, ";"), "subject.withdrawn") {
+		t.Errorf("a missing owner-mail sentence went unnoticed: %v", p)
+	}
+	l = *fa
 	l.Problems = clone(fa.Problems)
 	l.Problems["NAME_INVALID"] = "{maxx}"
 	if p := compareLanguage(en, &l); !strings.Contains(strings.Join(p, ";"), "{maxx}") {
@@ -248,10 +254,10 @@ func TestSizesAreWordedAsThePageWordsThem(t *testing.T) {
 		{900, "900 bytes", "۹۰۰ بایت"},
 	}
 	for _, tt := range tests {
-		if got := en.size(tt.n); got != tt.en {
+		if got := en.Size(tt.n); got != tt.en {
 			t.Errorf("en size(%d) = %q, want %q", tt.n, got, tt.en)
 		}
-		if got := fa.size(tt.n); got != tt.fa {
+		if got := fa.Size(tt.n); got != tt.fa {
 			t.Errorf("fa size(%d) = %q, want %q", tt.n, got, tt.fa)
 		}
 	}
@@ -263,7 +269,7 @@ func TestSizesAreWordedAsThePageWordsThem(t *testing.T) {
 func TestEnglishSizesAreTheServicesOwn(t *testing.T) {
 	en, _ := LanguageOf("en")
 	for _, n := range []int64{1, 2, 1023, 1024, 300 << 10, 1 << 20, 1<<20 + 1, 5 << 20, 5505024, 6250000, 10<<20 - 1} {
-		if got, want := en.size(n), attachment.HumanSize(n); got != want {
+		if got, want := en.Size(n), attachment.HumanSize(n); got != want {
 			t.Errorf("%d bytes: the language says %q, the service %q", n, got, want)
 		}
 	}

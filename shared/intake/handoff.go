@@ -86,10 +86,8 @@ type Delivery struct {
 	Conversation string
 	// AdminURL is the introduction's admin page, "" when unconfigured.
 	AdminURL string
-	// AddedLabels are the labels of the fields the form version adds, by name.
+	// AddedLabels are the labels, in the owner's language, of the fields the form version adds.
 	AddedLabels map[string]string
-	// WrittenIn names the visitor's language in the owner's ("Persian (fa)"), or "".
-	WrittenIn string
 	// Payload is the exact bytes to send, bound by PayloadSHA256; nil leaves rendering to Send.
 	Payload []byte
 }

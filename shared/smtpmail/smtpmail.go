@@ -24,6 +24,7 @@ import (
 	"net/textproto"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	texttemplate "text/template"
 	"time"
@@ -32,8 +33,8 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
-	"github.com/ownersite/introductions/shared/attachment"
 	"github.com/ownersite/introductions/shared/config"
+	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 )
 
@@ -45,11 +46,14 @@ const HeaderMailgunVariables = "X-Mailgun-Variables"
 
 // Options are a Sender's dependencies besides its configuration.
 // Now stamps the Date header; a zero Timeout is DefaultTimeout; nil RootCAs are the system's.
+// Lang is the owner's language ("" for English) and Zone their time zone (nil for UTC).
 type Options struct {
 	Logger  *slog.Logger
 	Now     func() time.Time
 	Timeout time.Duration
 	RootCAs *x509.CertPool
+	Lang    string
+	Zone    *time.Location
 }
 
 // Sender mails envelopes to the owner; safe for concurrent use.
@@ -60,6 +64,8 @@ type Sender struct {
 	roots   *x509.CertPool
 	now     func() time.Time
 	logger  *slog.Logger
+	lang    *formregistry.Language
+	zone    *time.Location
 }
 
 var _ intake.Sender = (*Sender)(nil)
@@ -94,10 +100,15 @@ func New(cfg config.SMTP, opts Options) (*Sender, error) {
 	if opts.Timeout < 0 {
 		errs = append(errs, errors.New("smtpmail: negative timeout"))
 	}
+	lang, ok := formregistry.LanguageOf(cmp.Or(opts.Lang, formregistry.DefaultLang))
+	if !ok {
+		errs = append(errs, fmt.Errorf("smtpmail: no language %q", opts.Lang))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Sender{cfg: cfg, from: from, timeout: cmp.Or(opts.Timeout, DefaultTimeout), roots: opts.RootCAs, now: opts.Now, logger: opts.Logger}, nil
+	return &Sender{cfg: cfg, from: from, timeout: cmp.Or(opts.Timeout, DefaultTimeout), roots: opts.RootCAs, now: opts.Now, logger: opts.Logger,
+		lang: lang, zone: cmp.Or(opts.Zone, time.UTC)}, nil
 }
 
 // Destination is intake.DestinationEmail.
@@ -105,14 +116,12 @@ func (s *Sender) Destination() intake.Destination { return intake.DestinationEma
 
 // Payload is the body Send sends for d: the plain-text part, a NUL byte, then the HTML part.
 func (s *Sender) Payload(d intake.Delivery) ([]byte, error) {
-	text, html, err := render(d)
+	v, _, err := s.view(d)
 	if err != nil {
 		return nil, err
 	}
-	return joinBody(text, html), nil
+	return render(v)
 }
-
-func joinBody(text, html string) []byte { return append(append([]byte(text), 0), html...) }
 
 // Send mails the envelope's event to the owner: ACCEPTED on 250, RETRY_PENDING or FAILED
 // otherwise. The body is d.Payload, or rendered now when nil.
@@ -208,16 +217,14 @@ func MessageID(envelopeID, fromAddress string) string {
 	return local + "@" + domain
 }
 
-// LikelySpamPrefix begins the subject of a likely-spam introduction's mail.
-const LikelySpamPrefix = "[likely spam] "
-
-// view returns what d's mail shows and its subject; its error is content-free.
-func view(d intake.Delivery) (mailView, string, error) {
+// view returns what d's mail shows, in the owner's language, and its subject; its error is content-free.
+func (s *Sender) view(d intake.Delivery) (mailView, string, error) {
 	env := d.Envelope
 	if env.ID == "" || env.SubmissionID == "" {
 		return mailView{}, "", errors.New("the envelope has no id or submission id")
 	}
-	view := mailView{EnvelopeID: env.ID, IntroductionID: env.SubmissionID, AdminURL: oneLine(d.AdminURL, 2000), At: env.CreatedAt.UTC()}
+	w := &words{l: s.lang, zone: s.zone}
+	v := mailView{Lang: s.lang.Lang, Dir: s.lang.Dir, Footer: w.say("footer")}
 	var subject string
 	switch env.Event {
 	case intake.EventConfirmed:
@@ -225,68 +232,120 @@ func view(d intake.Delivery) (mailView, string, error) {
 		if in.ID != env.SubmissionID || in.ConfirmedAt.IsZero() {
 			return mailView{}, "", errors.New("the delivery carries no confirmed introduction for its envelope")
 		}
-		view.Confirmed, view.Introduction, view.Conversation = true, in, d.Conversation
-		view.Added = addedFields(in.Added, d.AddedLabels)
-		view.WrittenIn, view.ConfirmedAt = oneLine(d.WrittenIn, 80), in.ConfirmedAt.UTC()
-		view.ReplyTo = replyTo(in.Fields.Email)
-		subject = "Introduction from " + oneLine(in.Fields.Name, 60)
-		if c := oneLine(in.Fields.Company, 40); c != "" {
-			subject += " (" + c + ")"
+		f := in.Fields
+		v.Title, v.Lead, v.AdminURL, v.Open = w.say("title"), w.say("lead"), oneLine(d.AdminURL, 2000), w.say("open")
+		for _, kv := range [][2]string{{"name", f.Name}, {"company", f.Company}, {"role", f.Role}, {"email", f.Email}} {
+			if kv[1] != "" {
+				v.Fields = append(v.Fields, item{w.say("field." + kv[0]), kv[1]})
+			}
 		}
+		v.Blocks = append(v.Blocks, item{w.say("field.message"), f.Message})
+		for _, name := range slices.Sorted(maps.Keys(in.Added)) {
+			v.Blocks = append(v.Blocks, item{cmp.Or(d.AddedLabels[name], name), in.Added[name]})
+		}
+		if d.Conversation != "" {
+			v.Blocks = append(v.Blocks, item{w.say("conversation"), d.Conversation})
+		}
+		if a := in.Attachment; a != nil {
+			v.File = &file{Label: w.say("attachment"), Name: cmp.Or(a.Name, w.say("attachment.unnamed")),
+				Meta: w.say("attachment.meta", "{type}", cmp.Or(s.lang.Notice.AttachmentTypes[a.Type], a.Type), "{size}", s.lang.Size(a.Size), "{sha}", a.SHA256)}
+			if v.AdminURL != "" {
+				v.File.Link, v.File.Note = v.AdminURL+"/attachment", w.say("attachment.download")
+			} else {
+				v.File.Note = w.say("attachment.notMailed")
+			}
+		}
+		v.Consents = w.say("consents")
+		for _, c := range in.Consents {
+			version := strings.TrimSuffix(c.TextVersion+" ("+c.Lang+")", " ()")
+			v.Notes = append(v.Notes, w.say("consent", "{purpose}", c.Purpose, "{basis}", string(c.Basis), "{version}", version, "{when}", w.when(c.GivenAt)))
+		}
+		v.After = []string{w.say("withdrawal"), w.say("form", "{form}", in.FormID, "{version}", s.lang.Numerals(in.FormVersion), "{when}", w.when(in.ConfirmedAt))}
+		if in.Lang != "" {
+			v.After = append(v.After, w.say("writtenIn", "{language}", formregistry.LanguageName(in.Lang, s.lang.Lang)))
+		}
+		if v.ReplyTo = replyTo(f.Email); v.ReplyTo != nil {
+			v.After = append(v.After, w.say("replyTo"))
+		}
+		who := isolate(oneLine(f.Name, 60))
+		if c := oneLine(f.Company, 40); c != "" {
+			who += " (" + isolate(c) + ")"
+		}
+		subject = w.say("subject", "{who}", who)
 		if in.LikelySpam {
-			subject = LikelySpamPrefix + subject
+			subject = w.say("subject.spam", "{subject}", subject)
 		}
 	case intake.EventWithdrawn:
-		view.ReceivedAt = env.ReceivedAt.UTC()
-		subject = "An introduction was withdrawn: please delete the earlier mail"
+		v.Title = w.say("title.withdrawn")
+		v.After = []string{w.say("withdrawn.what", "{confirmed}", w.when(env.ReceivedAt), "{at}", w.when(env.CreatedAt)), w.say("withdrawn.delete")}
+		subject = w.say("subject.withdrawn")
 	default:
 		return mailView{}, "", fmt.Errorf("unknown event %q", env.Event)
 	}
-	return view, subject, nil
+	return v, subject, w.err
 }
 
-// render renders the mail's plain-text and HTML bodies for d.
-func render(d intake.Delivery) (text, html string, err error) {
-	v, _, err := view(d)
-	if err != nil {
-		return "", "", err
+// isolate keeps a visitor's value in its own direction inside a line (U+2068 … U+2069).
+func isolate(s string) string { return "\u2068" + s + "\u2069" }
+
+// render is v's body: the plain-text part, a NUL byte, then the HTML part.
+func render(v mailView) ([]byte, error) {
+	var b bytes.Buffer
+	if textBody.Execute(&b, v) != nil || b.WriteByte(0) != nil || htmlBody.Execute(&b, v) != nil {
+		return nil, errors.New("the mail could not be rendered")
 	}
-	var t, h bytes.Buffer
-	if textBody.Execute(&t, v) != nil || htmlBody.Execute(&h, v) != nil {
-		return "", "", errors.New("the mail could not be rendered")
-	}
-	return t.String(), h.String(), nil
+	return b.Bytes(), nil
 }
 
-// addedFields lists a form version's added fields by label, in the order of their names.
-func addedFields(added, labels map[string]string) []addedField {
-	out := make([]addedField, 0, len(added))
-	for _, name := range slices.Sorted(maps.Keys(added)) {
-		label := labels[name]
-		if label == "" {
-			label = name
-		}
-		out = append(out, addedField{Label: label, Value: added[name]})
+// words says the owner-mail sentences of one language; err is the first missing one.
+type words struct {
+	l    *formregistry.Language
+	zone *time.Location
+	err  error
+}
+
+// say is the sentence of key with each {placeholder} of pairs replaced by its value.
+func (w *words) say(key string, pairs ...string) string {
+	s, ok := w.l.OwnerMail[key]
+	if !ok && w.err == nil {
+		w.err = fmt.Errorf("no owner-mail sentence %q in %s", key, w.l.Lang)
 	}
-	return out
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// when dates t in the owner's time zone and language; "—" when zero.
+func (w *words) when(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	t = t.In(w.zone)
+	month := t.Month().String()
+	if months := strings.Fields(w.say("months")); len(months) == 12 {
+		month = months[t.Month()-1]
+	}
+	zone := t.Format("MST")
+	if strings.ContainsAny(zone[:1], "+-") {
+		zone = w.zone.String() // a zone without an abbreviation goes by its IANA name
+	}
+	return w.l.Numerals(w.say("date", "{day}", strconv.Itoa(t.Day()), "{month}", month, "{year}", strconv.Itoa(t.Year()), "{time}", t.Format("15:04"))) +
+		" " + zone
 }
 
 // message builds d's mail without sending it; its error is content-free.
 func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
-	view, subject, err := view(d)
+	view, subject, err := s.view(d)
 	if err != nil {
 		return nil, err
 	}
-	env := d.Envelope
-	var text, html string
-	if d.Payload != nil {
-		t, h, ok := bytes.Cut(d.Payload, []byte{0})
-		if !ok {
-			return nil, errors.New("the bound payload is not a mail body")
+	env, body := d.Envelope, d.Payload
+	if body == nil {
+		if body, err = render(view); err != nil {
+			return nil, err
 		}
-		text, html = string(t), string(h)
-	} else if text, html, err = render(d); err != nil {
-		return nil, err
+	}
+	text, html, ok := bytes.Cut(body, []byte{0})
+	if !ok {
+		return nil, errors.New("the bound payload is not a mail body")
 	}
 
 	m := gomail.NewMsg()
@@ -300,11 +359,17 @@ func (s *Sender) message(d intake.Delivery) (*gomail.Msg, error) {
 	m.Subject(subject)
 	m.SetMessageIDWithValue(MessageID(env.ID, s.from.Address))
 	m.SetDateWithValue(s.now())
+	if env.Event == intake.EventWithdrawn {
+		first := "<" + MessageID(intake.EnvelopeID(env.SubmissionID, intake.DestinationEmail, intake.EventConfirmed), s.from.Address) + ">"
+		m.SetGenHeader(gomail.HeaderInReplyTo, first)
+		m.SetGenHeader(gomail.HeaderReferences, first)
+	}
+	m.SetGenHeader(gomail.HeaderContentLang, s.lang.Lang)
 	vars, _ := json.Marshal(map[string]string{"envelope-id": env.ID})
 	m.SetGenHeader(gomail.Header(HeaderMailgunVariables), oneLine(string(vars), 500))
 	m.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
-	m.SetBodyString(gomail.TypeTextPlain, text)
-	m.AddAlternativeString(gomail.TypeTextHTML, html)
+	m.SetBodyString(gomail.TypeTextPlain, string(text))
+	m.AddAlternativeString(gomail.TypeTextHTML, string(html))
 	return m, nil
 }
 
@@ -319,14 +384,14 @@ func replyTo(s string) *mail.Address {
 	return nil
 }
 
-// oneLine makes visitor text safe for a header: control characters and line separators become
-// spaces, runs of spaces one, cut to max runes.
+// oneLine makes visitor text safe for a header: control characters, line separators and format
+// characters but the joiners (U+200C, U+200D) become spaces, runs of spaces one, cut to max runes.
 func oneLine(s string, max int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	space := false
 	for _, r := range s {
-		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf) {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf) && r != '\u200c' && r != '\u200d' {
 			if !space && b.Len() > 0 {
 				b.WriteByte(' ')
 			}
@@ -343,33 +408,22 @@ func oneLine(s string, max int) string {
 	return out
 }
 
-// mailView is what the templates show; ReceivedAt dates a withdrawn introduction's confirmation,
-// ReplyTo is the visitor's address when usable as Reply-To.
+// mailView is what the templates show, every sentence in the owner's language: Fields are the
+// visitor's short values, Blocks their long ones, Notes the consents under their heading Consents,
+// After the closing sentences. ReplyTo is the visitor's address when usable as Reply-To.
 type mailView struct {
-	Confirmed                         bool
-	EnvelopeID, IntroductionID        string
-	Introduction                      intake.Introduction
-	Added                             []addedField
-	Conversation, WrittenIn, AdminURL string
-	ConfirmedAt, At, ReceivedAt       time.Time
-	ReplyTo                           *mail.Address
+	Lang, Dir, Title, Lead, AdminURL, Open, Consents, Footer string
+	Fields, Blocks                                           []item
+	File                                                     *file
+	Notes, After                                             []string
+	ReplyTo                                                  *mail.Address
 }
 
-type addedField struct{ Label, Value string }
+type item struct{ Label, Value string }
 
-// withdrawalSentence tells the owner how the visitor withdraws.
-const withdrawalSentence = "The visitor can withdraw this introduction at any time with the link the page gave them after confirming; you would then get a notice asking you to delete this mail."
+type file struct{ Label, Name, Meta, Link, Note string }
 
-var funcs = map[string]any{
-	"withdrawal": func() string { return withdrawalSentence },
-	"size":       attachment.HumanSize,
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("Mon 2 Jan 2006 15:04 MST")
-	},
-}
+var funcs = map[string]any{"isolate": isolate}
 
 //go:embed mail.txt.tmpl
 var textTemplate string

@@ -83,17 +83,22 @@ func TestTheOwnerReceivesTheIntroduction(t *testing.T) {
 	if m.From.Address != "intake@owner.example" || len(m.To) != 1 || m.To[0].Address != owner || len(m.Cc)+len(m.Bcc) != 0 {
 		t.Fatalf("from %+v to %+v cc %+v bcc %+v", m.From, m.To, m.Cc, m.Bcc)
 	}
-	if m.Subject != "Introduction from "+canaryName+" (Acme & Sons)" {
+	if m.Subject != "Introduction from \u2068"+canaryName+"\u2069 (\u2068Acme & Sons\u2069)" {
 		t.Fatalf("subject %q", m.Subject)
 	}
 	if len(m.ReplyTo) != 1 || m.ReplyTo[0].Address != canaryEmail {
 		t.Fatalf("reply-to %+v", m.ReplyTo)
 	}
 	for _, want := range []string{canaryName, "Acme & Sons", "Recruiter", canaryEmail, canaryMessage, canaryConvo, "Replying to this mail",
-		"contact (consent), notice contact-v1", "Form introduction, version 2", "http://127.0.0.1:8080/admin/introductions/intro-" + id, id} {
+		"contact (consent), notice contact-v1, given 30 Nov 2026, 09:14 UTC", "Form introduction, version 2, confirmed 30 Nov 2026, 09:15 UTC",
+		"Open it in your admin: http://127.0.0.1:8080/admin/introductions/intro-" + id} {
 		if !strings.Contains(m.Text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, m.Text)
 		}
+	}
+	// No envelope or introduction id outside the admin link.
+	if body := strings.ReplaceAll(m.Text+m.HTML, "/admin/introductions/intro-"+id, ""); strings.Contains(body, id) || strings.Contains(body, "envelope") {
+		t.Errorf("the mail shows an id:\n%s\n%s", m.Text, m.HTML)
 	}
 	for _, want := range []string{"canary message 5e1c: &lt;b&gt;keep&lt;/b&gt;", `href="http://127.0.0.1:8080/admin/introductions/intro-` + id + `"`, canaryConvo} {
 		if !strings.Contains(m.HTML, want) {
@@ -140,8 +145,8 @@ func TestAWithdrawalMailCarriesNoContent(t *testing.T) {
 		t.Fatalf("%d messages", len(msgs))
 	}
 	m := msgs[0]
-	if !strings.Contains(m.Subject, "withdrawn") || !strings.Contains(m.Text, "confirmed on Wed 4 Mar 2026 09:30 UTC was withdrawn") ||
-		!strings.Contains(m.Text, "its content is erased here") || !strings.Contains(m.Text, "please delete that earlier mail") || !strings.Contains(m.Text, "intro-"+id) {
+	if !strings.Contains(m.Subject, "withdrawn") || !strings.Contains(m.Text, "confirmed on 4 Mar 2026, 09:30 UTC was withdrawn or erased on 30 Nov 2026, 09:15 UTC") ||
+		!strings.Contains(m.Text, "Please delete the mail this notice follows") || strings.Contains(m.Text+m.HTML, id) {
 		t.Fatalf("subject %q text %q", m.Subject, m.Text)
 	}
 	for _, canary := range []string{"5e1c", "Acme", "Recruiter"} {
@@ -201,7 +206,7 @@ func TestNoVisitorFieldCanAddAHeader(t *testing.T) {
 			// The subject as a mail client shows it, encoded words decoded:
 			// one line.
 			if len(h["Subject"]) != 1 || strings.ContainsAny(m.Subject, "\r\n\u2028\u2029\u0085\v\f") ||
-				!strings.HasPrefix(m.Subject, "Introduction from "+canaryName+" Bcc: victim@attacker.example X-Inject") {
+				!strings.HasPrefix(m.Subject, "Introduction from \u2068"+canaryName+" Bcc: victim@attacker.example X-Inject") {
 				t.Errorf("subject %q (raw %q)", m.Subject, h["Subject"])
 			}
 			if strings.Contains(m.Text, "Replying to this mail") {
@@ -221,6 +226,8 @@ func TestOneLine(t *testing.T) {
 		"a\u2028b\u2029c\u0085": "a b c",
 		"  lead\t\ttabs ":       "lead tabs",
 		"zero\u200bwidth":       "zero width",
+		"دیجی\u200cکالا":        "دیجی\u200cکالا",
+		"\u202eevil":            "evil",
 		"bad\xffutf8":           "bad\uFFFDutf8",
 		"0123456789abc":         "012345678…",
 	} {
@@ -348,7 +355,7 @@ func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
 	}
-	for _, want := range []string{"<h2>When you are free to talk</h2>\n<p style=\"white-space: pre-wrap\" dir=\"auto\">Tuesdays after 3pm</p>", "second &lt;line&gt;"} {
+	for _, want := range []string{`600">When you are free to talk</h2>` + "\n" + `<div dir="auto" style="text-align: start; unicode-bidi: isolate; white-space: pre-wrap; overflow-wrap: anywhere">Tuesdays after 3pm</div>`, "second &lt;line&gt;"} {
 		if !strings.Contains(strings.ReplaceAll(msgs[0].HTML, "\r\n", "\n"), want) {
 			t.Errorf("the HTML lacks %q:\n%s", want, msgs[0].HTML)
 		}
@@ -358,6 +365,8 @@ func TestAddedFieldsReachTheOwnersMail(t *testing.T) {
 // Payload is the body Send mails: the plain text, a NUL, the HTML; and a
 // delivery that carries its bound payload is mailed with exactly that
 // body, not a new rendering.
+func joinBody(text, html string) []byte { return append(append([]byte(text), 0), html...) }
+
 func TestPayloadIsTheBodyMailed(t *testing.T) {
 	mp := testsupport.SharedMail(t)
 	s := newSender(t, smtpConfig(mp), nil)
@@ -451,7 +460,7 @@ func TestALikelySpamMailSaysSoInItsSubject(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("MailDev holds %d messages for %s", len(msgs), id)
 	}
-	if got, want := msgs[0].Subject, "[likely spam] Introduction from "+canaryName+" (Acme & Sons)"; got != want {
+	if got, want := msgs[0].Subject, "[likely spam] Introduction from \u2068"+canaryName+"\u2069 (\u2068Acme & Sons\u2069)"; got != want {
 		t.Fatalf("subject %q, want %q", got, want)
 	}
 	// Nothing is hidden for it: the owner reads the whole introduction.

@@ -170,7 +170,7 @@ func senders(p *wiring.Parts) ([]intake.Sender, error) {
 	var senders []intake.Sender
 	var errs []error
 	if p.Config.SMTP.Enabled() {
-		s, err := smtpmail.New(p.Config.SMTP, smtpmail.Options{Logger: p.Logger, Now: p.Clock.Now})
+		s, err := smtpmail.New(p.Config.SMTP, smtpmail.Options{Logger: p.Logger, Now: p.Clock.Now, Lang: p.Config.OwnerLanguage, Zone: p.Config.OwnerTimeZone})
 		errs = append(errs, err)
 		senders = append(senders, s)
 	}
@@ -208,7 +208,7 @@ func Delivery(p *wiring.Parts) (*delivery.Service, error) {
 		d, err := delivery.New(delivery.Deps{
 			Store: db.Outbox(), Senders: senders, Forms: registry, Clock: p.Clock, Logger: p.Logger,
 			Function: cfg.Service, Revision: cfg.Revision,
-			Config: delivery.Config{RetryBase: cfg.DeliveryRetryBase, MaxAttempts: cfg.DeliveryMaxAttempts, AdminURL: adminURL},
+			Config: delivery.Config{RetryBase: cfg.DeliveryRetryBase, MaxAttempts: cfg.DeliveryMaxAttempts, AdminURL: adminURL, OwnerLang: cfg.OwnerLanguage},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("delivery: %w", err)
