@@ -69,6 +69,7 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if h.opts.FirstDraftOfDay != nil {
 		h.opts.FirstDraftOfDay()
 	}
+	key, malformed := idempotencyKey(r)
 	var members map[string]json.RawMessage
 	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
 		return err
@@ -77,7 +78,6 @@ func (h *Handlers) Create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key, malformed := idempotencyKey(r)
 	d, err := h.flow.Draft(r.Context(), intakeflow.DraftRequest{
 		Submission:              sub,
 		Members:                 rest,

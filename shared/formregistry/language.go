@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"iter"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -70,9 +68,9 @@ var embeddedLanguages embed.FS
 // languages are the languages the registry knows, by Lang.
 var languages = func() map[string]*Language {
 	sub, _ := fs.Sub(embeddedLanguages, "languages") // a valid path: no error
-	langs, err := loadLanguages(sub, false)
+	langs, err := loadLanguages(sub)
 	if err != nil {
-		panic(err) // TestEmbeddedDataPassesEveryCheck checks them all
+		panic(err) // TestEmbeddedDataPassesEveryCheck checks them, and every rule
 	}
 	return langs
 }()
@@ -80,19 +78,12 @@ var languages = func() map[string]*Language {
 // DefaultLang is the language of a version file, or of consent evidence, that names none.
 const DefaultLang = "en"
 
-var (
-	langPattern        = regexp.MustCompile(`^[a-z]{2,3}$`)
-	pluralSuffix       = regexp.MustCompile(`\.(zero|one|two|few|many|other)$`)
-	sentencePlaceholer = regexp.MustCompile(`\{[a-zA-Z]+\}`)
-)
+var langPattern = regexp.MustCompile(`^[a-z]{2,3}$`)
 
-// loadLanguages reads <lang>.json files and, with strict, decodes them
-// with strictjson and checks each against the default language.
-func loadLanguages(fsys fs.FS, strict bool) (map[string]*Language, error) {
-	dec := json.Unmarshal
-	if strict {
-		dec = decode
-	}
+// loadLanguages reads <lang>.json files. That each has every sentence of
+// the default language, and names every language, is held by
+// TestEmbeddedDataPassesEveryCheck rather than checked at start-up.
+func loadLanguages(fsys fs.FS) (map[string]*Language, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
@@ -107,7 +98,7 @@ func loadLanguages(fsys fs.FS, strict bool) (map[string]*Language, error) {
 			continue
 		}
 		var l Language
-		if err := dec(raw, &l); err != nil {
+		if err := json.Unmarshal(raw, &l); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", e.Name(), err))
 			continue
 		}
@@ -122,110 +113,14 @@ func loadLanguages(fsys fs.FS, strict bool) (map[string]*Language, error) {
 		}
 		langs[l.Lang] = &l
 	}
-	def, ok := langs[DefaultLang]
-	if !ok {
+	if _, ok := langs[DefaultLang]; !ok {
 		problems = append(problems, "no "+DefaultLang+".json")
-	}
-	if !strict && len(problems) == 0 {
-		return langs, nil
-	}
-	for _, l := range langs {
-		for other := range langs {
-			if strings.TrimSpace(l.Names[other]) == "" {
-				problems = append(problems, fmt.Sprintf("%s.json: names has no name for %s", l.Lang, other))
-			}
-		}
-		if !ok {
-			continue
-		}
-		for _, p := range compareLanguage(def, l) {
-			problems = append(problems, l.Lang+".json: "+p)
-		}
 	}
 	if len(problems) > 0 {
 		slices.Sort(problems)
 		return nil, fmt.Errorf("formregistry: invalid languages: %s", strings.Join(problems, "; "))
 	}
 	return langs, nil
-}
-
-// compareLanguage lists how l falls short of def.
-func compareLanguage(def, l *Language) []string {
-	var problems []string
-	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
-	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
-	problems = append(problems, compareSentences("ownerMail", def.OwnerMail, l.OwnerMail)...)
-	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
-	problems = append(problems, unworded("notice.bases: no wording for", maps.Keys(bases), l.Notice.Bases)...)
-	problems = append(problems, unworded("notice.recipients: no wording for", maps.Keys(def.Notice.Recipients), l.Notice.Recipients)...)
-	problems = append(problems, unworded("notice.withdrawal: no wording for", maps.Keys(def.Notice.Withdrawal), l.Notice.Withdrawal)...)
-	problems = append(problems, unworded("notice.attachmentTypes: no name for", slices.Values(attachment.Types), l.Notice.AttachmentTypes)...)
-	problems = append(problems, compareSentences("notice", map[string]string{"attachment": def.Notice.Attachment}, map[string]string{"attachment": l.Notice.Attachment})...)
-	w := l.Notice
-	for name, s := range map[string]string{"listOr": w.ListOr, "fieldOptional": w.FieldOptional, "fieldWithConsent": w.FieldWithConsent, "purpose": w.Purpose, "required": w.Required, "optional": w.Optional} {
-		if strings.TrimSpace(s) == "" {
-			problems = append(problems, "notice."+name+" is empty")
-		}
-	}
-	return problems
-}
-
-// unworded lists, after what, each of keys that words has no text for.
-func unworded[K ~string](what string, keys iter.Seq[K], words map[K]string) []string {
-	var problems []string
-	for k := range keys {
-		if strings.TrimSpace(words[k]) == "" {
-			problems = append(problems, what+" "+string(k))
-		}
-	}
-	return problems
-}
-
-// compareSentences checks that got has a sentence for every key of want
-// (a plural sentence: at least its .other form), none that want lacks, and
-// no placeholder want's sentence does not use.
-func compareSentences(where string, want, got map[string]string) []string {
-	var problems []string
-	base := func(k string) string { return pluralSuffix.ReplaceAllString(k, "") }
-	wantPH := map[string]map[string]bool{}
-	for k, s := range want {
-		b := base(k)
-		if wantPH[b] == nil {
-			wantPH[b] = map[string]bool{}
-		}
-		for _, p := range sentencePlaceholer.FindAllString(s, -1) {
-			wantPH[b][p] = true
-		}
-	}
-	have := map[string]bool{}
-	for k, s := range got {
-		b := base(k)
-		have[b] = true
-		if _, ok := wantPH[b]; !ok {
-			problems = append(problems, fmt.Sprintf("%s: %q is not a sentence of %s.json", where, k, DefaultLang))
-			continue
-		}
-		if strings.TrimSpace(s) == "" {
-			problems = append(problems, fmt.Sprintf("%s: %q is empty", where, k))
-		}
-		for _, p := range sentencePlaceholer.FindAllString(s, -1) {
-			if !wantPH[b][p] {
-				problems = append(problems, fmt.Sprintf("%s: %q uses %s, which %s.json's does not", where, k, p, DefaultLang))
-			}
-		}
-		if pluralSuffix.MatchString(k) {
-			if _, ok := got[b+".other"]; !ok {
-				problems = append(problems, fmt.Sprintf("%s: %q has no %s.other", where, k, b))
-			}
-		}
-	}
-	for b := range wantPH {
-		if !have[b] {
-			problems = append(problems, fmt.Sprintf("%s: no sentence for %q", where, b))
-		}
-	}
-	slices.Sort(problems)
-	return problems
 }
 
 // OwnerLang is the language the owner's side (mail, admin) shows the registry's texts in.

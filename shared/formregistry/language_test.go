@@ -2,6 +2,12 @@ package formregistry
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
+	"iter"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -9,6 +15,125 @@ import (
 
 	"github.com/ownersite/introductions/shared/attachment"
 )
+
+// Rules of the languages that the package's start-up does not check.
+var (
+	pluralSuffix       = regexp.MustCompile(`\.(zero|one|two|few|many|other)$`)
+	sentencePlaceholer = regexp.MustCompile(`\{[a-zA-Z]+\}`)
+)
+
+// languageProblems holds the embedded language files to strictjson, and
+// each language to naming every language and to the default language's
+// sentences (compareLanguage).
+func languageProblems(t *testing.T) []string {
+	t.Helper()
+	sub, _ := fs.Sub(embeddedLanguages, "languages")
+	entries, err := fs.ReadDir(sub, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	for _, e := range entries {
+		raw, err := fs.ReadFile(sub, e.Name())
+		var l Language
+		if err == nil {
+			err = decode(raw, &l)
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", e.Name(), err))
+		}
+	}
+	for _, l := range languages {
+		for other := range languages {
+			if strings.TrimSpace(l.Names[other]) == "" {
+				problems = append(problems, fmt.Sprintf("%s.json: names has no name for %s", l.Lang, other))
+			}
+		}
+		for _, p := range compareLanguage(languages[DefaultLang], l) {
+			problems = append(problems, l.Lang+".json: "+p)
+		}
+	}
+	return problems
+}
+
+// compareLanguage lists how l falls short of def.
+func compareLanguage(def, l *Language) []string {
+	var problems []string
+	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
+	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
+	problems = append(problems, compareSentences("ownerMail", def.OwnerMail, l.OwnerMail)...)
+	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
+	problems = append(problems, unworded("notice.bases: no wording for", maps.Keys(bases), l.Notice.Bases)...)
+	problems = append(problems, unworded("notice.recipients: no wording for", maps.Keys(def.Notice.Recipients), l.Notice.Recipients)...)
+	problems = append(problems, unworded("notice.withdrawal: no wording for", maps.Keys(def.Notice.Withdrawal), l.Notice.Withdrawal)...)
+	problems = append(problems, unworded("notice.attachmentTypes: no name for", slices.Values(attachment.Types), l.Notice.AttachmentTypes)...)
+	problems = append(problems, compareSentences("notice", map[string]string{"attachment": def.Notice.Attachment}, map[string]string{"attachment": l.Notice.Attachment})...)
+	w := l.Notice
+	for name, s := range map[string]string{"listOr": w.ListOr, "fieldOptional": w.FieldOptional, "fieldWithConsent": w.FieldWithConsent, "purpose": w.Purpose, "required": w.Required, "optional": w.Optional} {
+		if strings.TrimSpace(s) == "" {
+			problems = append(problems, "notice."+name+" is empty")
+		}
+	}
+	return problems
+}
+
+// unworded lists, after what, each of keys that words has no text for.
+func unworded[K ~string](what string, keys iter.Seq[K], words map[K]string) []string {
+	var problems []string
+	for k := range keys {
+		if strings.TrimSpace(words[k]) == "" {
+			problems = append(problems, what+" "+string(k))
+		}
+	}
+	return problems
+}
+
+// compareSentences checks that got has a sentence for every key of want
+// (a plural sentence: at least its .other form), none that want lacks, and
+// no placeholder want's sentence does not use.
+func compareSentences(where string, want, got map[string]string) []string {
+	var problems []string
+	base := func(k string) string { return pluralSuffix.ReplaceAllString(k, "") }
+	wantPH := map[string]map[string]bool{}
+	for k, s := range want {
+		b := base(k)
+		if wantPH[b] == nil {
+			wantPH[b] = map[string]bool{}
+		}
+		for _, p := range sentencePlaceholer.FindAllString(s, -1) {
+			wantPH[b][p] = true
+		}
+	}
+	have := map[string]bool{}
+	for k, s := range got {
+		b := base(k)
+		have[b] = true
+		if _, ok := wantPH[b]; !ok {
+			problems = append(problems, fmt.Sprintf("%s: %q is not a sentence of %s.json", where, k, DefaultLang))
+			continue
+		}
+		if strings.TrimSpace(s) == "" {
+			problems = append(problems, fmt.Sprintf("%s: %q is empty", where, k))
+		}
+		for _, p := range sentencePlaceholer.FindAllString(s, -1) {
+			if !wantPH[b][p] {
+				problems = append(problems, fmt.Sprintf("%s: %q uses %s, which %s.json's does not", where, k, p, DefaultLang))
+			}
+		}
+		if pluralSuffix.MatchString(k) {
+			if _, ok := got[b+".other"]; !ok {
+				problems = append(problems, fmt.Sprintf("%s: %q has no %s.other", where, k, b))
+			}
+		}
+	}
+	for b := range wantPH {
+		if !have[b] {
+			problems = append(problems, fmt.Sprintf("%s: no sentence for %q", where, b))
+		}
+	}
+	slices.Sort(problems)
+	return problems
+}
 
 // persianV2 returns the embedded introduction version 2 in Persian as a
 // generic JSON value, for tests to mutate.

@@ -217,6 +217,55 @@ func (r *Registry) Version(formID, version string) (*Version, error) {
 	return v, nil
 }
 
+// Resolve returns the published version sub names as shown in sub.Lang,
+// and sub with the members that version adds read from members
+// (ReadMembers). Errors: as Version, Shown and ReadMembers, in that order.
+func (r *Registry) Resolve(sub intake.Submission, members map[string]json.RawMessage) (*Version, intake.Submission, error) {
+	v, err := r.Version(sub.FormID, sub.FormVersion)
+	if err != nil {
+		return nil, sub, err
+	}
+	read, memberErr := v.ReadMembers(sub, members)
+	if v, err = v.Shown(sub.Lang); err != nil {
+		return nil, sub, err
+	}
+	return v, read, memberErr
+}
+
+// ReadMembers reads into sub v's added fields (FIELD_INVALID when not
+// text) and honeypot (any value but "" fills it); an unknown member is
+// UNREADABLE_BODY.
+func (v *Version) ReadMembers(sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
+	var errs []intake.FieldError
+	for _, name := range v.AddedFields() {
+		raw, ok := members[name]
+		var text string
+		switch {
+		case !ok || string(raw) == "null":
+		case json.Unmarshal(raw, &text) != nil:
+			errs = append(errs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
+		default:
+			if sub.Added == nil {
+				sub.Added = map[string]string{}
+			}
+			sub.Added[name] = text
+		}
+	}
+	for name, raw := range members {
+		if v.Honeypot != "" && name == v.Honeypot {
+			if json.Unmarshal(raw, &sub.Honeypot) != nil {
+				sub.Honeypot = string(raw)
+			}
+		} else if f, ok := v.Field(name); !ok || !f.Added() {
+			return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
+		}
+	}
+	if len(errs) > 0 {
+		return intake.Submission{}, intake.Invalid(errs...)
+	}
+	return sub, nil
+}
+
 // Find returns any version the registry knows, retired ones included.
 func (r *Registry) Find(formID, version string) (*Version, bool) {
 	v, ok := r.forms[formID][version]

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ownersite/introductions/shared/intake"
-	"github.com/ownersite/introductions/shared/intakeflow"
 )
 
 // TestReadMembers: the members a form version names beyond the ones every
@@ -44,7 +43,7 @@ func TestReadMembers(t *testing.T) {
 			if c.v3 {
 				v = v3
 			}
-			sub, err := intakeflow.ReadMembers(v, intake.Submission{FormID: "introduction"}, members)
+			sub, err := v.ReadMembers(intake.Submission{FormID: "introduction"}, members)
 			if intake.CodeOf(err) != c.code {
 				t.Fatalf("error %v, want code %q", err, c.code)
 			}

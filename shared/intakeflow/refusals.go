@@ -17,6 +17,62 @@ import (
 // written once, with its count, after the window ends (README.md): a flood
 // costs memory, not writes.
 
+// refusal is a refused draft and how it is recorded: with its own ledger
+// entry (entry), tallied for its source (source) with signals, or, when
+// nothing was decided (in flight, unavailable), not at all.
+type refusal struct {
+	err     error
+	entry   *intake.LedgerEntry
+	source  string
+	now     time.Time
+	signals []string
+}
+
+// settle records r and returns its error, or UNAVAILABLE when the ledger
+// cannot be written.
+func (s *Service) settle(ctx context.Context, r *refusal) error {
+	switch {
+	case r.entry != nil:
+		return s.refuse(ctx, *r.entry, r.err)
+	case r.source != "":
+		return s.tally(tallyKey{source: r.source}, r.now, r.err, r.signals, moveDraft)
+	}
+	return r.err
+}
+
+// refuse records a refused attempt and returns the refusal, or UNAVAILABLE
+// when the ledger cannot be written: no decision goes unrecorded.
+func (s *Service) refuse(ctx context.Context, entry intake.LedgerEntry, refusal error) error {
+	code := intake.CodeOf(refusal)
+	if entry.Validation.Result == "" {
+		entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
+	}
+	if entry.Abuse.State == "" {
+		entry.Abuse = intake.AbuseRecord{State: intake.AbuseClean, Signals: []string{}}
+	}
+	if err := s.record(ctx, entry, intake.DecisionRejected, "refused: "+string(code)); err != nil {
+		return err
+	}
+	return refusal
+}
+
+func (s *Service) record(ctx context.Context, entry intake.LedgerEntry, d intake.Decision, reason string) error {
+	id, err := s.newID()
+	if err != nil {
+		return intake.Internal(err)
+	}
+	entry.ID = id
+	entry.Decision, entry.Reason = d, reason
+	entry.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: entry.Provenance.Time.Add(s.Retention.RejectedAttempt)}
+	entry.ExpireAt = entry.Retention.DeleteAfter
+	if err := s.Store.RecordAttempt(ctx, entry); err != nil {
+		return err
+	}
+	s.Logger.InfoContext(ctx, "draft refused", slog.String("ledgerId", id), slog.String("decision", string(d)),
+		slog.String("reason", reason), slog.String("abuse", string(entry.Abuse.State)))
+	return nil
+}
+
 // maxTalliedSources bounds the sources counted one by one per window; the
 // rest are summed into one entry.
 const maxTalliedSources = 200

@@ -1,13 +1,10 @@
 package intakeflow
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/netip"
 	"strings"
@@ -106,22 +103,6 @@ func (s *Service) decoyMAC(data []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// newIdentity returns a fresh id and token (a decoy's: newDecoy's) and,
-// for an Idempotency-Key, the token sealed under it.
-func (s *Service) newIdentity(decoy bool, idempotencyKey string) (id, token string, sealed []byte, err error) {
-	var b []byte
-	if decoy {
-		id, token, err = s.newDecoy()
-	} else if id, err = s.newID(); err == nil {
-		b, err = s.random(tokenBytes)
-		token = b64.EncodeToString(b)
-	}
-	if err == nil && idempotencyKey != "" {
-		sealed, err = s.seal(idempotencyKey, token)
-	}
-	return id, token, sealed, err
-}
-
 // newDecoy returns a decoy's id and token: they look random, but the id
 // carries a keyed tag and the token derives from the id, so that neither
 // is stored.
@@ -155,40 +136,4 @@ func (s *Service) claimOf(id, token string) intake.Claim {
 		c.DecoyTokenHash = intake.HashToken(s.decoyToken(id))
 	}
 	return c
-}
-
-// sealer seals a token for replays under a key derived from the
-// Idempotency-Key, which the database never holds.
-func sealer(idempotencyKey string) (cipher.AEAD, error) {
-	mac := hmac.New(sha256.New, []byte(idempotencyKey))
-	mac.Write([]byte("introductions/idempotency-seal/v1"))
-	block, err := aes.NewCipher(mac.Sum(nil))
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
-}
-
-func (s *Service) seal(idempotencyKey, token string) ([]byte, error) {
-	gcm, err := sealer(idempotencyKey)
-	if err != nil {
-		return nil, err
-	}
-	nonce, err := s.random(gcm.NonceSize())
-	if err != nil {
-		return nil, err
-	}
-	return gcm.Seal(nonce, nonce, []byte(token), nil), nil
-}
-
-func unseal(idempotencyKey string, sealed []byte) (string, error) {
-	gcm, err := sealer(idempotencyKey)
-	if err != nil {
-		return "", err
-	}
-	if len(sealed) < gcm.NonceSize() {
-		return "", errors.New("sealed token too short")
-	}
-	plain, err := gcm.Open(nil, sealed[:gcm.NonceSize()], sealed[gcm.NonceSize():], nil)
-	return string(plain), err
 }

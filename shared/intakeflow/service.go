@@ -7,8 +7,6 @@ package intakeflow
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -27,7 +25,6 @@ import (
 	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/keyring"
-	"github.com/ownersite/introductions/shared/spamsignals"
 )
 
 // Rate-limit layers of the authoritative counters.
@@ -166,34 +163,56 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 	if len(s.Chain) == 0 {
 		return nil, errors.New("intakeflow: this service keeps no drafts (it has no check chain)")
 	}
+	d, r := s.draft(ctx, req)
+	if r != nil {
+		return nil, s.settle(ctx, r)
+	}
+	return d, nil
+}
+
+// draft resolves req's form version, runs the chain and keeps the draft
+// (keep), or returns how it was refused.
+func (s *Service) draft(ctx context.Context, req DraftRequest) (*Draft, *refusal) {
 	now := s.Clock.Now()
 	entry := s.newEntry(req.RequestID, now)
 	entry.FormID, entry.FormVersion = req.Submission.FormID, req.Submission.FormVersion
+	key := req.IdempotencyKey
+	keyInvalid := req.IdempotencyKeyMalformed || key != "" && (len(key) < 8 || len(key) > 255 ||
+		strings.ContainsFunc(key, func(r rune) bool { return r < 0x21 || r > 0x7e }))
 	keys := s.keysOf(req)
-	clientKey := keys.client
-	version, sub, err := s.resolve(req)
+	if keyInvalid {
+		return nil, &refusal{source: keys.client, now: now,
+			err: intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters.")}
+	}
+	version, sub, err := s.Forms.Resolve(req.Submission, req.Members)
 	if err != nil {
-		return nil, s.tally(tallyKey{source: clientKey}, now, err, nil, moveDraft)
+		return nil, &refusal{source: keys.client, now: now, err: err}
 	}
 	req.Submission = sub
-	if req.IdempotencyKey != "" {
+	if key != "" {
 		entry.IdempotencyKeyHash = keys.idempotency
-		if !s.claim(entry.IdempotencyKeyHash) {
-			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
-			return nil, intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")
+		s.mu.Lock()
+		busy := s.inFlight[keys.idempotency]
+		s.inFlight[keys.idempotency] = true
+		s.mu.Unlock()
+		if busy {
+			s.Logger.InfoContext(ctx, "draft refused", slog.String("code", string(intake.CodeIdempotencyInFlight)), slog.String("idempotencyKeyHash", keys.idempotency))
+			return nil, &refusal{err: intake.Errorf(intake.CodeIdempotencyInFlight, "The same draft is still being kept; try again in a moment.")}
 		}
-		defer func() { s.mu.Lock(); delete(s.inFlight, entry.IdempotencyKeyHash); s.mu.Unlock() }()
+		defer func() { s.mu.Lock(); delete(s.inFlight, keys.idempotency); s.mu.Unlock() }()
 	}
 	entry.Lang = version.Lang
-	entry.Purposes = purposesOf(version)
+	for _, p := range version.Purposes {
+		entry.Purposes = append(entry.Purposes, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: p.Required})
+	}
 
-	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: clientKey, EmailKey: keys.email}
+	a := &checks.Attempt{Now: now, Form: version, Submission: sub, ClientKey: keys.client, EmailKey: keys.email}
 	err = s.Chain.Run(ctx, a)
 	entry.RateLimits = a.RateDecisions
 	entry.Abuse = intake.AbuseRecord{State: a.Abuse, Signals: a.Signals}
 	switch {
 	case err != nil && a.Abuse == intake.AbuseRateLimited:
-		return nil, s.tally(tallyKey{source: clientKey}, now, err, a.Signals, moveDraft) // the chain's first check: nothing else ran
+		return nil, &refusal{source: keys.client, now: now, err: err, signals: a.Signals} // the chain's first check: nothing else ran
 	case a.Abuse == intake.AbuseContentRejected:
 		// The content rules run third: a refusal before them leaves validity UNKNOWN.
 		entry.Validation = intake.ValidationRecord{Result: intake.ValidationFail, Codes: fieldCodes(intake.AsError(err))}
@@ -201,173 +220,11 @@ func (s *Service) Draft(ctx context.Context, req DraftRequest) (*Draft, error) {
 		entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
 	}
 	if err != nil {
-		return nil, s.refuse(ctx, entry, err)
+		return nil, &refusal{entry: &entry, err: err}
 	}
-	return s.keep(ctx, entry, a, version, req, keys)
-}
-
-// decoyKeeping turns k into a honeypot's decoy: every write a draft makes,
-// none of its content; the ledger entry is REJECTED, HONEYPOT.
-func (s *Service) decoyKeeping(k intake.DraftKeeping, a *checks.Attempt) intake.DraftKeeping {
-	in := k.Introduction
-	k.Decoy, k.Transcript = true, nil
-	k.Introduction = intake.Introduction{ID: in.ID, State: in.State, FormID: in.FormID, FormVersion: in.FormVersion, Lang: in.Lang,
-		TokenHash: in.TokenHash, CreatedAt: in.CreatedAt, ExpireAt: in.ExpireAt}
-	e := k.Ledger
-	e.Consents, e.WithdrawalPath, e.Redaction.Stored = []intake.ConsentEvidence{}, "", []string{}
-	for i := range e.Purposes {
-		e.Purposes[i].Granted = e.Purposes[i].Required
-	}
-	e.Abuse = intake.AbuseRecord{State: intake.AbuseHoneypot, Signals: a.Signals}
-	e.Decision, e.Reason = intake.DecisionRejected, "honeypot filled: answered with a decoy, nothing kept"
-	e.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: a.Now.Add(s.Retention.RejectedAttempt)}
-	e.ExpireAt = e.Retention.DeleteAfter
-	e.Decoy = &intake.DecoyRecord{DraftExpireAt: in.ExpireAt}
-	k.Ledger = e
-	return k
-}
-
-func (s *Service) keep(ctx context.Context, entry intake.LedgerEntry, a *checks.Attempt, version *formregistry.Version, req DraftRequest, keys draftKeys) (*Draft, error) {
-	now, kept := a.Now, a.Submission
-	id, token, sealed, err := s.newIdentity(a.Honeypot, req.IdempotencyKey)
-	if err != nil {
-		return nil, intake.Internal(err)
-	}
-	consents, purposes := contentrules.Evidence(version, kept, now, WithdrawalPath(id))
-	in := intake.Introduction{
-		ID: id, State: intake.StateDraft, FormID: version.FormID, FormVersion: version.Version, Lang: version.Lang,
-		Fields: kept.Fields, Added: kept.Added, HasConversation: kept.Conversation != "", Consents: consents,
-		// Firestore keeps times to the microsecond: the answer says what was kept.
-		TokenHash: intake.HashToken(token), CreatedAt: now.Truncate(time.Microsecond), ExpireAt: now.Add(s.Retention.Draft).Truncate(time.Microsecond),
-		SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
-	}
-	entry.ID, entry.SubmissionID = id, id
-	entry.Validation = intake.ValidationRecord{Result: intake.ValidationPass, Codes: []intake.Code{}}
-	entry.Purposes, entry.Consents, entry.WithdrawalPath = purposes, consents, WithdrawalPath(id)
-	// The entry outlives the draft, to say EXPIRED once the sweep deletes it.
-	entry.Retention = intake.RetentionRecord{Class: intake.RetentionDraft, DeleteAfter: in.ExpireAt.Add(s.Retention.RejectedAttempt)}
-	entry.ExpireAt = entry.Retention.DeleteAfter
-	entry.Redaction.Stored = storedFields(in)
-	entry.Decision, entry.Reason = intake.DecisionAwaitingConfirmation, "draft kept; it is sent on only when the visitor confirms it"
-	spam := spamsignals.Of(kept)
-	entry.Abuse.Signals = append(slices.Clone(entry.Abuse.Signals), spam...)
-	entry.Abuse.LikelySpam = spamsignals.Likely(spam)
-	in.LikelySpam = entry.Abuse.LikelySpam
-	if p := kept.Page; p.Reported {
-		entry.Abuse.Solve = &intake.SolveRecord{Millis: intake.SolveBucket(p.SolveMillis), Workers: min(max(p.Workers, 0), intake.MaxReportedWorkers), MaxNumber: a.Challenge.MaxNumber}
-	}
-
-	k := intake.DraftKeeping{Introduction: in, Ledger: entry, Challenge: a.Challenge, Now: now,
-		RateKeys: []intake.RateKey{{RateRule: s.IPLimit, KeyHash: a.ClientKey}}, Escalation: s.Escalation}
-	if a.EmailKey != "" {
-		k.RateKeys = append(k.RateKeys, intake.RateKey{RateRule: s.EmailLimit, KeyHash: a.EmailKey})
-	}
-	if kept.Conversation != "" {
-		k.Transcript = &intake.Transcript{IntroductionID: id, Text: kept.Conversation, ExpireAt: in.ExpireAt}
-	}
-	if keys.message != "" && !a.Honeypot {
-		k.Repeat = &intake.RepeatCheck{MessageHash: keys.message, SenderHash: keys.sender,
-			Window: spamsignals.RepeatWindow * time.Second, Signal: spamsignals.RepeatedMessage, LikelyIfRepeated: spamsignals.Likely(append(spam, spamsignals.RepeatedMessage))}
-	}
-	if a.Honeypot {
-		k = s.decoyKeeping(k, a)
-	}
-	fingerprint := fingerprintOf(req.Submission)
-	if req.IdempotencyKey != "" {
-		k.Idempotency = &intake.IdempotencyRecord{KeyHash: entry.IdempotencyKeyHash, Fingerprint: fingerprint,
-			IntroductionID: id, SealedToken: sealed, ExpireAt: in.ExpireAt, Decoy: k.Decoy}
-	}
-
-	out, err := s.Store.KeepDraft(ctx, k)
-	if out.Replay != nil {
-		return s.replay(ctx, entry, out.Replay, fingerprint, req.IdempotencyKey, version, kept)
-	}
-	entry.RateLimits = append(entry.RateLimits, out.RateDecisions...)
-	if err != nil {
-		entry.ID, entry.SubmissionID = "", ""
-		entry.Consents, entry.WithdrawalPath, entry.Redaction.Stored = nil, "", nil
-		switch intake.CodeOf(err) {
-		case intake.CodeRateLimited:
-			entry.Abuse = intake.AbuseRecord{State: intake.AbuseRateLimited, Signals: append(entry.Abuse.Signals, "authoritative-limit")}
-			for _, d := range out.RateDecisions {
-				if d.Decision == intake.RateBlock {
-					s.Flood.Block(d.KeyHash, now.Add(intake.AsError(err).RetryAfter))
-				}
-			}
-		case intake.CodePowSpent, intake.CodePowTooEasy:
-			entry.Abuse = intake.AbuseRecord{State: intake.AbusePowFailed, Signals: append(entry.Abuse.Signals, string(intake.CodeOf(err)))}
-		default:
-			return nil, err // unavailable or internal: nothing was kept, and the ledger cannot be written either
-		}
-		return nil, s.refuse(ctx, entry, err)
-	}
-	in.LikelySpam = in.LikelySpam || out.Repeated
-	if k.Decoy {
-		s.Logger.InfoContext(ctx, "honeypot answered with a decoy; nothing kept", slog.String("ledgerId", id), slog.String("abuse", string(intake.AbuseHoneypot)))
-	} else {
-		s.Logger.InfoContext(ctx, "draft kept", slog.String("submissionId", id), slog.String("decision", string(entry.Decision)),
-			slog.String("formVersion", version.Version), slog.Bool("conversation", kept.Conversation != ""), slog.Bool("likelySpam", k.Ledger.Abuse.LikelySpam || out.Repeated))
-	}
-	return &Draft{Introduction: in, Conversation: kept.Conversation, Token: token}, nil
-}
-
-func (s *Service) replay(ctx context.Context, entry intake.LedgerEntry, r *intake.Replay, fingerprint, key string, version *formregistry.Version, kept intake.Submission) (*Draft, error) {
-	conversation := kept.Conversation
-	if r.Record.Fingerprint != fingerprint {
-		entry.ID, entry.SubmissionID = "", ""
-		entry.Consents, entry.WithdrawalPath, entry.Redaction.Stored = nil, "", nil
-		entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{intake.CodeIdempotencyKeyReused}}
-		return nil, s.refuse(ctx, entry, intake.Errorf(intake.CodeIdempotencyKeyReused, "This Idempotency-Key was used for a different draft."))
-	}
-	token, err := unseal(key, r.Record.SealedToken)
-	if err != nil {
-		return nil, intake.Internal(err)
-	}
-	s.Logger.InfoContext(ctx, "draft replayed", slog.String("submissionId", r.Introduction.ID), slog.String("idempotencyKeyHash", entry.IdempotencyKeyHash))
-	if r.Record.Decoy {
-		// A decoy kept no content: the same body gives the same answer.
-		in := r.Introduction
-		in.Fields, in.Added, in.HasConversation, in.Lang = kept.Fields, kept.Added, kept.Conversation != "", version.Lang
-		in.Consents, _ = contentrules.Evidence(version, kept, in.CreatedAt, WithdrawalPath(in.ID))
-		r.Introduction = in
-	}
-	if !r.Introduction.HasConversation {
-		conversation = ""
-	}
-	return &Draft{Introduction: r.Introduction, Conversation: conversation, Token: token, Replayed: true}, nil
-}
-
-// refuse records a refused attempt and returns the refusal, or UNAVAILABLE
-// when the ledger cannot be written: no decision goes unrecorded.
-func (s *Service) refuse(ctx context.Context, entry intake.LedgerEntry, refusal error) error {
-	code := intake.CodeOf(refusal)
-	if entry.Validation.Result == "" {
-		entry.Validation = intake.ValidationRecord{Result: intake.ValidationUnknown, Codes: []intake.Code{}}
-	}
-	if entry.Abuse.State == "" {
-		entry.Abuse = intake.AbuseRecord{State: intake.AbuseClean, Signals: []string{}}
-	}
-	if err := s.record(ctx, entry, intake.DecisionRejected, "refused: "+string(code)); err != nil {
-		return err
-	}
-	return refusal
-}
-
-func (s *Service) record(ctx context.Context, entry intake.LedgerEntry, d intake.Decision, reason string) error {
-	id, err := s.newID()
-	if err != nil {
-		return intake.Internal(err)
-	}
-	entry.ID = id
-	entry.Decision, entry.Reason = d, reason
-	entry.Retention = intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: entry.Provenance.Time.Add(s.Retention.RejectedAttempt)}
-	entry.ExpireAt = entry.Retention.DeleteAfter
-	if err := s.Store.RecordAttempt(ctx, entry); err != nil {
-		return err
-	}
-	s.Logger.InfoContext(ctx, "draft refused", slog.String("ledgerId", id), slog.String("decision", string(d)),
-		slog.String("reason", reason), slog.String("abuse", string(entry.Abuse.State)))
-	return nil
+	// The evidence is stamped with the draft's id and time when it is kept.
+	consents, purposes := contentrules.Evidence(version, a.Submission, time.Time{}, "")
+	return s.keep(ctx, checked{entry: entry, a: a, version: version, req: req, keys: keys, consents: consents, purposes: purposes})
 }
 
 func (s *Service) newEntry(requestID string, now time.Time) intake.LedgerEntry {
@@ -381,22 +238,6 @@ func (s *Service) newEntry(requestID string, now time.Time) intake.LedgerEntry {
 		UpdatedAt:  now,
 		ExpireAt:   now.Add(s.Retention.RejectedAttempt),
 	}
-}
-
-func (s *Service) claim(keyHash string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	claimed := !s.inFlight[keyHash]
-	s.inFlight[keyHash] = true
-	return claimed
-}
-
-func purposesOf(v *formregistry.Version) []intake.PurposeRecord {
-	out := make([]intake.PurposeRecord, 0, len(v.Purposes))
-	for _, p := range v.Purposes {
-		out = append(out, intake.PurposeRecord{ID: p.ID, Basis: p.Basis, Required: p.Required, Granted: p.Required})
-	}
-	return out
 }
 
 func fieldCodes(e *intake.Error) []intake.Code {
@@ -425,63 +266,4 @@ func storedFields(in intake.Introduction) []string {
 		out = append(out, intake.StoredAttachment)
 	}
 	return append(out, "consents", "tokenHash")
-}
-
-// resolve checks the Idempotency-Key and reads the form version as shown
-// and the members it adds.
-func (s *Service) resolve(req DraftRequest) (*formregistry.Version, intake.Submission, error) {
-	if req.IdempotencyKeyMalformed || req.IdempotencyKey != "" && (len(req.IdempotencyKey) < 8 || len(req.IdempotencyKey) > 255 ||
-		strings.ContainsFunc(req.IdempotencyKey, func(r rune) bool { return r < 0x21 || r > 0x7e })) {
-		return nil, intake.Submission{}, intake.Errorf(intake.CodeIdempotencyKeyInvalid, "The Idempotency-Key header must be 8 to 255 visible ASCII characters.")
-	}
-	sub := req.Submission
-	version, err := s.Forms.Version(sub.FormID, sub.FormVersion)
-	if err == nil {
-		version, err = version.Shown(sub.Lang)
-	}
-	if err == nil {
-		sub, err = readMembers(version, sub, req.Members)
-	}
-	return version, sub, err
-}
-
-// readMembers reads into sub v's added fields (FIELD_INVALID when not
-// text) and honeypot (any value but "" fills it); an unknown member is
-// UNREADABLE_BODY.
-func readMembers(v *formregistry.Version, sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
-	var errs []intake.FieldError
-	for _, name := range v.AddedFields() {
-		raw, ok := members[name]
-		var text string
-		switch {
-		case !ok || string(raw) == "null":
-		case json.Unmarshal(raw, &text) != nil:
-			errs = append(errs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
-		default:
-			if sub.Added == nil {
-				sub.Added = map[string]string{}
-			}
-			sub.Added[name] = text
-		}
-	}
-	for name, raw := range members {
-		if v.Honeypot != "" && name == v.Honeypot {
-			if json.Unmarshal(raw, &sub.Honeypot) != nil {
-				sub.Honeypot = string(raw)
-			}
-		} else if f, ok := v.Field(name); !ok || !f.Added() {
-			return intake.Submission{}, intake.Errorf(intake.CodeUnreadableBody, "The body has a member this form does not know.")
-		}
-	}
-	if len(errs) > 0 {
-		return intake.Submission{}, intake.Invalid(errs...)
-	}
-	return sub, nil
-}
-
-// fingerprintOf identifies a draft body for Idempotency-Key reuse.
-func fingerprintOf(sub intake.Submission) string {
-	b, _ := json.Marshal(sub)
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }

@@ -1,4 +1,0 @@
-package intakeflow
-
-// ReadMembers is readMembers, for the external tests.
-var ReadMembers = readMembers
