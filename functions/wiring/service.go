@@ -10,23 +10,18 @@ package wiring
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/ownersite/introductions/shared/cloudlog"
-	"github.com/ownersite/introductions/shared/config"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
 
 // Service is one instance's built functions and the parts they hold.
 type Service struct {
-	Config config.Config
-	Logger *slog.Logger
-	// Sweeps starts the instance's retention sweeps; nil without the store.
-	Sweeps Sweeps
+	Sweeps Sweeps // nil without the store
 
 	parts     *Parts
 	paths     []string
@@ -38,7 +33,7 @@ type Service struct {
 // (Function) and together (Mux); with Sweeps, every row but Sweep's starts one after a quiet
 // spell. On an error it releases p.
 func (p *Parts) Serve(fns ...Function) (*Service, error) {
-	svc := &Service{Config: p.Config, Logger: p.Logger, parts: p, functions: map[string]http.Handler{}}
+	svc := &Service{parts: p, functions: map[string]http.Handler{}}
 	built := make([][]jsonapi.Route, len(fns))
 	var errs []error
 	for i, fn := range fns {
