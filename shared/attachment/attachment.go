@@ -1,8 +1,7 @@
 // Package attachment receives the one file a visitor may attach: it checks
-// the declared type and sniffs the bytes as they stream, through a reader
-// limited to the size allowed, to Files, which keeps the object only when
-// every check passed; it cleans the name into a display name. It imports
-// no cloud SDK. README.md has the rules.
+// the declared type and sniffs the bytes as they stream to Files, which keeps
+// the object only when every check passed, and cleans the display name.
+// README.md has the rules.
 package attachment
 
 import (
@@ -22,8 +21,8 @@ import (
 	"github.com/ownersite/introductions/shared/textrules"
 )
 
-// Files keeps attachments' bytes under names the caller chooses. Errors
-// are *intake.Error: UNAVAILABLE, and NOT_FOUND from Open.
+// Files keeps attachments' bytes under names the caller chooses. Errors are *intake.Error:
+// UNAVAILABLE, and NOT_FOUND from Open.
 type Files interface {
 	// Create starts writing object, which must not exist yet.
 	Create(ctx context.Context, object, contentType string) (Upload, error)
@@ -37,12 +36,10 @@ type Files interface {
 	Objects(ctx context.Context, visit func(name string, created time.Time) error) error
 }
 
-// Upload is one object being written.
+// Upload is one object being written: Commit keeps it, Abort leaves no object.
 type Upload interface {
 	io.Writer
-	// Commit ends the write and keeps the object.
 	Commit() error
-	// Abort ends the write and leaves no object.
 	Abort()
 }
 
@@ -162,9 +159,6 @@ func HumanSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// MaxNameLength is the most characters a display name keeps.
-const MaxNameLength = intake.MaxAttachmentNameLength
-
 // NameFrom returns the display name a Content-Disposition header gives
 // (filename* in UTF-8, else filename), cleaned by CleanName; "" for none.
 func NameFrom(contentDisposition string) string {
@@ -175,10 +169,9 @@ func NameFrom(contentDisposition string) string {
 // maxRawName bounds, in bytes, how much of a visitor's file name is cleaned.
 const maxRawName = 1024
 
-// CleanName makes a visitor's file name a display name: what follows the
-// last / or \, valid UTF-8, without what textrules.WithoutRefused removes,
-// leading dots or surrounding spaces, at most MaxNameLength characters
-// (the extension kept where it fits). It is never a path.
+// CleanName makes a visitor's file name a display name, never a path: what follows the last /
+// or \, valid UTF-8, without what textrules.WithoutRefused removes, leading dots or
+// surrounding spaces, at most intake.MaxAttachmentNameLength characters (extension kept).
 func CleanName(name string) string {
 	name = strings.ToValidUTF8(name, "")
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
@@ -198,13 +191,13 @@ func CleanName(name string) string {
 	}, name)
 	name = strings.Join(strings.Fields(textrules.WithoutRefused(name)), " ")
 	name = strings.TrimLeft(name, ". ")
-	if utf8.RuneCountInString(name) > MaxNameLength {
+	if utf8.RuneCountInString(name) > intake.MaxAttachmentNameLength {
 		ext := path.Ext(name)
 		if utf8.RuneCountInString(ext) > 10 {
 			ext = ""
 		}
 		base := []rune(strings.TrimSuffix(name, ext))
-		name = textrules.WithoutRefused(strings.TrimSpace(string(base[:MaxNameLength-utf8.RuneCountInString(ext)])) + ext)
+		name = textrules.WithoutRefused(strings.TrimSpace(string(base[:intake.MaxAttachmentNameLength-utf8.RuneCountInString(ext)])) + ext)
 	}
 	return name
 }
@@ -212,9 +205,8 @@ func CleanName(name string) string {
 // extensions is the extension a saved file of each type takes.
 var extensions = map[string]string{TypePDF: ".pdf", TypePNG: ".png", TypeJPEG: ".jpg", TypeText: ".txt"}
 
-// SaveName is the name a download of type typ saves as: the display name
-// (or "attachment-<id>") with typ's extension, whatever extension the
-// visitor gave, so a saved file never opens as a page.
+// SaveName is the name a download of type typ saves as: the display name (or
+// "attachment-<id>") with typ's extension, so a saved file never opens as a page.
 func SaveName(id, displayName, typ string) string {
 	ext := extensions[typ]
 	base := strings.TrimSuffix(displayName, path.Ext(displayName))

@@ -13,8 +13,8 @@ import (
 // ClassAttachments is the class a sweep run counts deleted attachments under.
 const ClassAttachments = "attachments"
 
-// Grace is how old an object its live introduction does not name must be
-// before the sweep deletes it (an upload is named after it streams).
+// Grace is how old an object its live introduction does not name must be before the sweep
+// deletes it (an upload is named after it streams).
 const Grace = 15 * time.Minute
 
 // lookupBatch is how many introductions one lookup reads.
@@ -22,15 +22,13 @@ const lookupBatch = 100
 
 // Kept tells which object each live introduction's attachment is kept under.
 type Kept interface {
-	// AttachmentObjects maps each of ids whose introduction is live at now
-	// to its attachment's object ("" for none). Errors: UNAVAILABLE.
+	// AttachmentObjects maps each of ids live at now to its attachment's object ("" for none).
+	// Errors: UNAVAILABLE.
 	AttachmentObjects(ctx context.Context, ids []string, now time.Time) (map[string]string, error)
 }
 
-// SweepTask is the sweep's task that deletes every object whose
-// introduction is gone, and every object older than Grace that its
-// introduction no longer names. It reads the whole bucket, so it runs on
-// the Scheduler's sweep only.
+// SweepTask deletes every object whose introduction is gone or, older than Grace, no longer
+// names it. It reads the whole bucket, so it runs on the Scheduler's sweep only.
 type SweepTask struct {
 	files  Files
 	kept   Kept
@@ -53,8 +51,7 @@ type object struct {
 	created time.Time
 }
 
-// Run deletes what no live introduction names and reports how many it
-// deleted. Errors: UNAVAILABLE (the bucket or the database).
+// Run deletes what no live introduction names. Errors: UNAVAILABLE.
 func (t *SweepTask) Run(ctx context.Context, now time.Time) (intake.SweepTaskResult, error) {
 	res := intake.SweepTaskResult{Deleted: map[string]int{ClassAttachments: 0}}
 	byID := map[string][]object{}
@@ -99,10 +96,9 @@ func (t *SweepTask) Run(ctx context.Context, now time.Time) (intake.SweepTaskRes
 // deleteBound is how long DeleteIntroduction waits for the bucket.
 const deleteBound = 10 * time.Second
 
-// DeleteIntroduction deletes every object introduction id ever had and
-// returns how many, on a context detached from ctx's cancellation and
-// bounded to deleteBound. A failure is logged (id and code only), not
-// returned: the sweep deletes what is left.
+// DeleteIntroduction deletes every object introduction id ever had and returns how many,
+// within deleteBound even when ctx ends. A failure is logged (id and code), not returned: the
+// sweep deletes what is left.
 func DeleteIntroduction(ctx context.Context, files Files, logger *slog.Logger, id string) int {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deleteBound)
 	defer cancel()
