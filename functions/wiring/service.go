@@ -1,6 +1,6 @@
 // Package wiring is what the service's functions share: how a deployed
-// function starts (lazy.go), what each may touch (access.go), the parts
-// built on demand (parts.go) and the serving of each function's rows of the
+// function starts (lazy.go), what each may touch and the parts built on
+// demand (access.go) and the serving of each function's rows of the
 // route table. It names no function's handlers and links no Firestore
 // client (a test says so); the parts over the database are dbparts'. A
 // deployed function builds itself alone on its first request; the dev
