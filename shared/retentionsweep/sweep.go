@@ -110,23 +110,17 @@ type Sweeper struct {
 
 // New returns a Sweeper, or an error naming every missing dependency.
 func New(c Config) (*Sweeper, error) {
-	var missing []error
-	checks := map[string]bool{
+	missing := refuse("retentionsweep: missing or invalid ", map[string]bool{
 		"Store": c.Store != nil, "Registry": c.Registry != nil, "Clock": c.Clock != nil,
 		"Entropy": c.Entropy != nil, "Logger": c.Logger != nil, "RunRetention": c.RunRetention >= 0,
-	}
-	for _, name := range slices.Sorted(maps.Keys(checks)) {
-		if !checks[name] {
-			missing = append(missing, errors.New("retentionsweep: missing or invalid "+name))
-		}
-	}
+	})
 	for i, t := range append(slices.Clone(c.Tasks), c.ScheduledTasks...) {
 		if t == nil {
-			missing = append(missing, fmt.Errorf("retentionsweep: task %d is nil", i))
+			missing = errors.Join(missing, fmt.Errorf("retentionsweep: task %d is nil", i))
 		}
 	}
-	if err := errors.Join(missing...); err != nil {
-		return nil, err
+	if missing != nil {
+		return nil, missing
 	}
 	c.RunRetention = cmp.Or(c.RunRetention, RunRetention)
 	return &Sweeper{cfg: c}, nil
@@ -305,6 +299,17 @@ func newestDigest(runs []intake.SweepRun) string {
 	return ""
 }
 
+// refuse names, after prefix, each of ok's parts that is not ok, in name order; nil when all are.
+func refuse(prefix string, ok map[string]bool) error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(ok)) {
+		if !ok[name] {
+			errs = append(errs, errors.New(prefix+name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // runID names a run by its start (so ids sort by time) and 6 random bytes.
 func (s *Sweeper) runID(start time.Time) (string, error) {
 	b := make([]byte, 6)
@@ -373,14 +378,8 @@ type flight struct {
 // NewLauncher returns a Launcher whose Request starts a run after quiet without requests; it
 // refuses a missing dependency.
 func NewLauncher(runner Runner, clock intake.Clock, quiet time.Duration, logger *slog.Logger) (*Launcher, error) {
-	var missing []error
-	checks := map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil}
-	for _, name := range slices.Sorted(maps.Keys(checks)) {
-		if !checks[name] {
-			missing = append(missing, errors.New("retentionsweep.NewLauncher: no "+name))
-		}
-	}
-	if err := errors.Join(missing...); err != nil {
+	err := refuse("retentionsweep.NewLauncher: no ", map[string]bool{"Runner": runner != nil, "Clock": clock != nil, "quiet spell": quiet > 0, "Logger": logger != nil})
+	if err != nil {
 		return nil, err
 	}
 	return &Launcher{runner: runner, clock: clock, quiet: quiet, logger: logger}, nil
