@@ -45,10 +45,8 @@ func isJoinable(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.S)
 }
 
-// takesSelector reports whether base takes the variation selector vs right after it:
-// U+FE0E–FE0F after an emoji, U+FE00–FE0D after a base with standardized variants,
-// U+E0100–E01EF after an ideograph, U+180B–180F after a Mongolian letter; never after a
-// selector.
+// takesSelector reports whether base takes the variation selector vs right after it (never
+// after a selector): an emoji, a standardized variant's base, an ideograph, a Mongolian letter.
 func takesSelector(base, vs rune) bool {
 	switch {
 	case vs >= 0x180B && vs <= 0x180F:
@@ -160,13 +158,10 @@ func invisibleDetail(r rune) string {
 	return fmt.Sprintf("This holds an invisible character (U+%04X) that hides what the text says. Please remove it, or type it again rather than pasting it.", r)
 }
 
-// CountLinks returns how many links s holds, read as a browser would (linkText: NFKC,
-// invisible characters removed, the full stops browsers accept and defanged "[.]", "(.)",
-// "[:]" as "." and ":", a backslash as a slash, lower case). A link is a scheme of two or more
-// letters, ":" and slashes ("hxxp://" too); a scheme-relative "//host.tld"; "www." at a word's
-// start; or a bare domain with a path ("example.com/page"). Each starts where it cannot
-// continue a host, address or path, so "https://www.example.com" is one link. A bare domain
-// without a path is none.
+// CountLinks returns how many links s holds, read as a browser would (linkText): a scheme of
+// two or more letters, ":" and slashes ("hxxp://" too); "//host.tld"; "www." at a word's start;
+// or a domain with a path ("example.com/page"), each starting where it cannot continue a host,
+// address or path ("https://www.example.com" is one link; a bare domain none).
 func CountLinks(s string) int {
 	n := 0
 	eachLink(linkText(s), func(string) { n++ })
@@ -215,7 +210,8 @@ func eachLink(t string, found func(host string)) {
 	}
 }
 
-// linkText is the text links are counted on (see CountLinks).
+// linkText is s as links are counted on it: NFKC, invisibles dropped, the full stops browsers
+// accept and defanged "[.]", "(.)", "[:]" as "." and ":", "\\" as "/", lower case.
 func linkText(s string) string {
 	s = norm.NFKC.String(strings.Map(DropInvisible, s))
 	s = strings.Map(func(r rune) rune {
