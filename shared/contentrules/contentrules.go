@@ -25,11 +25,10 @@ import (
 // ConsentsField is the body field consent problems are reported on.
 const ConsentsField = "consents"
 
-// Check applies version v's content and consent rules to s. It returns s
-// as it would be stored (normalised; a field v does not have dropped) and
-// one FieldError per failing field in v's order, then one CONSENT_REQUIRED
-// on "consents". errs is nil exactly when s passes; only then may kept be
-// stored, and Check(v, kept) returns it unchanged.
+// Check applies version v's content and consent rules to s: kept is s as stored (normalised,
+// a field v does not have dropped), errs one FieldError per failing field in v's order, then
+// one CONSENT_REQUIRED on "consents". Only when errs is nil may kept be stored; Check(v, kept)
+// returns it unchanged.
 func Check(v *formregistry.Version, s intake.Submission) (kept intake.Submission, errs []intake.FieldError) {
 	kept = s
 	kept.Consents = append([]intake.ConsentClaim(nil), s.Consents...)
@@ -185,10 +184,9 @@ func hasVisible(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r != '\u2800' && unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S) })
 }
 
-// Evidence returns a checked submission's consent evidence under v as shown
-// (one per consent given; ActivelyChecked, as boxes start unticked;
-// ConfirmedAt left to the confirmation) and one PurposeRecord per purpose,
-// granted when required or consented to.
+// Evidence returns a checked submission's consent evidence under v as shown (one per consent
+// given, ActivelyChecked; ConfirmedAt left to the confirmation) and one PurposeRecord per
+// purpose, granted when required or consented to.
 func Evidence(v *formregistry.Version, kept intake.Submission, at time.Time, withdrawalPath string) ([]intake.ConsentEvidence, []intake.PurposeRecord) {
 	var evidence []intake.ConsentEvidence
 	records := make([]intake.PurposeRecord, 0, len(v.Purposes))
@@ -234,11 +232,10 @@ func EvidenceMatches(v *formregistry.Version, e intake.ConsentEvidence) bool {
 		p.Consent.SHA256 == e.TextSHA256 && p.Consent.Control == e.Control
 }
 
-// checkEmail returns "" for an address the form accepts, else what is
-// wrong: nothing invisible, one @; a local part of 1 to 64 bytes without
-// whitespace, any of ( ) < > [ ] \ , ; : " ? %, or an outer or doubled dot;
-// a dotted domain of at most 253 bytes, labels of 1 to 63 letters, digits
-// and inner hyphens, the last not all digits.
+// checkEmail returns "" for an address the form accepts, else what is wrong: nothing
+// invisible, one @; a local part of 1 to 64 bytes without whitespace, ( ) < > [ ] \ , ; : " ? %
+// or an outer or doubled dot; a dotted domain of at most 253 bytes, labels of 1 to 63 letters,
+// digits and inner hyphens, the last not all digits.
 func checkEmail(s string) string {
 	const example = " An address looks like name@example.com."
 	for _, r := range s {
@@ -287,10 +284,8 @@ func validDomain(domain string) bool {
 	return strings.ContainsFunc(last, func(r rune) bool { return !unicode.IsDigit(r) })
 }
 
-// NormaliseEmail returns the address's form for the email rate key:
-// trimmed, invisible characters dropped, NFKC, case-folded, +tag removed
-// (" Ada+jobs@Example.com" and "ａｄａ@example.com" are "ada@example.com").
-// It is for keys only; the address is stored as Check keeps it.
+// NormaliseEmail returns the address's form for the email rate key only: trimmed, invisibles
+// dropped, NFKC, case-folded, +tag removed (" Ada+jobs@Example.com" is "ada@example.com").
 func NormaliseEmail(email string) string {
 	s := strings.TrimSpace(norm.NFKC.String(strings.Map(textrules.DropInvisible, email)))
 	s = norm.NFKC.String(cases.Fold().String(s)) // a Caser is stateful: one per call
@@ -305,10 +300,8 @@ func NormaliseEmail(email string) string {
 	return local + domain
 }
 
-// SubjectKey names the data subject behind an address: the hex SHA-256 of
-// "subject/v2", a NUL and SubjectAddress(email). It is stored beside the
-// address, never in the ledger, so that one query finds a subject's
-// introductions.
+// SubjectKey names the data subject behind an address: the hex SHA-256 of "subject/v2", a NUL
+// and SubjectAddress(email), stored beside the address (never in the ledger) for one query.
 func SubjectKey(email string) string {
 	return subjectHash("subject/v2", SubjectAddress(email))
 }
@@ -323,9 +316,8 @@ func subjectHash(version, address string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Subject is the data subject behind email, for an access or erasure
-// request: found under either key, owned when the stored address has
-// their SubjectKey.
+// Subject is the data subject behind email, for an access or erasure request: found under
+// either key, owned when the stored address has their SubjectKey.
 func Subject(email string) intake.SubjectQuery {
 	key := SubjectKey(email)
 	return intake.SubjectQuery{
