@@ -1,10 +1,8 @@
 // Package deliveryevents is the delivery events function: POST
-// /hooks/delivery/{provider} takes an email provider's signed delivery
-// event and applies it to the envelope it names, once. It is public and
-// trusts nothing but the provider's signature: a bad signature, a stale
-// timestamp or a token seen before is refused with a documented problem
-// code and changes nothing. A provider that is not configured (or not
-// known) answers 404, as a path that does not exist.
+// /hooks/delivery/{provider} applies an email provider's signed delivery
+// event to the envelope it names, once. It trusts nothing but the signature:
+// a bad one, a stale timestamp or a token seen before changes nothing, and
+// a provider not configured answers 404.
 package deliveryevents
 
 import (
@@ -22,9 +20,8 @@ const MaxBody = 256 << 10
 
 // Provider verifies and reads one provider's signed events.
 type Provider interface {
-	// Read verifies body and returns its event, false when it is not
-	// about delivery. Errors: EVENT_SIGNATURE_INVALID, EVENT_STALE,
-	// UNREADABLE_BODY.
+	// Read verifies body and returns its event, false when not about delivery. Errors:
+	// EVENT_SIGNATURE_INVALID, EVENT_STALE, UNREADABLE_BODY.
 	Read(body []byte) (intake.ProviderEvent, bool, error)
 }
 
@@ -72,10 +69,9 @@ type Result struct {
 	Status     intake.DeliveryStatus `json:"status,omitempty"`
 }
 
-// Receive applies one signed event: 200 with the envelope's status (applied
-// false for a genuine event about no envelope of ours or no delivery), 404
-// for an unconfigured provider, else the Provider's and Deliveries'
-// errors, or BODY_TOO_LARGE.
+// Receive applies one signed event: 200 with the envelope's status (applied false for one about
+// no envelope of ours or no delivery), 404 for an unconfigured provider, else the Provider's,
+// Deliveries' or ReadBody's errors.
 func (h *Handlers) Receive(w http.ResponseWriter, r *http.Request) error {
 	p := h.providers[r.PathValue("provider")]
 	if p == nil {

@@ -28,11 +28,12 @@ import (
 	"github.com/ownersite/introductions/shared/strictjson"
 )
 
-// Purpose is the keyring.Derive purpose of the challenge-signing key.
-const Purpose = "altcha-v1"
-
-// Algorithm is the one ALTCHA algorithm issued and accepted.
-const Algorithm = "SHA-256"
+const (
+	Purpose       = "altcha-v1" // the keyring.Derive purpose of the challenge-signing key
+	Algorithm     = "SHA-256"   // the one ALTCHA algorithm issued and accepted
+	Field         = "altcha"    // the body field proof-of-work errors are reported on
+	MaxPayloadLen = 4096        // the longest payload Verify reads, in base64 characters
+)
 
 // Defaults (of a zero Config) and bounds (that New accepts) of Config.
 const (
@@ -44,23 +45,12 @@ const (
 	MaxLifetime                      = 24 * time.Hour
 )
 
-// MaxPayloadLen is the longest payload Verify reads, in base64 characters.
-const MaxPayloadLen = 4096
-
 const (
 	maxSaltLen = 1024 // keeps every issued payload within MaxPayloadLen
 	saltBytes  = 12   // random bytes the salt starts with, as hex
+	// The reserved salt params, set by Issue and required by Verify.
+	paramExpires, paramKey, paramMaxNumber = "expires", "kv", "mn"
 )
-
-// Reserved salt params, set by Issue and required by Verify.
-const (
-	paramExpires   = "expires"
-	paramKey       = "kv"
-	paramMaxNumber = "mn"
-)
-
-// Field is the body field that proof-of-work errors are reported on.
-const Field = "altcha"
 
 // Reasons a payload is refused: the Cause of Verify's *intake.Error, for logs only. ErrMissing
 // is POW_REQUIRED, ErrExpired POW_EXPIRED, the others POW_INVALID.

@@ -1,9 +1,7 @@
-// Package attachmentbucket keeps attachments' bytes in a private Cloud
-// Storage bucket (cloud.google.com/go/storage): the adapter behind
-// attachment.Files. Locally the client reaches fake-gcs-server through
-// STORAGE_EMULATOR_HOST, which the client library reads itself. Storage
-// errors are translated here: NOT_FOUND for a missing object, UNAVAILABLE
-// for the rest, never a vendor error.
+// Package attachmentbucket is attachment.Files over a private Cloud Storage
+// bucket (fake-gcs-server locally, through STORAGE_EMULATOR_HOST). Its
+// errors are NOT_FOUND for a missing object and UNAVAILABLE for the rest,
+// never a vendor error.
 package attachmentbucket
 
 import (

@@ -2,9 +2,13 @@ package floodlimit
 
 import "time"
 
-// NewWithCapacity is New with another key capacity; it refuses one below 1.
+// NewWithCapacity is New with another key capacity.
 func NewWithCapacity(limit int, window time.Duration, capacity int) (*Limiter, error) {
-	return newLimiter(limit, window, capacity)
+	l, err := New(limit, window)
+	if err == nil {
+		l.capacity = capacity
+	}
+	return l, err
 }
 
 // Len returns how many keys the limiter holds in memory.

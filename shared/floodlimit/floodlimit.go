@@ -15,11 +15,10 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Layer is the name this layer records in ledger entries.
-const Layer = "flood"
-
-// MaxKeys is the default key capacity: about 200 bytes a key, 20 MB in all.
-const MaxKeys = 100_000
+const (
+	Layer   = "flood" // the name this layer records in ledger entries
+	MaxKeys = 100_000 // the keys held at most: about 200 bytes a key, 20 MB in all
+)
 
 // entry is one key's counts and remembered block.
 type entry struct {
@@ -48,10 +47,6 @@ type Limiter struct {
 // New returns a limiter of limit requests per rolling window per key, holding at most MaxKeys
 // keys. It refuses a limit below 1 and a non-positive window.
 func New(limit int, window time.Duration) (*Limiter, error) {
-	return newLimiter(limit, window, MaxKeys)
-}
-
-func newLimiter(limit int, window time.Duration, capacity int) (*Limiter, error) {
 	var problems []error
 	if limit < 1 {
 		problems = append(problems, fmt.Errorf("floodlimit.New: limit %d is below 1", limit))
@@ -59,13 +54,10 @@ func newLimiter(limit int, window time.Duration, capacity int) (*Limiter, error)
 	if window <= 0 {
 		problems = append(problems, fmt.Errorf("floodlimit.New: window %v is not positive", window))
 	}
-	if capacity < 1 {
-		problems = append(problems, fmt.Errorf("floodlimit.New: capacity %d is below 1", capacity))
-	}
 	if err := errors.Join(problems...); err != nil {
 		return nil, err
 	}
-	return &Limiter{limit: limit, window: window, capacity: capacity,
+	return &Limiter{limit: limit, window: window, capacity: MaxKeys,
 		entries: map[string]*entry{}, open: list.New(), held: list.New()}, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	scheduler "cloud.google.com/go/scheduler/apiv1"
@@ -18,16 +17,6 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-var jobName = regexp.MustCompile(`^projects/[^/]+/locations/[^/]+/jobs/[^/]+$`)
-
-// CheckName reports whether name is projects/P/locations/L/jobs/J.
-func CheckName(name string) error {
-	if !jobName.MatchString(name) {
-		return fmt.Errorf("%q is not a job name like projects/P/locations/L/jobs/J", name)
-	}
-	return nil
-}
-
 // Reader reads one job.
 type Reader struct {
 	client  *scheduler.CloudSchedulerClient
@@ -35,11 +24,9 @@ type Reader struct {
 	timeout time.Duration
 }
 
-// Open returns a Reader of job with the default credentials, each read bounded by timeout.
+// Open returns a Reader of job (projects/P/locations/L/jobs/J, as config checks) with the
+// default credentials, each read bounded by timeout.
 func Open(ctx context.Context, job string, timeout time.Duration) (*Reader, error) {
-	if err := CheckName(job); err != nil {
-		return nil, err
-	}
 	if timeout <= 0 {
 		return nil, errors.New("schedulerjob: timeout must be positive")
 	}

@@ -7,6 +7,8 @@ import (
 	"cloud.google.com/go/scheduler/apiv1/schedulerpb"
 	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/ownersite/introductions/shared/config"
 )
 
 func TestStatusOf(t *testing.T) {
@@ -35,15 +37,17 @@ func TestStatusOf(t *testing.T) {
 	}
 }
 
-func TestCheckName(t *testing.T) {
+// TestConfigChecksTheJobName: Open trusts config to refuse a SCHEDULER_JOB that is no job name.
+func TestConfigChecksTheJobName(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"projects/p/locations/europe-west1/jobs/sweep": true,
 		"sweep":                           false,
 		"projects/p/locations/l/jobs/":    false,
 		"projects/p/locations/l/jobs/a/b": false,
 	} {
-		if got := CheckName(name) == nil; got != ok {
-			t.Errorf("CheckName(%q) ok = %v, want %v", name, got, ok)
+		_, err := config.Load(func(v string) string { return map[string]string{"SCHEDULER_JOB": name}[v] })
+		if got := err == nil; got != ok {
+			t.Errorf("SCHEDULER_JOB=%q ok = %v, want %v (%v)", name, got, ok, err)
 		}
 	}
 }

@@ -18,23 +18,15 @@ import (
 	"github.com/ownersite/introductions/shared/textrules"
 )
 
-// The signals.
+// The signals; the store decides RepeatedMessage.
 const (
-	// Gibberish: a name, company or message that looks like random letters.
-	Gibberish = "gibberish"
-	// FilledFast: the page reports less than FastFill from first render to Review.
-	FilledFast = "filled-fast"
-	// Automation: the page reports navigator.webdriver or a headless browser.
-	Automation = "automation"
-	// RepeatedMessage: the same message (RepeatKey) came from another email within RepeatWindow;
-	// the store decides it.
-	RepeatedMessage = "repeated-message"
-	// MixedScript: a word mixes Latin, Cyrillic or Greek letters.
-	MixedScript = "mixed-script"
-	// ShortenedLink: a link through a known link shortener.
-	ShortenedLink = "shortened-link"
-	// DisposableEmail: an address at a known throwaway domain.
-	DisposableEmail = "disposable-email"
+	Gibberish       = "gibberish"        // a name, company or message that looks like random letters
+	FilledFast      = "filled-fast"      // the page reports less than FastFill from render to Review
+	Automation      = "automation"       // the page reports navigator.webdriver or a headless browser
+	RepeatedMessage = "repeated-message" // the same message (RepeatKey) from another email within RepeatWindow
+	MixedScript     = "mixed-script"     // a word mixes Latin, Cyrillic or Greek letters
+	ShortenedLink   = "shortened-link"   // a link through a known link shortener
+	DisposableEmail = "disposable-email" // an address at a known throwaway domain
 )
 
 // FastFill is the fill time under which a draft is filled-fast.
@@ -127,11 +119,10 @@ func RepeatKey(message string) string {
 	return b.String()
 }
 
-// RepeatMinLetters is the fewest letters a message needs to be compared.
-const RepeatMinLetters = 40
-
-// RepeatWindow is how long a message is remembered for RepeatedMessage.
-const RepeatWindow = 24 * 60 * 60 // seconds
+const (
+	RepeatMinLetters = 40           // the fewest letters a message needs to be compared
+	RepeatWindow     = 24 * 60 * 60 // seconds a message is remembered for RepeatedMessage
+)
 
 //go:embed disposable-domains.txt
 var disposableList string

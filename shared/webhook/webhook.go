@@ -1,8 +1,7 @@
-// Package webhook hands introductions to the owner's own receiver as
-// Standard Webhooks, one signed POST per envelope with the envelope id as
-// webhook-id. A 2xx is DELIVERED, a timeout, 408, 429 or 5xx RETRY_PENDING,
-// anything else FAILED; a receiver on no public internet address is refused
-// after name resolution unless allowed. README.md says why.
+// Package webhook hands introductions to the owner's receiver as Standard
+// Webhooks, one signed POST per envelope (webhook-id: its id): 2xx is
+// DELIVERED, a timeout, 408, 429 or 5xx RETRY_PENDING, else FAILED; a
+// receiver on no public address is refused unless allowed. README.md says why.
 package webhook
 
 import (
@@ -366,14 +365,8 @@ type withdrawn struct {
 	WithdrawnAt time.Time `json:"withdrawnAt"`
 }
 
-// Payload is the JSON body of the envelope's event, the same bytes on every attempt:
-//
-//	{"type": "introduction.confirmed", "timestamp", "data": {"id", "formId",
-//	"formVersion", "introduction": {…}, "added": {…}, "conversation", "consents": […],
-//	"attachment": {"name", "type", "size", "sha256", "adminUrl"}, "confirmedAt", "likelySpam"}}
-//	{"type": "introduction.withdrawn", "timestamp", "data": {"id", "withdrawnAt"}}
-//
-// Its error is content-free.
+// Payload is the JSON body of the envelope's event ({"type", "timestamp", "data"}; README.md
+// shows both events), the same bytes on every attempt. Its error is content-free.
 func Payload(d intake.Delivery) ([]byte, error) {
 	env := d.Envelope
 	if env.ID == "" || env.SubmissionID == "" || env.CreatedAt.IsZero() {
