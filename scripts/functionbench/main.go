@@ -1,21 +1,15 @@
-// Command functionbench prints the start-up figures of make bench, in two
-// modes. The first runs each deployed function's own binary as the Go
-// buildpack runs it (scripts/bench.sh builds them into
-// -functions/<introductions.Key>). Per function, one row: the status of its
-// first answer other than 503 to one of its routes; exec to that answer,
-// median of -runs starts, beside a bare function's (started before each
-// start, under the same load) and their ratio; VmRSS after -settle more; and
-// the Firestore connections and gRPC calls made by the answer and by the end
-// of the settle, counted by a loopback proxy in front of
-// FIRESTORE_EMULATOR_HOST, whose functionbench project is wiped before each
-// start. The first row, Bare against itself, is the run's noise.
-//
-// With -devserver it times the dev server's start to its first answered
-// challenge against a bare net/http server started the same way
-// (functionbench reference), median of -runs starts, then reads its resident
-// memory after -drafts drafts, each from a source of its own
-// (X-Forwarded-For, as behind Cloud Run) so none owes escalated work, in an
-// emptied project, against Cloud Run's 128 MiB tier.
+// Command functionbench prints make bench's start-up figures. For each
+// deployed function, its own binary run as the Go buildpack runs it
+// (-functions/<introductions.Key>, built by scripts/bench.sh), one row: its
+// first answer other than 503 to one of its routes, exec to that answer
+// (median of -runs starts) beside a bare function's started just before it,
+// their ratio, VmRSS after -settle more, and the Firestore connections and
+// gRPC calls by the answer and by the end of the settle, counted by a
+// loopback proxy in front of FIRESTORE_EMULATOR_HOST. The first row, Bare
+// against itself, is the run's noise. With -devserver: the dev server's start
+// to its first challenge against a bare net/http server (functionbench
+// reference), then its resident memory after -drafts drafts, each from a
+// source of its own, against Cloud Run's 128 MiB tier.
 //
 //	functionbench [-functions bin/functions] [-bare bin/functionbench-bare] [-runs 5] [-settle 3s]
 //	functionbench -devserver bin/devserver [-drafts 1000] [-runs 5]

@@ -69,46 +69,34 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if len(args) == 0 {
 		return errors.New("usage: powbench challenges | solve [-in FILE|-] [-rounds N] | make -n N -max M [-seed S]")
 	}
-	enc := json.NewEncoder(stdout)
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	n := fs.Int("n", 200, "make: how many challenges (the first two solve to 0 and max)")
+	maxNumber := fs.Int64("max", 1000, "make: max number of every challenge")
+	seed := fs.Uint64("seed", 1, "make: seed of the generator")
+	in := fs.String("in", "", "solve: JSON file of cases to solve ('-' for stdin); default the fixed 21")
+	rounds := fs.Int("rounds", 3, "solve: solve each case this many times and keep its median")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	var out any
+	var err error
 	switch args[0] {
 	case "challenges":
-		cases, err := fixedCases()
-		if err != nil {
-			return err
-		}
-		return enc.Encode(cases)
+		out, err = fixedCases()
 	case "make":
-		fs := flag.NewFlagSet("make", flag.ContinueOnError)
-		n := fs.Int("n", 200, "how many challenges (the first two solve to 0 and max)")
-		maxNumber := fs.Int64("max", 1000, "max number of every challenge")
-		seed := fs.Uint64("seed", 1, "seed of the generator")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		cases, err := generatedCases(*n, *maxNumber, *seed)
-		if err != nil {
-			return err
-		}
-		return enc.Encode(cases)
+		out, err = generatedCases(*n, *maxNumber, *seed)
 	case "solve":
-		fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-		in := fs.String("in", "", "JSON file of cases to solve ('-' for stdin); default the fixed 21")
-		rounds := fs.Int("rounds", 3, "solve each case this many times and keep its median")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
+		var cases []Case
+		if cases, err = readCases(*in, stdin); err == nil {
+			out, err = solveAll(cases, max(*rounds, 1))
 		}
-		cases, err := readCases(*in, stdin)
-		if err != nil {
-			return err
-		}
-		report, err := solveAll(cases, max(*rounds, 1))
-		if err != nil {
-			return err
-		}
-		return enc.Encode(report)
 	default:
 		return fmt.Errorf("unknown mode %q", args[0])
 	}
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(out)
 }
 
 // fixedCases returns the 21 benchmark challenges: max number 100,000 and

@@ -89,27 +89,15 @@ func (s *docCountingStream) RecvMsg(m any) error {
 	return nil
 }
 
-// ClientOptions makes a client count its calls here; with an emulatorHost
-// (where dial options are ignored) it hands over a connection dialled here.
+// ClientOptions makes a client on the emulator at emulatorHost count its calls here: the
+// client ignores dial options there, so it hands over a connection dialled here.
 func (c *RPCCounter) ClientOptions(emulatorHost string) []option.ClientOption {
-	interceptors := []grpc.DialOption{
-		grpc.WithChainUnaryInterceptor(c.unary),
-		grpc.WithChainStreamInterceptor(c.stream),
+	conn, err := grpc.NewClient(emulatorHost, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(emulatorOwner{}), grpc.WithChainUnaryInterceptor(c.unary), grpc.WithChainStreamInterceptor(c.stream))
+	if err != nil {
+		panic("emulatortest: dialling the emulator at " + emulatorHost + ": " + err.Error())
 	}
-	if emulatorHost != "" {
-		dial := append([]grpc.DialOption{
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithPerRPCCredentials(emulatorOwner{}),
-		}, interceptors...)
-		if conn, err := grpc.NewClient(emulatorHost, dial...); err == nil {
-			return []option.ClientOption{option.WithGRPCConn(conn)}
-		}
-	}
-	opts := make([]option.ClientOption, len(interceptors))
-	for i, d := range interceptors {
-		opts[i] = option.WithGRPCDialOption(d)
-	}
-	return opts
+	return []option.ClientOption{option.WithGRPCConn(conn)}
 }
 
 // emulatorOwner is the emulator's privileged bearer credential, as the client sends it.

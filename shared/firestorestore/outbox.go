@@ -50,12 +50,9 @@ type providerEventDoc struct {
 	ExpireAt   time.Time                `firestore:"expireAt"`
 }
 
-func (s *DB) envelopeRef(id string) *firestore.DocumentRef {
-	return s.client.Collection(Envelopes).Doc(id)
-}
-
+func (s *DB) envelopeRef(id string) *firestore.DocumentRef { return s.doc(Envelopes, id) }
 func (s *DB) providerEventRef(provider, token string) *firestore.DocumentRef {
-	return s.client.Collection(ProviderEvents).Doc(escapeKey(provider + ":" + token))
+	return s.doc(ProviderEvents, escapeKey(provider+":"+token))
 }
 
 // boundOutbox binds each envelope to its submission and event and checks it is storable.

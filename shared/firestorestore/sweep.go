@@ -287,7 +287,7 @@ func (s *SweepStore) putRun(ctx context.Context, run intake.SweepRun, create boo
 	if !intake.StorableID(run.ID) || run.StartedAt.IsZero() || run.ExpireAt.IsZero() {
 		return intake.Internal(fmt.Errorf("sweep run %q: unstorable id or unset start or expiry", run.ID))
 	}
-	ref := s.client.Collection(SweepRuns).Doc(run.ID)
+	ref := s.doc(SweepRuns, run.ID)
 	return s.op(ctx, nil, func(ctx context.Context) (err error) {
 		if create {
 			_, err = ref.Create(ctx, run)

@@ -44,16 +44,10 @@ func CheckStorableIntroduction(in Introduction) error {
 	c.id("introduction.id", in.ID)
 	switch in.State {
 	case StateDraft:
-		if !in.ConfirmedAt.IsZero() {
-			c.fail("introduction.confirmedAt", "set on a draft")
-		}
+		c.failIf(!in.ConfirmedAt.IsZero(), "introduction.confirmedAt", "set on a draft")
 	case StateConfirmed, StateHandled:
-		if in.ConfirmedAt.IsZero() {
-			c.fail("introduction.confirmedAt", "unset on a confirmed introduction")
-		}
-		if (in.State == StateHandled) == in.HandledAt.IsZero() {
-			c.fail("introduction.handledAt", "not set exactly when handled")
-		}
+		c.failIf(in.ConfirmedAt.IsZero(), "introduction.confirmedAt", "unset on a confirmed introduction")
+		c.failIf((in.State == StateHandled) == in.HandledAt.IsZero(), "introduction.handledAt", "not set exactly when handled")
 	default:
 		c.fail("introduction.state", "not a storable state")
 	}
@@ -64,28 +58,18 @@ func CheckStorableIntroduction(in Introduction) error {
 	c.words("introduction.company", in.Fields.Company, MaxStoredShortField, false, oneLine)
 	c.words("introduction.role", in.Fields.Role, MaxStoredShortField, false, oneLine)
 	c.words("introduction.email", in.Fields.Email, MaxStoredEmail, true, oneLine)
-	if in.Fields.Email != "" && !strings.Contains(in.Fields.Email, "@") {
-		c.fail("introduction.email", "no @")
-	}
-	if strings.ContainsFunc(in.Fields.Email, textrules.IsInvisible) {
-		c.fail("introduction.email", "invisible character")
-	}
+	c.failIf(in.Fields.Email != "" && !strings.Contains(in.Fields.Email, "@"), "introduction.email", "no @")
+	c.failIf(strings.ContainsFunc(in.Fields.Email, textrules.IsInvisible), "introduction.email", "invisible character")
 	c.words("introduction.message", in.Fields.Message, MaxStoredMessage, false, linesAndLinks)
-	if len(in.Added) > MaxStoredAddedFields {
-		c.fail("introduction.added", fmt.Sprintf("over %d fields", MaxStoredAddedFields))
-	}
+	c.failIf(len(in.Added) > MaxStoredAddedFields, "introduction.added", fmt.Sprintf("over %d fields", MaxStoredAddedFields))
 	for name, v := range in.Added {
 		c.label("introduction.added name", name, true)
 		c.words("introduction.added", v, MaxStoredAdded, true, lines) // text or textarea: the store does not know which, and a text field has no link rule
 	}
-	if len(in.TokenHash) != TokenHashSize {
-		c.fail("introduction.tokenHash", fmt.Sprintf("not %d bytes", TokenHashSize))
-	}
+	c.failIf(len(in.TokenHash) != TokenHashSize, "introduction.tokenHash", fmt.Sprintf("not %d bytes", TokenHashSize))
 	c.time("introduction.createdAt", in.CreatedAt)
 	c.time("introduction.expireAt", in.ExpireAt)
-	if !in.CreatedAt.IsZero() && !in.ExpireAt.After(in.CreatedAt) {
-		c.fail("introduction.expireAt", "not after createdAt")
-	}
+	c.failIf(!in.CreatedAt.IsZero() && !in.ExpireAt.After(in.CreatedAt), "introduction.expireAt", "not after createdAt")
 	c.consents("introduction.consents", in.Consents)
 	c.err(CheckStorableAttachment(in.ID, in.Attachment))
 	c.revisions("introduction.revisions", in.Revisions)
@@ -107,9 +91,7 @@ func CheckStorableTranscript(t Transcript) error {
 func CheckStorableLedgerEntry(e LedgerEntry) error {
 	var c checker
 	c.id("ledger.id", e.ID)
-	if e.Version != LedgerVersion {
-		c.fail("ledger.version", "not "+LedgerVersion)
-	}
+	c.failIf(e.Version != LedgerVersion, "ledger.version", "not "+LedgerVersion)
 	c.label("ledger.formId", e.FormID, false)
 	c.label("ledger.formVersion", e.FormVersion, false)
 	c.lang("ledger.lang", e.Lang)
@@ -127,9 +109,7 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	c.consents("ledger.consents", e.Consents)
 	c.text("ledger.withdrawalPath", e.WithdrawalPath)
 	oneOf(&c, "ledger.retention.class", e.Retention.Class, RetentionDraft, RetentionIntroduction, RetentionRejectedEntry)
-	if !e.Retention.DeleteAfter.Equal(e.ExpireAt) {
-		c.fail("ledger.retention.deleteAfter", "differs from expireAt")
-	}
+	c.failIf(!e.Retention.DeleteAfter.Equal(e.ExpireAt), "ledger.retention.deleteAfter", "differs from expireAt")
 	c.list("ledger.rateLimits", len(e.RateLimits))
 	for _, d := range e.RateLimits {
 		c.label("ledger.rateLimits.layer", d.Layer, true)
@@ -143,9 +123,7 @@ func CheckStorableLedgerEntry(e LedgerEntry) error {
 	c.revisions("ledger.revisions", e.Revisions)
 	if r := e.Refusals; r != nil {
 		c.key("ledger.refusals.keyHash", r.KeyHash, false)
-		if r.Count < 1 || r.Sources < 1 || r.WindowSeconds < 1 {
-			c.fail("ledger.refusals", "count, sources and window must be positive")
-		}
+		c.failIf(r.Count < 1 || r.Sources < 1 || r.WindowSeconds < 1, "ledger.refusals", "count, sources and window must be positive")
 		c.time("ledger.refusals.windowStart", r.WindowStart)
 		labels(&c, "ledger.refusals.codes", r.Codes)
 		labels(&c, "ledger.refusals.moves", r.Moves)
@@ -195,21 +173,15 @@ func CheckStorableDecoyAttachment(a *Attachment) error {
 		return nil
 	}
 	var c checker
-	if a.Object != "" {
-		c.fail("attachment.object", "set on a decoy's attachment")
-	}
+	c.failIf(a.Object != "", "attachment.object", "set on a decoy's attachment")
 	c.attachmentEvidence(a)
 	return c.result()
 }
 
 // attachmentEvidence checks an attachment's type, size, hash and name.
 func (c *checker) attachmentEvidence(a *Attachment) {
-	if !slices.Contains(AttachmentTypes, a.Type) {
-		c.fail("attachment.type", "not an attachment type")
-	}
-	if a.Size <= 0 {
-		c.fail("attachment.size", "not positive")
-	}
+	c.failIf(!slices.Contains(AttachmentTypes, a.Type), "attachment.type", "not an attachment type")
+	c.failIf(a.Size <= 0, "attachment.size", "not positive")
 	c.sha256("attachment.sha256", a.SHA256)
 	switch {
 	case !utf8.ValidString(a.Name):
@@ -236,12 +208,8 @@ func CheckStorableDraft(k DraftKeeping) error {
 	} else {
 		c.err(CheckStorableIntroduction(k.Introduction))
 	}
-	if k.Introduction.State != StateDraft {
-		c.fail("draft.introduction.state", "not DRAFT")
-	}
-	if !k.Introduction.Live(k.Now) {
-		c.fail("draft.introduction.expireAt", "not after now")
-	}
+	c.failIf(k.Introduction.State != StateDraft, "draft.introduction.state", "not DRAFT")
+	c.failIf(!k.Introduction.Live(k.Now), "draft.introduction.expireAt", "not after now")
 	switch {
 	case k.Transcript == nil && k.Introduction.HasConversation:
 		c.fail("draft.transcript", "missing while hasConversation")
@@ -249,66 +217,43 @@ func CheckStorableDraft(k DraftKeeping) error {
 		c.fail("draft.transcript", "present while not hasConversation")
 	case k.Transcript != nil:
 		c.err(CheckStorableTranscript(*k.Transcript))
-		if k.Transcript.IntroductionID != k.Introduction.ID {
-			c.fail("draft.transcript.introductionId", "not the introduction's id")
-		}
-		if !k.Transcript.ExpireAt.Equal(k.Introduction.ExpireAt) {
-			c.fail("draft.transcript.expireAt", "not the introduction's expiry")
-		}
+		c.failIf(k.Transcript.IntroductionID != k.Introduction.ID, "draft.transcript.introductionId", "not the introduction's id")
+		c.failIf(!k.Transcript.ExpireAt.Equal(k.Introduction.ExpireAt), "draft.transcript.expireAt", "not the introduction's expiry")
 	}
 	c.key("challenge.key", k.Challenge.Key, true)
 	c.time("challenge.expireAt", k.Challenge.ExpireAt)
-	if !k.Challenge.ExpireAt.After(k.Now) {
-		c.fail("draft.challenge.expireAt", "not after now")
-	}
+	c.failIf(!k.Challenge.ExpireAt.After(k.Now), "draft.challenge.expireAt", "not after now")
 	if r := k.Idempotency; r != nil {
 		c.key("idempotency.keyHash", r.KeyHash, true)
 		c.key("idempotency.fingerprint", r.Fingerprint, true)
 		c.id("idempotency.introductionId", r.IntroductionID)
-		if len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed {
-			c.fail("idempotency.sealedToken", fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
-		}
+		c.failIf(len(r.SealedToken) == 0 || len(r.SealedToken) > MaxStoredSealed, "idempotency.sealedToken",
+			fmt.Sprintf("not 1 to %d bytes", MaxStoredSealed))
 		c.time("idempotency.expireAt", r.ExpireAt)
-		if r.IntroductionID != k.Introduction.ID {
-			c.fail("draft.idempotency.introductionId", "not the introduction's id")
-		}
-		if !r.ExpireAt.After(k.Now) {
-			c.fail("draft.idempotency.expireAt", "not after now")
-		}
+		c.failIf(r.IntroductionID != k.Introduction.ID, "draft.idempotency.introductionId", "not the introduction's id")
+		c.failIf(!r.ExpireAt.After(k.Now), "draft.idempotency.expireAt", "not after now")
 	}
 	c.list("draft.rateKeys", len(k.RateKeys))
 	seen := make(map[[2]string]bool, len(k.RateKeys))
 	for _, rk := range k.RateKeys {
 		c.label("rateKey.layer", rk.Layer, true)
-		if strings.Trim(rk.Layer, lower+digits+"-_") != "" {
-			c.fail("rateKey.layer", "not [a-z0-9_-]")
-		}
+		c.failIf(strings.Trim(rk.Layer, lower+digits+"-_") != "", "rateKey.layer", "not [a-z0-9_-]")
 		c.key("rateKey.keyHash", rk.KeyHash, true)
-		if rk.Limit <= 0 || rk.Limit > MaxStoredRateLimit {
-			c.fail("rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
-		}
-		if rk.Window < time.Second {
-			c.fail("rateKey.window", "under one second")
-		}
+		c.failIf(rk.Limit <= 0 || rk.Limit > MaxStoredRateLimit, "rateKey.limit", fmt.Sprintf("not 1 to %d", MaxStoredRateLimit))
+		c.failIf(rk.Window < time.Second, "rateKey.window", "under one second")
 		id := [2]string{rk.Layer, rk.KeyHash}
-		if seen[id] {
-			c.fail("draft.rateKeys", "duplicate layer and key")
-		}
+		c.failIf(seen[id], "draft.rateKeys", "duplicate layer and key")
 		seen[id] = true
 	}
 	c.err(CheckStorableLedgerEntry(k.Ledger))
-	if k.Ledger.SubmissionID != k.Introduction.ID {
-		c.fail("draft.ledger.submissionId", "not the introduction's id")
-	}
+	c.failIf(k.Ledger.SubmissionID != k.Introduction.ID, "draft.ledger.submissionId", "not the introduction's id")
 	switch {
 	case k.Decoy && (k.Ledger.Decision != DecisionRejected || k.Ledger.Decoy == nil || k.Ledger.Abuse.State != AbuseHoneypot):
 		c.fail("draft.ledger", "a decoy's entry is REJECTED, HONEYPOT, with its decoy record")
 	case !k.Decoy && k.Ledger.Decision != DecisionAwaitingConfirmation:
 		c.fail("draft.ledger.decision", "not "+string(DecisionAwaitingConfirmation))
 	}
-	if !k.Ledger.ExpireAt.After(k.Now) {
-		c.fail("draft.ledger.expireAt", "not after now")
-	}
+	c.failIf(!k.Ledger.ExpireAt.After(k.Now), "draft.ledger.expireAt", "not after now")
 	return c.result()
 }
 
@@ -316,6 +261,12 @@ func CheckStorableDraft(k DraftKeeping) error {
 type checker struct{ problems []string }
 
 func (c *checker) fail(field, rule string) { c.problems = append(c.problems, field+": "+rule) }
+
+func (c *checker) failIf(bad bool, field, rule string) {
+	if bad {
+		c.fail(field, rule)
+	}
+}
 
 func (c *checker) err(err error) {
 	var ns notStorable
@@ -356,9 +307,7 @@ func (c *checker) id(field, s string) {
 		c.fail(field, "not [A-Za-z0-9_-]")
 		return
 	}
-	if strings.HasPrefix(s, "__") && strings.HasSuffix(s, "__") {
-		c.fail(field, "reserved form __id__")
-	}
+	c.failIf(strings.HasPrefix(s, "__") && strings.HasSuffix(s, "__"), field, "reserved form __id__")
 }
 
 // bounded checks valid UTF-8 of at most max bytes without control characters.
@@ -381,12 +330,7 @@ func (c *checker) label(field, s string, required bool) {
 
 // lang checks a language tag: empty, or two or three lower-case letters.
 func (c *checker) lang(field, s string) {
-	if s == "" {
-		return
-	}
-	if len(s) < 2 || len(s) > 3 || strings.Trim(s, lower) != "" {
-		c.fail(field, "not a language tag")
-	}
+	c.failIf(s != "" && (len(s) < 2 || len(s) > 3 || strings.Trim(s, lower) != ""), field, "not a language tag")
 }
 func (c *checker) key(field, s string, required bool) { c.bounded(field, s, MaxStoredKey, required) }
 func (c *checker) text(field, s string)               { c.bounded(field, s, MaxStoredText, false) }
@@ -418,16 +362,10 @@ func (c *checker) words(field, s string, max int, required bool, kind wordsKind)
 	}
 }
 
-func (c *checker) time(field string, t time.Time) {
-	if t.IsZero() {
-		c.fail(field, "unset")
-	}
-}
+func (c *checker) time(field string, t time.Time) { c.failIf(t.IsZero(), field, "unset") }
 
 func (c *checker) list(field string, n int) {
-	if n > MaxStoredList {
-		c.fail(field, fmt.Sprintf("over %d entries", MaxStoredList))
-	}
+	c.failIf(n > MaxStoredList, field, fmt.Sprintf("over %d entries", MaxStoredList))
 }
 
 func (c *checker) basis(field string, b Basis) {
@@ -435,22 +373,16 @@ func (c *checker) basis(field string, b Basis) {
 }
 
 func (c *checker) revisions(field string, n int) {
-	if n < 0 || n > MaxRevisions {
-		c.fail(field, fmt.Sprintf("not 0 to %d", MaxRevisions))
-	}
+	c.failIf(n < 0 || n > MaxRevisions, field, fmt.Sprintf("not 0 to %d", MaxRevisions))
 }
 
 func (c *checker) sha256(field, s string) {
-	if len(s) != 64 || strings.Trim(s, "0123456789abcdef") != "" {
-		c.fail(field, "not 64 lowercase hex digits")
-	}
+	c.failIf(len(s) != 64 || strings.Trim(s, "0123456789abcdef") != "", field, "not 64 lowercase hex digits")
 }
 
 // oneOf checks that v is one of known.
 func oneOf[T comparable](c *checker, field string, v T, known ...T) {
-	if !slices.Contains(known, v) {
-		c.fail(field, "unknown")
-	}
+	c.failIf(!slices.Contains(known, v), field, "unknown")
 }
 
 // labels checks a bounded list of required labels.

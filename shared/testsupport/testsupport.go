@@ -24,27 +24,17 @@ import (
 	"github.com/ownersite/introductions/shared/formregistry"
 )
 
-// SolveNumber returns the n in [0, max] whose hex SHA-256 of salt+n is
-// challenge, or false.
-func SolveNumber(salt, challenge string, max int64) (int64, bool) {
-	for n := int64(0); n <= max; n++ {
-		sum := sha256.Sum256([]byte(salt + strconv.FormatInt(n, 10)))
-		if hex.EncodeToString(sum[:]) == challenge {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
 // Solve returns the payload a client sends for c and the number found,
 // failing the test when c has no solution.
 func Solve(t testing.TB, c altchapow.Challenge) (payload string, number int64) {
 	t.Helper()
-	n, ok := SolveNumber(c.Salt, c.Challenge, c.MaxNumber)
-	if !ok {
-		t.Fatalf("no solution within maxnumber %d for salt %q", c.MaxNumber, c.Salt)
+	for n := int64(0); n <= c.MaxNumber; n++ {
+		if sum := sha256.Sum256([]byte(c.Salt + strconv.FormatInt(n, 10))); hex.EncodeToString(sum[:]) == c.Challenge {
+			return Payload(c, c.Salt, n), n
+		}
 	}
-	return Payload(c, c.Salt, n), n
+	t.Fatalf("no solution within maxnumber %d for salt %q", c.MaxNumber, c.Salt)
+	return "", 0
 }
 
 // Payload returns the payload a client sends for c with salt and number.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,9 +27,25 @@ func TestSolve(t *testing.T) {
 	if err := json.Unmarshal(raw, &got); err != nil || got["number"] != 1234.0 || got["salt"] != c.Salt || got["signature"] != "sig" {
 		t.Fatalf("payload %s (%v)", raw, err)
 	}
-	if _, ok := SolveNumber(c.Salt, c.Challenge, 1233); ok {
-		t.Fatal("SolveNumber found a number above max")
+	c.MaxNumber = 1233
+	fatal := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); Solve(fatal, c) }()
+	if <-done; !fatal.failed {
+		t.Fatal("Solve found a number above max")
 	}
+}
+
+// fatalRecorder records a Fatalf and ends the goroutine that called it, as testing.T does.
+type fatalRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fatalRecorder) Helper() {}
+func (f *fatalRecorder) Fatalf(string, ...any) {
+	f.failed = true
+	runtime.Goexit()
 }
 
 func TestClockAndLogs(t *testing.T) {

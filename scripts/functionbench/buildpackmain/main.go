@@ -1,14 +1,8 @@
 // Command buildpackmain is what the Go functions buildpack builds for every
-// function: a main that imports the root package for the entry points its
-// init registers and starts the Functions Framework, which serves the one
-// FUNCTION_TARGET names. The only difference is the address: loopback
-// (StartHostPort), where the buildpack's funcframework.Start listens on
-// every interface.
-//
-// Built here, its root package registers every function; scripts/bench.sh
-// builds it inside each function's staged source instead (scripts/deploy.sh
-// --stage), where the root package is that function's entry package, as
-// deployed.
+// function: it imports the root package, whose init registers the entry
+// points, and serves the one FUNCTION_TARGET names, on loopback where the
+// buildpack's listens on every interface. scripts/bench.sh builds it inside
+// each function's staged source, whose root package is its entry package.
 package main
 
 import (
