@@ -65,19 +65,7 @@ func (s *IntakeStore) ReviseDraft(ctx context.Context, c intake.Claim, now time.
 				return err
 			}
 			writes := []error{
-				tx.Update(ref, []firestore.Update{
-					{Path: "name", Value: in.Fields.Name},
-					{Path: "company", Value: in.Fields.Company},
-					{Path: "role", Value: in.Fields.Role},
-					{Path: "email", Value: in.Fields.Email},
-					{Path: "subjectKey", Value: in.SubjectKey},
-					{Path: "message", Value: in.Fields.Message},
-					{Path: "hasConversation", Value: in.HasConversation},
-					{Path: "added", Value: addedValue(in.Added)},
-					{Path: "consents", Value: in.Consents},
-					{Path: "lang", Value: in.Lang},
-					{Path: "revisions", Value: in.Revisions},
-				}),
+				tx.Set(ref, toIntroductionDoc(in)), // read in this transaction: only the revised fields change
 				tx.Update(ledgerRef, append(counts,
 					firestore.Update{Path: "lang", Value: in.Lang},
 					firestore.Update{Path: "consents", Value: in.Consents},
@@ -117,12 +105,4 @@ func checkStorableRevision(in intake.Introduction, r intake.Revision) error {
 		errs = append(errs, intake.Internal(errors.New("revision: ledger lists over the stored cap")))
 	}
 	return cmp.Or(errs...)
-}
-
-// addedValue is the map, or a field delete when it is empty.
-func addedValue(added map[string]string) any {
-	if len(added) == 0 {
-		return firestore.Delete
-	}
-	return added
 }

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"log"
 	"net/http"
 	"os"
@@ -20,11 +21,7 @@ func init() {
 }
 
 func main() {
-	port := "8080"
-	if p := os.Getenv("PORT"); p != "" {
-		port = p
-	}
-	if err := funcframework.StartHostPort("127.0.0.1", port); err != nil {
+	if err := funcframework.StartHostPort("127.0.0.1", cmp.Or(os.Getenv("PORT"), "8080")); err != nil {
 		log.Fatalf("funcframework.Start: %v", err)
 	}
 }
