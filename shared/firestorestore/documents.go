@@ -36,6 +36,7 @@ type introductionDoc struct {
 	CreatedAt       time.Time                `firestore:"createdAt"`
 	ConfirmedAt     time.Time                `firestore:"confirmedAt,omitempty"`
 	HandledAt       time.Time                `firestore:"handledAt,omitempty"`
+	OpenedAt        time.Time                `firestore:"openedAt,omitempty"`
 	SubjectKey      string                   `firestore:"subjectKey,omitempty"`
 	ExpireAt        time.Time                `firestore:"expireAt"`
 	Revisions       int                      `firestore:"revisions"`
@@ -78,7 +79,7 @@ func (d introductionDoc) introduction(id string) intake.Introduction {
 		Fields:          intake.Fields{Name: d.Name, Company: d.Company, Role: d.Role, Email: d.Email, Message: d.Message},
 		Added:           d.Added,
 		HasConversation: d.HasConversation, Attachment: d.Attachment, Consents: d.Consents, TokenHash: d.TokenHash,
-		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, HandledAt: d.HandledAt, SubjectKey: d.SubjectKey, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
+		CreatedAt: d.CreatedAt, ConfirmedAt: d.ConfirmedAt, HandledAt: d.HandledAt, OpenedAt: d.OpenedAt, SubjectKey: d.SubjectKey, ExpireAt: d.ExpireAt, Revisions: d.Revisions,
 		LikelySpam: d.LikelySpam, Spam: d.Spam,
 	}
 }

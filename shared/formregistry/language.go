@@ -34,6 +34,8 @@ type Language struct {
 	Page map[string]string `json:"page"`
 	// Problems holds a sentence per problem code and per PageCodes entry.
 	Problems map[string]string `json:"problems"`
+	// Owner holds the owner's side's sentences (the admin's), keyed and filled as Page's are.
+	Owner map[string]string `json:"owner"`
 }
 
 // NoticeWording is how a language words the notice's generated parts.
@@ -143,6 +145,7 @@ func compareLanguage(def, l *Language) []string {
 	var problems []string
 	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
 	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
+	problems = append(problems, compareSentences("owner", def.Owner, l.Owner)...)
 	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
 	problems = append(problems, unworded("notice.bases: no wording for", maps.Keys(bases), l.Notice.Bases)...)
 	problems = append(problems, unworded("notice.recipients: no wording for", maps.Keys(def.Notice.Recipients), l.Notice.Recipients)...)

@@ -70,6 +70,8 @@ type Introduction struct {
 	Revisions int `json:"revisions"`
 	// HandledAt is when the owner marked it handled; zero until then.
 	HandledAt time.Time `json:"handledAt,omitzero"`
+	// OpenedAt is when the owner first opened it in the admin; zero until then.
+	OpenedAt time.Time `json:"openedAt,omitzero"`
 	// LikelySpam is the signals' verdict at intake; Spam the owner's word (nil until said).
 	LikelySpam bool  `json:"likelySpam"`
 	Spam       *bool `json:"spam"`
@@ -82,6 +84,8 @@ const (
 	FolderInbox      = "inbox"
 	FolderLikelySpam = "likely-spam"
 	FolderSpam       = "spam"
+	// FolderWaiting lists the confirmed ones neither handled nor marked spam.
+	FolderWaiting = "waiting"
 )
 
 // Folder is where the owner's list files the introduction: the owner's word first, then the
