@@ -398,11 +398,10 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	return writeErased(w, n)
 }
 
-// health is the last sweep runs, the scheduler, and the ledger export form's default span.
+// health is the last sweep runs and the scheduler.
 type health struct {
-	Runs                 []intake.SweepRun
-	Scheduler            schedulerView
-	LedgerFrom, LedgerTo string
+	Runs      []intake.SweepRun
+	Scheduler schedulerView
 }
 
 type schedulerView struct {

@@ -53,11 +53,13 @@ type words struct {
 // form); values are escaped unless already HTML. A key the catalogue lacks says its last part.
 func (w words) say(key string, args ...any) template.HTML {
 	s, ok := w.l.Owner[key]
-	if n, isInt := argN(args); isInt {
-		if one, has := w.l.Owner[key+".one"]; has && n == 1 {
-			s, ok = one, true
-		} else if other, has := w.l.Owner[key+".other"]; has {
-			s, ok = other, true
+	for i := 0; i+1 < len(args); i += 2 {
+		if n, isInt := args[i+1].(int); args[i] == "n" && isInt {
+			if one, has := w.l.Owner[key+".one"]; has && n == 1 {
+				s, ok = one, true
+			} else if other, has := w.l.Owner[key+".other"]; has {
+				s, ok = other, true
+			}
 		}
 	}
 	if !ok {
@@ -76,16 +78,6 @@ func (w words) say(key string, args ...any) template.HTML {
 		s = strings.ReplaceAll(s, "{"+fmt.Sprint(args[i])+"}", v)
 	}
 	return template.HTML(s)
-}
-
-func argN(args []any) (int, bool) {
-	for i := 0; i+1 < len(args); i += 2 {
-		if args[i] == "n" {
-			n, ok := args[i+1].(int)
-			return n, ok
-		}
-	}
-	return 0, false
 }
 
 // num writes the number n (any integer, or a string of ASCII digits) in the language's digits.
@@ -273,16 +265,11 @@ type listData struct {
 	// NoReceipt is true when a row's email is accepted and no receipt can come.
 	NoReceipt bool
 	Waiting   int
-	Filter    string // the folder shown: waiting, all, or a folder
-	Filters   []filterTab
+	Filter    string // the folder shown, one of pageFilters
+	Filters   []string
 	Rows      []intake.Record
 	Next      string
 	FirstPage bool
-}
-
-type filterTab struct {
-	Filter, Href string
-	Current      bool
 }
 
 // pageFilters are the list page's folders, the first its default.
@@ -298,11 +285,7 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d := listData{Rows: recs, Next: next, FirstPage: q.Get("cursor") == "", Filter: q.Get("filter")}
-	for _, f := range pageFilters {
-		d.Filters = append(d.Filters, filterTab{Filter: f, Href: "/admin/?filter=" + f, Current: f == d.Filter})
-	}
-	d.Filters[0].Href = "/admin/"
+	d := listData{Rows: recs, Next: next, FirstPage: q.Get("cursor") == "", Filter: q.Get("filter"), Filters: pageFilters}
 	for _, rec := range recs {
 		d.NoReceipt = d.NoReceipt || handoff(rec.Ledger) == "status.emailed" && !h.Receipts
 	}
@@ -374,11 +357,7 @@ type detailData struct {
 
 // notice is the sentence of ?done= (handled, retried, spam, not-spam), "" for another.
 func (h *Handlers) notice(r *http.Request) string {
-	done := r.URL.Query().Get("done")
-	if !slices.Contains([]string{"handled", "retried", "spam", "not-spam"}, done) {
-		return ""
-	}
-	return h.say("done." + done)
+	return html.UnescapeString(h.words.l.Owner["done."+r.URL.Query().Get("done")])
 }
 
 // pageDetail shows one introduction and records its first opening (who and when, in the
