@@ -115,6 +115,9 @@ func TestPagesGolden(t *testing.T) {
 		}
 	}
 	retention := f.do(http.MethodGet, "/admin/retention", "")
+	if r := string(retention.body); strings.Contains(r, `type="date"`) || !strings.Contains(r, `<option value="2026-11-01">1 Nov 2026</option>`) {
+		t.Error("the retention page's days are not in the one date format")
+	}
 	if !strings.Contains(string(retention.body), "failed") || !strings.Contains(string(retention.body), "9 used robot checks") || strings.Contains(string(retention.body), "spentChallenges") || !strings.Contains(string(retention.body), "<td>after a quiet spell</td>") {
 		t.Errorf("the retention page does not show the runs:\n%s", retention.body)
 	}

@@ -173,6 +173,12 @@ test('the admin in Persian: right to left, Tehran time, each value in its own di
     assert.deepEqual((await bidi(page.locator('.who-line bdi'))).map((v) => v.direction), ['rtl', 'ltr'], 'company right to left, role left to right');
     assert.deepEqual(await axe(page), [], 'axe on the Persian detail');
     await page.screenshot({ path: join(shotDir, 'detail-fa.png'), fullPage: true });
+    for (const path of ['/admin/figures', '/admin/subjects', '/admin/retention', '/admin/?filter=all']) {
+      await page.goto(fa.origin + path);
+      assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl', path);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, `no sideways scrolling on ${path}`);
+      assert.deepEqual(await axe(page), [], `axe on the Persian ${path}`);
+    }
 
     // The English admin shows the same Persian message right to left, its box on the right of its card.
     await page.goto(`${server.origin}/admin/introductions/${ids[11]}`);
