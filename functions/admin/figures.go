@@ -12,7 +12,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ChartDays is how many finished UTC days the list page's chart shows.
+// ChartDays is how many finished UTC days the figures page's chart shows.
 const ChartDays = 30
 
 // FiguresStore keeps the daily figures (DailyFigures, PutDailyFigures, once) and counts one UTC

@@ -173,6 +173,13 @@ test('the admin in Persian: right to left, Tehran time, each value in its own di
     assert.deepEqual((await bidi(page.locator('.who-line bdi'))).map((v) => v.direction), ['rtl', 'ltr'], 'company right to left, role left to right');
     assert.deepEqual(await axe(page), [], 'axe on the Persian detail');
     await page.screenshot({ path: join(shotDir, 'detail-fa.png'), fullPage: true });
+    await page.goto(`${fa.origin}/admin/subjects`);
+    await page.getByLabel('نشانی ایمیل').fill('sara@digikala.example');
+    await page.getByRole('button', { name: 'یافتن' }).click();
+    await page.locator('.records').waitFor();
+    const [held] = await bidi(page.locator('.records bdi'));
+    assert.deepEqual([held.text, held.direction], ['سارا محمدی', 'rtl'], 'the subject page isolates the name in its own direction');
+    assert.deepEqual(await axe(page), [], 'axe on the Persian subject page');
     for (const path of ['/admin/figures', '/admin/subjects', '/admin/retention', '/admin/?filter=all']) {
       await page.goto(fa.origin + path);
       assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl', path);
