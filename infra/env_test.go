@@ -219,7 +219,7 @@ func TestEnvironmentAsApplied(t *testing.T) {
 		"NOTIFY_EMAIL_FROM": "intro@example.com", "NOTIFY_EMAIL_TO": "owner@example.com",
 	}
 	bucket := map[string]string{"ATTACHMENT_BUCKET": "proj-1-introductions-attachments"}
-	job := map[string]string{"SCHEDULER_JOB": "projects/proj-1/locations/europe-west1/jobs/introductions-sweep"}
+	job := map[string]string{"SCHEDULER_JOB": "projects/proj-1/locations/europe-west1/jobs/introductions-sweep", "OWNER_LANGUAGE": "en", "OWNER_TIME_ZONE": "UTC"}
 	delivering := []string{"SMTP_PASSWORD", "WEBHOOK_SECRET"}
 
 	type want struct {

@@ -195,7 +195,9 @@ locals {
       } : k => v if v != null
     }
     admin = {
-      SCHEDULER_JOB = local.scheduler_job
+      SCHEDULER_JOB   = local.scheduler_job
+      OWNER_LANGUAGE  = var.owner_language
+      OWNER_TIME_ZONE = var.owner_time_zone
     }
   }
 }

@@ -83,7 +83,7 @@ var (
 	// naming the database and the secrets follow wiring.Accesses (the
 	// grants check).
 	envEverywhere = []string{"ALLOWED_ORIGINS"}
-	envOn         = map[string][]string{"SCHEDULER_JOB": {"Admin"}, "ADMIN_URL": handoffEntryPoints}
+	envOn         = map[string][]string{"SCHEDULER_JOB": {"Admin"}, "OWNER_LANGUAGE": {"Admin"}, "OWNER_TIME_ZONE": {"Admin"}, "ADMIN_URL": handoffEntryPoints}
 	// withoutFirestore and withoutSecrets hold no Firestore access and read
 	// no secret, whatever wiring.Accesses says: the smallest public
 	// functions, so that a flaw in one reaches no visitor's data.
@@ -1502,7 +1502,7 @@ var breakages = []breakage{
 	{name: "origins missing", file: "functions.tf", old: "      ALLOWED_ORIGINS = join(\",\", var.site_origins)\n", new: "", check: "environment", want: "ALLOWED_ORIGINS missing"},
 	{name: "FIRESTORE_DATABASE hard-coded", file: "functions.tf", old: "FIRESTORE_DATABASE = google_firestore_database.introductions.name", new: `FIRESTORE_DATABASE = "introductions"`, check: "environment", want: "FIRESTORE_DATABASE must come"},
 	{name: "pepper follows the latest version", file: "secrets.tf", old: `/versions/${var.hash_pepper_version}"`, new: `/versions/latest"`, check: "environment", want: "pinned version"},
-	{name: "the admin cannot find the job", file: "functions.tf", old: "      SCHEDULER_JOB = local.scheduler_job\n", new: "", check: "environment", want: "Admin: environment variable SCHEDULER_JOB missing"},
+	{name: "the admin cannot find the job", file: "functions.tf", old: "      SCHEDULER_JOB   = local.scheduler_job\n", new: "", check: "environment", want: "Admin: environment variable SCHEDULER_JOB missing"},
 	{name: "the sweep without the admin's URL", file: "functions.tf", old: `env             = ["base", "handoff"]
       memory          = "256Mi"
       cpu             = "1"

@@ -48,6 +48,23 @@ variable "owner_email" {
   }
 }
 
+variable "owner_language" {
+  description = "The language of the admin (OWNER_LANGUAGE): en or fa."
+  type        = string
+  default     = "en"
+
+  validation {
+    condition     = contains(["en", "fa"], var.owner_language)
+    error_message = "The owner's language is en or fa."
+  }
+}
+
+variable "owner_time_zone" {
+  description = "The IANA time zone the admin shows times in (OWNER_TIME_ZONE), e.g. Asia/Tehran."
+  type        = string
+  default     = "UTC"
+}
+
 variable "alert_email" {
   description = "Where the alerts go (a delivery FAILED, the sweep failed or stopped, 5xx answers: monitoring.tf). Defaults to owner_email."
   type        = string

@@ -6,16 +6,21 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ownersite/introductions/shared/attachment"
+	"github.com/ownersite/introductions/shared/formregistry"
 	"github.com/ownersite/introductions/shared/intake"
 	"github.com/ownersite/introductions/shared/jsonapi"
 )
@@ -30,8 +35,9 @@ const RecentRuns = 10
 // unknown, expired or draft id, STATE_CONFLICT for a move the state
 // refuses, UNAVAILABLE for an outage.
 type Store interface {
-	// ListIntroductions returns a page of confirmed introductions of folder ("" for all),
-	// newest first, after pos, and where the next page starts (nil at the end).
+	// ListIntroductions returns a page of confirmed introductions of folder ("" for all,
+	// intake.FolderWaiting for those waiting), newest first, after pos, and where the next page
+	// starts (nil at the end).
 	ListIntroductions(ctx context.Context, folder string, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error)
 	// CountWaiting counts the introductions not handled and not marked spam.
 	CountWaiting(ctx context.Context) (int, error)
@@ -43,6 +49,8 @@ type Store interface {
 	EraseSpam(ctx context.Context, e intake.ErasureRecord, notices func(id string) []intake.Envelope) (erased, sent []string, err error)
 	// Record returns everything held about one confirmed introduction.
 	Record(ctx context.Context, id string, now time.Time) (intake.Record, error)
+	// MarkOpened records the first opening by actor (nil, nil when it was opened before).
+	MarkOpened(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error)
 	// MarkHandled applies the handle move and records actor in the ledger.
 	MarkHandled(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error)
 	// Envelope returns one live envelope of the handoff outbox.
@@ -108,16 +116,22 @@ type Deps struct {
 	Solves SolveTarget
 	// Receipts is true when delivery events can move an email past ACCEPTED.
 	Receipts bool
+	// Lang is the owner's language (OWNER_LANGUAGE; "" is English), Zone their time zone
+	// (OWNER_TIME_ZONE; nil is UTC).
+	Lang string
+	Zone *time.Location
 }
 
 // Handlers are the admin's route handlers (see Routes).
 type Handlers struct {
 	Deps
-	cop *http.CrossOriginProtection
+	cop   *http.CrossOriginProtection
+	words words
+	pages func() map[string]*template.Template
 }
 
 // New returns the admin's handlers. It refuses a missing store, keys,
-// clock or logger.
+// clock or logger, and a language the catalogues lack.
 func New(d Deps) (*Handlers, error) {
 	var errs []error
 	if d.Store == nil {
@@ -132,10 +146,17 @@ func New(d Deps) (*Handlers, error) {
 	if d.Logger == nil {
 		errs = append(errs, errors.New("admin: nil Logger"))
 	}
+	w := words{zone: cmp.Or(d.Zone, time.UTC)}
+	var ok bool
+	if w.l, ok = formregistry.LanguageOf(cmp.Or(d.Lang, formregistry.DefaultLang)); !ok || w.l.Owner == nil {
+		errs = append(errs, fmt.Errorf("admin: no owner's sentences in language %q", d.Lang))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Handlers{Deps: d, cop: http.NewCrossOriginProtection()}, nil
+	h := &Handlers{Deps: d, cop: http.NewCrossOriginProtection(), words: w}
+	h.pages = sync.OnceValue(h.templates)
+	return h, nil
 }
 
 // PageCSP is the admin's Content-Security-Policy: its own stylesheet and
@@ -190,6 +211,7 @@ func Routes(h *Handlers) []jsonapi.Route {
 		{Pattern: "GET /admin/api/ledger", Handle: func(w http.ResponseWriter, r *http.Request) error { return h.exportLedger(w, r, false) }},
 		{Pattern: "GET /admin", Handle: home},
 		{Pattern: "GET /admin/{$}", Handle: pg(h.pageList)},
+		{Pattern: "GET /admin/figures", Handle: pg(h.pageFigures)},
 		{Pattern: "GET /admin/introductions/{id}", Handle: pg(h.pageDetail)},
 		{Pattern: "GET /admin/introductions/export", Handle: pg(h.exportIntroductions)},
 		{Pattern: "GET /admin/introductions/{id}/attachment", Handle: h.download},
@@ -197,7 +219,7 @@ func Routes(h *Handlers) []jsonapi.Route {
 		{Pattern: "POST /admin/introductions/{id}/spam", Handle: pg(h.pageSpam)},
 		{Pattern: "POST /admin/spam/erasure", Handle: pg(h.pageSpamErasure)},
 		{Pattern: "POST /admin/deliveries/{envelopeId}/retry", Handle: pg(h.pageRetry)},
-		{Pattern: "GET /admin/subjects", Handle: pg(h.pageSubjectForm)},
+		{Pattern: "GET /admin/subjects", Handle: pg(h.pageSubject)},
 		{Pattern: "POST /admin/subjects", Handle: pg(h.pageSubject)},
 		{Pattern: "POST /admin/subjects/export", Handle: pg(h.pageExport)},
 		{Pattern: "POST /admin/subjects/erasure", Handle: pg(h.pageErasure)},

@@ -106,17 +106,20 @@ func spamSignals(l intake.LedgerEntry) []string {
 	return out
 }
 
-// filters are the list's ?filter= values, each the folder it shows.
-var filters = []string{intake.FolderInbox, intake.FolderLikelySpam, intake.FolderSpam}
+// filterAll is the ?filter= of every introduction, as no filter is.
+const filterAll = "all"
 
-// listFilter reads ?filter=: "" (every folder) or one of filters;
+// listFilter reads ?filter=: "" for every folder (absent or all), else one of pageFilters;
 // FILTER_INVALID for anything else.
 func listFilter(r *http.Request) (string, error) {
 	f := r.URL.Query().Get("filter")
-	if f == "" || slices.Contains(filters, f) {
+	if f == "" || f == filterAll {
+		return "", nil
+	}
+	if slices.Contains(pageFilters, f) {
 		return f, nil
 	}
-	return "", intake.Errorf(intake.CodeFilterInvalid, "The list's filter is inbox, likely-spam or spam, or none for every introduction.")
+	return "", intake.Errorf(intake.CodeFilterInvalid, "The list's filter is waiting, inbox, likely-spam, spam or all (the same as none).")
 }
 
 func (h *Handlers) list(r *http.Request) ([]intake.Record, string, error) {
@@ -395,11 +398,10 @@ func (h *Handlers) apiErasure(w http.ResponseWriter, r *http.Request) error {
 	return writeErased(w, n)
 }
 
-// health is the last sweep runs, the scheduler, and the ledger export form's default span.
+// health is the last sweep runs and the scheduler.
 type health struct {
-	Runs                 []intake.SweepRun
-	Scheduler            schedulerView
-	LedgerFrom, LedgerTo string
+	Runs      []intake.SweepRun
+	Scheduler schedulerView
 }
 
 type schedulerView struct {

@@ -50,7 +50,7 @@ func exportCells(rec intake.Record, base string) []string {
 func (h *Handlers) exportIntroductions(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	format, folder := cmp.Or(q.Get("format"), "csv"), q.Get("folder")
-	if format != "csv" && format != "json" || folder != "" && !slices.Contains(filters, folder) {
+	if format != "csv" && format != "json" || folder != "" && !slices.Contains([]string{intake.FolderInbox, intake.FolderLikelySpam, intake.FolderSpam}, folder) {
 		return intake.Errorf(intake.CodeFilterInvalid, "The export's format is csv or json, and its folder inbox, likely-spam or spam, or none for every introduction.")
 	}
 	from, to, err := ledgerRange(q)

@@ -12,7 +12,7 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// ChartDays is how many finished UTC days the list page's chart shows.
+// ChartDays is how many finished UTC days the figures page's chart shows.
 const ChartDays = 30
 
 // FiguresStore keeps the daily figures (DailyFigures, PutDailyFigures, once) and counts one UTC
@@ -80,17 +80,15 @@ func chartDays(now time.Time) []string {
 	return out
 }
 
+// refusalReason is a refusal's abuse state and its class (its colour and catalogue key).
 type refusalReason struct {
 	State intake.AbuseState
-	Label string
 	Class string
 }
 
 var refusalReasons = []refusalReason{
-	{intake.AbuseRateLimited, "rate limit", "r-rate"},
-	{intake.AbuseHoneypot, "honeypot", "r-honeypot"},
-	{intake.AbuseContentRejected, "content", "r-content"},
-	{intake.AbusePowFailed, "proof of work", "r-pow"},
+	{intake.AbuseRateLimited, "r-rate"}, {intake.AbuseHoneypot, "r-honeypot"},
+	{intake.AbuseContentRejected, "r-content"}, {intake.AbusePowFailed, "r-pow"},
 }
 
 // chart is the list page's two panels of bars, laid out so the template only draws.
@@ -106,24 +104,27 @@ type chart struct {
 }
 
 type chartDay struct {
-	Day, Label                   string
+	Day                          string
 	Counted                      bool
 	Confirmed, LikelySpam, Total int   // LikelySpam is part of Confirmed
 	Refused                      []int // in refusalReasons order
 }
 
+// bar is N of Class on Day.
 type bar struct {
-	X, Y, W, H   float64
-	Class, Title string
+	X, Y, W, H float64
+	Class, Day string
+	N          int
 }
 
+// tick is a Day on the time axis, or the count N on a panel's.
 type tick struct {
-	X, Y         float64
-	Text, Anchor string
+	X, Y        float64
+	Day, Anchor string
+	N           int
 }
 
 type panel struct {
-	Title       string
 	Top, Bottom float64
 	Max         int
 }
@@ -156,8 +157,7 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 	c := chart{Width: chartWidth, Reasons: refusalReasons}
 	maxConfirmed, maxRefused := 0, 0
 	for _, d := range days {
-		t, _ := time.Parse(time.DateOnly, d)
-		cd := chartDay{Day: d, Label: t.Format("2 Jan"), Refused: make([]int, len(refusalReasons))}
+		cd := chartDay{Day: d, Refused: make([]int, len(refusalReasons))}
 		if f, ok := kept[d]; ok {
 			cd.Counted = true
 			c.Counted++
@@ -175,13 +175,13 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 		c.Days = append(c.Days, cd)
 	}
 	if len(days) > 0 {
-		c.First, c.Last = c.Days[0].Label, c.Days[len(c.Days)-1].Label
+		c.First, c.Last = days[0], days[len(days)-1]
 	}
 	top1 := panelTitle
 	top2 := top1 + panelHeight + panelGap + panelTitle
 	c.Panels = []panel{
-		{Title: "Introductions confirmed per day", Top: top1, Bottom: top1 + panelHeight, Max: niceMax(maxConfirmed)},
-		{Title: "Attempts refused per day, by reason", Top: top2, Bottom: top2 + panelHeight, Max: niceMax(maxRefused)},
+		{Top: top1, Bottom: top1 + panelHeight, Max: niceMax(maxConfirmed)},
+		{Top: top2, Bottom: top2 + panelHeight, Max: niceMax(maxRefused)},
 	}
 	c.Height = int(top2 + panelHeight + axisLabels)
 	step := (chartWidth - chartLeft - chartRight) / float64(len(days))
@@ -189,18 +189,18 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 	for i, d := range c.Days {
 		x := chartLeft + float64(i)*step + (step-w)/2
 		if !d.Counted {
-			c.Bars = append(c.Bars, bar{X: x, Y: c.Panels[0].Bottom - 2, W: w, H: 2, Class: "uncounted", Title: d.Label + ": not counted yet"})
+			c.Bars = append(c.Bars, bar{X: x, Y: c.Panels[0].Bottom - 2, W: w, H: 2, Class: "uncounted", Day: d.Day})
 			continue
 		}
 		p := c.Panels[0]
 		clean := d.Confirmed - d.LikelySpam
 		h := panelHeight * float64(clean) / float64(p.Max)
 		if clean > 0 {
-			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h, W: w, H: h, Class: "confirmed", Title: fmt.Sprintf("%s: %d confirmed, not likely spam", d.Label, clean)})
+			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h, W: w, H: h, Class: "confirmed", Day: d.Day, N: clean})
 		}
 		if d.LikelySpam > 0 {
 			hs := panelHeight * float64(d.LikelySpam) / float64(p.Max)
-			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h - hs, W: w, H: hs, Class: "likely-spam", Title: fmt.Sprintf("%s: %d confirmed, likely spam", d.Label, d.LikelySpam)})
+			c.Bars = append(c.Bars, bar{X: x, Y: p.Bottom - h - hs, W: w, H: hs, Class: "likely-spam", Day: d.Day, N: d.LikelySpam})
 		}
 		p = c.Panels[1]
 		y := p.Bottom
@@ -211,21 +211,21 @@ func buildChart(days []string, kept map[string]intake.DailyFigures) chart {
 			}
 			h := panelHeight * float64(n) / float64(p.Max)
 			y -= h
-			c.Bars = append(c.Bars, bar{X: x, Y: y, W: w, H: h, Class: r.Class, Title: fmt.Sprintf("%s: %d refused (%s)", d.Label, n, r.Label)})
+			c.Bars = append(c.Bars, bar{X: x, Y: y, W: w, H: h, Class: r.Class, Day: d.Day, N: n})
 		}
 	}
 	for _, p := range c.Panels {
 		c.Ticks = append(c.Ticks,
-			tick{X: chartLeft - 6, Y: p.Top + 4, Text: fmt.Sprint(p.Max), Anchor: "end"},
-			tick{X: chartLeft - 6, Y: p.Bottom, Text: "0", Anchor: "end"})
+			tick{X: chartLeft - 6, Y: p.Top + 4, N: p.Max, Anchor: "end"},
+			tick{X: chartLeft - 6, Y: p.Bottom, Anchor: "end"})
 	}
 	for i := 0; i < len(c.Days)-3; i += 7 {
 		x := chartLeft + float64(i)*step + step/2
-		c.Ticks = append(c.Ticks, tick{X: x, Y: float64(c.Height) - 6, Text: c.Days[i].Label, Anchor: "middle"})
+		c.Ticks = append(c.Ticks, tick{X: x, Y: float64(c.Height) - 6, Day: c.Days[i].Day, Anchor: "middle"})
 	}
 	if n := len(c.Days); n > 0 {
 		x := chartLeft + float64(n-1)*step + step/2
-		c.Ticks = append(c.Ticks, tick{X: x, Y: float64(c.Height) - 6, Text: c.Days[n-1].Label, Anchor: "end"})
+		c.Ticks = append(c.Ticks, tick{X: x, Y: float64(c.Height) - 6, Day: c.Days[n-1].Day, Anchor: "end"})
 	}
 	return c
 }
@@ -241,7 +241,7 @@ type solveFigures struct {
 // solveDay is the solves counted at MaxNumber and the POW_MAX_NUMBER Suggested for a 90th
 // percentile at the target (0 without solves).
 type solveDay struct {
-	Day, Label  string
+	Day         string
 	MaxNumber   int64
 	Solves      int
 	Median, P90 time.Duration
@@ -273,8 +273,7 @@ func buildSolveFigures(days []string, kept map[string]intake.DailyFigures, targe
 		if day.Solves == 0 {
 			continue
 		}
-		t, _ := time.Parse(time.DateOnly, d)
-		day.Day, day.Label = d, t.Format("2 Jan")
+		day.Day = d
 		out.Days = append(out.Days, day)
 	}
 	out.Total = summarise(all, target.MaxNumber, target.TargetP90)

@@ -34,6 +34,9 @@ func (downStore) CountWaiting(context.Context) (int, error) { return 0, errDown 
 func (downStore) Record(context.Context, string, time.Time) (intake.Record, error) {
 	return intake.Record{}, errDown
 }
+func (downStore) MarkOpened(context.Context, string, string, time.Time) (*intake.Introduction, error) {
+	return nil, errDown
+}
 func (downStore) MarkHandled(context.Context, string, string, time.Time) (*intake.Introduction, error) {
 	return nil, errDown
 }

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"html"
 	"html/template"
 	"log/slog"
 	"maps"
@@ -13,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -42,57 +42,144 @@ func asset(contentType string, body []byte) jsonapi.Handler {
 	}
 }
 
-var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
+// words are the owner's side's sentences in one language (the "owner" section of its
+// catalogue, shared/formregistry/languages), with its digits, in the owner's time zone.
+type words struct {
+	l    *formregistry.Language
+	zone *time.Location
+}
+
+// say fills the sentence key with args (name, value pairs; the value of "n" chooses a plural
+// form); values are escaped unless already HTML. A key the catalogue lacks says its last part.
+func (w words) say(key string, args ...any) template.HTML {
+	s, ok := w.l.Owner[key]
+	for i := 0; i+1 < len(args); i += 2 {
+		if n, isInt := args[i+1].(int); args[i] == "n" && isInt {
+			if one, has := w.l.Owner[key+".one"]; has && n == 1 {
+				s, ok = one, true
+			} else if other, has := w.l.Owner[key+".other"]; has {
+				s, ok = other, true
+			}
 		}
-		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
-	},
-	"whenShort": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
-	"language":  func(lang string) string { return formregistry.LanguageName(lang, formregistry.OwnerLang) },
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"lower":     func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
-	"label":     func(s any) string { return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ") },
-	"short": func(s string) string {
-		if len(s) > 12 {
-			return s[:12] + "…"
+	}
+	if !ok {
+		s = template.HTMLEscapeString(key[strings.LastIndexByte(key, '.')+1:])
+	}
+	for i := 0; i+1 < len(args); i += 2 {
+		var v string
+		switch a := args[i+1].(type) {
+		case template.HTML:
+			v = string(a)
+		case int, int64:
+			v = w.num(a)
+		default:
+			v = template.HTMLEscapeString(fmt.Sprint(a))
 		}
+		s = strings.ReplaceAll(s, "{"+fmt.Sprint(args[i])+"}", v)
+	}
+	return template.HTML(s)
+}
+
+// num writes the number n (any integer, or a string of ASCII digits) in the language's digits.
+func (w words) num(n any) string {
+	s, digits := fmt.Sprint(n), []rune(w.l.Digits)
+	if len(digits) != 10 {
 		return s
-	},
-	"seconds": func(n int64) string {
-		if n%3600 == 0 {
-			return strconv.FormatInt(n/3600, 10) + " h"
+	}
+	return strings.Map(func(r rune) rune {
+		if '0' <= r && r <= '9' {
+			return digits[r-'0']
 		}
-		if n%60 == 0 {
-			return strconv.FormatInt(n/60, 10) + " min"
-		}
-		return strconv.FormatInt(n, 10) + " s"
-	},
-	"px":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"minus": func(a, b int) int { return a - b },
-	"deref": func(b *bool) bool { return b != nil && *b },
-	"ms": func(d time.Duration) string {
-		if d < time.Second {
-			return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
-		}
-		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
-	},
-	"handoff": func(l intake.LedgerEntry, receipts bool) string {
-		s, _ := handoffSummary(l, receipts)
+		return r
+	}, s)
+}
+
+// day writes a day (a time, or YYYY-MM-DD) in the one date format, short without its year.
+func (w words) day(d any, short bool) string {
+	t, ok := d.(time.Time)
+	if !ok {
+		t, _ = time.Parse(time.DateOnly, fmt.Sprint(d))
+	}
+	key := "date.day"
+	if short {
+		key = "date.dayShort"
+	}
+	return string(w.say(key, "d", t.Day(), "month", w.say("month."+strconv.Itoa(int(t.Month()))), "y", t.Year()))
+}
+
+// when writes t in the owner's time zone as a <time> whose title is the same in UTC.
+func (w words) when(t time.Time) template.HTML {
+	if t.IsZero() {
+		return "—"
+	}
+	at := func(t time.Time) string {
+		return string(w.say("date.time", "day", w.day(t, false), "time", w.num(t.Format("15:04"))))
+	}
+	return template.HTML(fmt.Sprintf(`<time datetime="%s" title="%s UTC">%s</time>`, t.UTC().Format(time.RFC3339), at(t.UTC()), at(t.In(w.zone))))
+}
+
+func (w words) funcs() template.FuncMap {
+	return template.FuncMap{
+		"t":        w.say,
+		"lang":     func() string { return w.l.Lang },
+		"dir":      func() string { return w.l.Dir },
+		"zone":     func() string { return w.zone.String() },
+		"num":      w.num,
+		"when":     w.when,
+		"day":      func(d any) string { return w.day(d, false) },
+		"dayShort": func(d any) string { return w.day(d, true) },
+		"language": func(lang string) string { return formregistry.LanguageName(lang, w.l.Lang) },
+		"kind": func(typ string) string {
+			if k := w.l.Notice.AttachmentTypes[typ]; k != "" {
+				return k
+			}
+			return typ
+		},
+		"size":  func(n int64) string { return w.num(attachment.HumanSize(n)) },
+		"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+		"label": func(s any) string { return strings.ReplaceAll(strings.ToLower(fmt.Sprint(s)), "_", " ") },
+		"px":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+		"minus": func(a, b int) int { return a - b },
+		"deref": func(b *bool) bool { return b != nil && *b },
+		"ms": func(d time.Duration) string {
+			if d < time.Second {
+				return w.num(d.Milliseconds()) + " ms"
+			}
+			return w.num(strconv.FormatFloat(d.Seconds(), 'f', -1, 64)) + " s"
+		},
+		"handoff":   handoff,
+		"preview":   preview,
+		"chars":     utf8.RuneCountInString,
+		"retryable": retryable,
+		"mailto":    mailto,
+		"bdi": func(s string) template.HTML {
+			return template.HTML(`<bdi dir="ltr">` + template.HTMLEscapeString(s) + `</bdi>`)
+		},
+		"since": func(a, b time.Time) string {
+			if a.IsZero() || b.IsZero() {
+				return "—"
+			}
+			return w.num(b.Sub(a).Round(time.Millisecond).String())
+		},
+		"deleted": func(m map[string]int) []string {
+			var out []string
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				if m[k] > 0 {
+					out = append(out, k)
+				}
+			}
+			return out
+		},
+	}
+}
+
+// preview is the start of a message on one line, at most 140 characters.
+func preview(message string) string {
+	s := strings.Join(strings.Fields(message), " ")
+	if utf8.RuneCountInString(s) <= 140 {
 		return s
-	},
-	"size":      attachment.HumanSize,
-	"chars":     utf8.RuneCountInString,
-	"retryable": retryable,
-	"mailto":    mailto,
-	"since": func(a, b time.Time) string {
-		if a.IsZero() || b.IsZero() {
-			return "—"
-		}
-		return b.Sub(a).Round(time.Millisecond).String()
-	},
-	"keys": func(m map[string]int) []string { return slices.Sorted(maps.Keys(m)) },
+	}
+	return string([]rune(s)[:139]) + "…"
 }
 
 // mailto is the Reply-to link of an address, only ever its recipient: every
@@ -112,15 +199,15 @@ func mailto(address string) template.URL {
 	return template.URL(b.String())
 }
 
-// pages holds one template set per page, each with the shared layout,
-// parsed on the first page rendered, not at start-up.
-var pages = sync.OnceValue(func() map[string]*template.Template {
+// templates parses one template set per page, each with the shared layout, in the owner's
+// language.
+func (h *Handlers) templates() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"list", "detail", "subjects", "erasure", "spamerasure", "retention", "problem", "gone"} {
-		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	for _, name := range []string{"list", "figures", "detail", "subjects", "erasure", "spamerasure", "retention", "problem", "gone"} {
+		out[name] = template.Must(template.New("layout.html").Funcs(h.words.funcs()).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
-})
+}
 
 // page is what every page template gets.
 type page struct {
@@ -132,7 +219,7 @@ type page struct {
 // answer is written, and it returns nil.
 func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) error {
 	var buf bytes.Buffer
-	if err := pages()[name].Execute(&buf, p); err != nil {
+	if err := h.pages()[name].Execute(&buf, p); err != nil {
 		h.Logger.LogAttrs(r.Context(), slog.LevelError, "admin: rendering a page failed", slog.String("page", name), slog.String("cause", err.Error()))
 		http.Error(w, "The page could not be rendered.", http.StatusInternalServerError)
 		return nil
@@ -144,7 +231,13 @@ func (h *Handlers) render(w http.ResponseWriter, r *http.Request, status int, na
 	return nil
 }
 
-// problemPage answers err as a page: its status, its safe detail.
+// say is a sentence of the owner's language as plain text.
+func (h *Handlers) say(key string, args ...any) string {
+	return html.UnescapeString(string(h.words.say(key, args...)))
+}
+
+// problemPage answers err as a page: its status, its safe detail (in English, the API's own;
+// in another language, the catalogue's sentence for its code).
 func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error) {
 	e := intake.AsError(err)
 	p := jsonapi.ProblemFor(e)
@@ -155,8 +248,11 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 		w.Header().Set("Retry-After", "5")
 	}
 	title, detail := p.Title, p.Detail
-	if e.Code == intake.CodeNotFound {
-		title = "No such introduction"
+	if t, ok := h.words.l.Owner["problem."+string(e.Code)]; ok {
+		title = t
+	}
+	if h.words.l.Lang != formregistry.DefaultLang {
+		detail = ""
 	}
 	if strings.TrimSuffix(detail, ".") == title {
 		detail = "" // the heading says it already
@@ -167,57 +263,52 @@ func (h *Handlers) problemPage(w http.ResponseWriter, r *http.Request, err error
 // listData is the list page.
 type listData struct {
 	// NoReceipt is true when a row's email is accepted and no receipt can come.
-	Receipts, NoReceipt bool
-	Waiting             int
-	Filter              string // the folder shown, "" for all
-	Filters             []filterTab
-	Rows                []intake.Record
-	Next                string
-	FirstPage           bool
-	Chart               chart
-	Solves              solveFigures
-	LastRun             *intake.SweepRun
+	NoReceipt bool
+	Waiting   int
+	Filter    string // the folder shown, one of pageFilters
+	Filters   []string
+	Rows      []intake.Record
+	Next      string
+	FirstPage bool
 }
 
-type filterTab struct {
-	Filter, Label, Href string
-	Current             bool
-}
-
-func filterTabs(current string) []filterTab {
-	out := []filterTab{{Label: "All", Href: "/admin/", Current: current == ""}}
-	for _, f := range filters {
-		out = append(out, filterTab{Filter: f, Label: folderLabels[f], Href: "/admin/?filter=" + f, Current: f == current})
-	}
-	return out
-}
-
-// folderLabels name the folders as the pages do.
-var folderLabels = map[string]string{intake.FolderInbox: "Inbox", intake.FolderLikelySpam: "Likely spam", intake.FolderSpam: "Spam"}
+// pageFilters are the list page's folders, the first its default.
+var pageFilters = []string{intake.FolderWaiting, intake.FolderInbox, intake.FolderLikelySpam, intake.FolderSpam, filterAll}
 
 func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if q.Get("filter") == "" {
+		q.Set("filter", intake.FolderWaiting)
+		r.URL.RawQuery = q.Encode()
+	}
 	recs, next, err := h.list(r)
 	if err != nil {
 		return err
 	}
-	filter, _ := listFilter(r)
-	d := listData{Rows: recs, Next: next, FirstPage: r.URL.Query().Get("cursor") == "", Receipts: h.Receipts,
-		Filter: filter, Filters: filterTabs(filter)}
+	d := listData{Rows: recs, Next: next, FirstPage: q.Get("cursor") == "", Filter: q.Get("filter"), Filters: pageFilters}
 	for _, rec := range recs {
-		if _, accepted := handoffSummary(rec.Ledger, h.Receipts); accepted && !h.Receipts {
-			d.NoReceipt = true
-		}
+		d.NoReceipt = d.NoReceipt || handoff(rec.Ledger) == "status.emailed" && !h.Receipts
 	}
 	if d.Waiting, err = h.Store.CountWaiting(r.Context()); err != nil {
 		return err
 	}
+	return h.render(w, r, http.StatusOK, "list", page{Title: h.say("folder.title." + d.Filter), Nav: "list", Notice: h.notice(r), Data: d})
+}
+
+// figuresData is the figures page.
+type figuresData struct {
+	Chart   chart
+	Solves  solveFigures
+	LastRun *intake.SweepRun
+}
+
+func (h *Handlers) pageFigures(w http.ResponseWriter, r *http.Request) error {
 	days := chartDays(h.Clock.Now())
 	kept, err := h.Store.DailyFigures(r.Context(), days)
 	if err != nil {
 		return err
 	}
-	d.Chart = buildChart(days, kept)
-	d.Solves = buildSolveFigures(days, kept, h.Solves)
+	d := figuresData{Chart: buildChart(days, kept), Solves: buildSolveFigures(days, kept, h.Solves)}
 	runs, err := h.Store.LastRuns(r.Context(), 1)
 	if err != nil {
 		return err
@@ -225,54 +316,36 @@ func (h *Handlers) pageList(w http.ResponseWriter, r *http.Request) error {
 	if len(runs) > 0 {
 		d.LastRun = &runs[0]
 	}
-	title := "Introductions"
-	if filter != "" {
-		title += ": " + folderLabels[filter]
-	}
-	return h.render(w, r, http.StatusOK, "list", page{Title: title, Nav: "list", Notice: notices[r.URL.Query().Get("done")], Data: d})
+	return h.render(w, r, http.StatusOK, "figures", page{Title: h.say("figures.title"), Nav: "figures", Data: d})
 }
 
-// handoffSummary says in a few words where a confirmed introduction went;
-// accepted is true when its email stands ACCEPTED with nothing else waiting
-// or failed.
-func handoffSummary(l intake.LedgerEntry, receipts bool) (summary string, accepted bool) {
-	switch l.Decision {
-	case intake.DecisionHandoffComplete:
-		return "delivered", false
-	case intake.DecisionHandoffPending:
-	default:
-		return strings.ReplaceAll(strings.ToLower(string(l.Decision)), "_", " "), false
-	}
-	var parts []string
-	emailAccepted, other := false, false
+// statuses are the plain statuses of a row, most urgent first.
+var statuses = []string{"status.failed", "status.retrying", "status.sending", "status.emailed", "status.delivered.email", "status.delivered.webhook", "status.kept"}
+
+// handoff is the catalogue key of a confirmed introduction's one plain status: the most urgent
+// of its deliveries' (statuses), "status.kept" without any.
+func handoff(l intake.LedgerEntry) string {
+	out := len(statuses) - 1
 	for _, h := range l.Handoffs {
 		if h.Event != intake.EventConfirmed || h.Destination == intake.DestinationInbox {
 			continue
 		}
+		s := "status.sending"
 		switch {
-		case h.Destination == intake.DestinationEmail && h.Status == intake.DeliveryAccepted && receipts:
-			parts = append(parts, "emailed — accepted by your mail server, waiting for its delivery receipt")
-			other = true
-		case h.Destination == intake.DestinationEmail && h.Status == intake.DeliveryAccepted:
-			parts = append(parts, "emailed — accepted by your mail server; delivery receipts are not configured")
-			emailAccepted = true
-		case h.Status == intake.DeliveryDelivered:
-			parts = append(parts, string(h.Destination)+" delivered")
 		case h.Status == intake.DeliveryFailed:
-			parts = append(parts, string(h.Destination)+" failed — open it to retry")
-			other = true
+			s = "status.failed"
 		case h.Status == intake.DeliveryRetryPending:
-			parts = append(parts, string(h.Destination)+" not taken yet — retrying")
-			other = true
-		default:
-			parts = append(parts, string(h.Destination)+" being sent")
-			other = true
+			s = "status.retrying"
+		case h.Status == intake.DeliveryAccepted && h.Destination == intake.DestinationEmail:
+			s = "status.emailed"
+		case h.Status == intake.DeliveryDelivered:
+			s = "status.delivered." + string(h.Destination)
+		}
+		if i := slices.Index(statuses, s); i >= 0 {
+			out = min(out, i)
 		}
 	}
-	if len(parts) == 0 {
-		return "handoff pending", false
-	}
-	return strings.Join(parts, "; "), emailAccepted && !other
+	return statuses[out]
 }
 
 // detailData is the detail page.
@@ -282,42 +355,46 @@ type detailData struct {
 	Signals   []string
 }
 
-var notices = map[string]string{
-	"handled":  "Marked handled.",
-	"retried":  "The delivery is being attempted again now.",
-	"spam":     "Marked spam: it is filed under Spam and no longer counts as waiting.",
-	"not-spam": "Marked not spam: it is filed in the inbox.",
+// notice is the sentence of ?done= (handled, retried, spam, not-spam), "" for another.
+func (h *Handlers) notice(r *http.Request) string {
+	return html.UnescapeString(h.words.l.Owner["done."+r.URL.Query().Get("done")])
 }
 
+// pageDetail shows one introduction and records its first opening (who and when, in the
+// ledger; a failure to record it is logged, not shown).
 func (h *Handlers) pageDetail(w http.ResponseWriter, r *http.Request) error {
-	rec, err := h.Store.Record(r.Context(), r.PathValue("id"), h.Clock.Now())
+	id := r.PathValue("id")
+	rec, err := h.Store.Record(r.Context(), id, h.Clock.Now())
 	if intake.CodeOf(err) == intake.CodeNotFound {
-		if entry, terr := h.Store.Tombstone(r.Context(), r.PathValue("id")); terr == nil {
+		if entry, terr := h.Store.Tombstone(r.Context(), id); terr == nil {
 			return h.renderGone(w, r, entry)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	return h.renderDetail(w, r, http.StatusOK, rec, notices[r.URL.Query().Get("done")], "")
+	if rec.Introduction.OpenedAt.IsZero() {
+		_, oerr := h.Store.MarkOpened(r.Context(), id, actor(r), h.Clock.Now())
+		h.logAction(r, intake.ActionOpened, oerr, slog.String("introductionId", id))
+	}
+	return h.renderDetail(w, r, http.StatusOK, rec, h.notice(r), "")
 }
 
-// goneData is the page of a withdrawn (or Erased) introduction.
+// goneData is the page of a withdrawn or erased introduction.
 type goneData struct {
-	Erased         bool
+	Kind           string // withdrawn or erased
 	ReceivedAt, At time.Time
 }
 
 // renderGone answers 410 Gone for a withdrawn or erased introduction.
 func (h *Handlers) renderGone(w http.ResponseWriter, r *http.Request, entry intake.LedgerEntry) error {
-	d := goneData{ReceivedAt: entry.ConfirmedAt}
-	title := "Introduction withdrawn"
+	d := goneData{Kind: "withdrawn", ReceivedAt: entry.ConfirmedAt}
 	if entry.Erasure != nil {
-		d.Erased, d.At, title = true, entry.Erasure.At, "Introduction erased"
+		d.Kind, d.At = "erased", entry.Erasure.At
 	} else {
 		d.At = entry.Withdrawal.At
 	}
-	return h.render(w, r, http.StatusGone, "gone", page{Title: title, Nav: "list", Data: d})
+	return h.render(w, r, http.StatusGone, "gone", page{Title: h.say("gone.title." + d.Kind), Nav: "list", Data: d})
 }
 
 func (h *Handlers) renderDetail(w http.ResponseWriter, r *http.Request, status int, rec intake.Record, notice, problem string) error {
@@ -346,7 +423,11 @@ func (h *Handlers) afterAction(w http.ResponseWriter, r *http.Request, id, done 
 	if rerr != nil {
 		return err
 	}
-	return h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", e.Detail)
+	detail := e.Detail
+	if h.words.l.Lang != formregistry.DefaultLang {
+		detail = h.say("problem." + string(e.Code))
+	}
+	return h.renderDetail(w, r, jsonapi.ProblemFor(e).Status, rec, "", detail)
 }
 
 func (h *Handlers) pageHandled(w http.ResponseWriter, r *http.Request) error {
@@ -385,16 +466,14 @@ func (h *Handlers) pageSpamErasure(w http.ResponseWriter, r *http.Request) error
 		if err != nil {
 			return err
 		}
-		return h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Erase everything marked spam?", Nav: "list",
-			Data: spamErasureData{Count: n, Rows: recs}})
+		return h.render(w, r, http.StatusOK, "spamerasure", page{Title: h.say("spam.erase.title"), Nav: "list", Data: spamErasureData{Count: n, Rows: recs}})
 	}
 	n, err := h.eraseSpam(r)
 	if err != nil {
 		return err
 	}
-	return h.render(w, r, http.StatusOK, "spamerasure", page{Title: "Spam erased", Nav: "list",
-		Notice: fmt.Sprintf("Erased %d %s marked spam. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
-		Data:   spamErasureData{Done: true, Erased: n}})
+	return h.render(w, r, http.StatusOK, "spamerasure", page{Title: h.say("spam.erased.title"), Nav: "list",
+		Notice: h.say("spam.erased.notice", "n", n), Data: spamErasureData{Done: true, Erased: n}})
 }
 
 func (h *Handlers) pageRetry(w http.ResponseWriter, r *http.Request) error {
@@ -413,27 +492,29 @@ type subjectData struct {
 	Erased         int
 }
 
-func (h *Handlers) pageSubjectForm(w http.ResponseWriter, r *http.Request) error {
-	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Data: subjectData{}})
+// pageSubject is the data subject form (GET) and everything held about the posted address.
+func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
+	p := page{Title: h.say("subjects.title"), Nav: "subjects", Data: subjectData{}}
+	if r.Method == http.MethodGet {
+		return h.render(w, r, http.StatusOK, "subjects", p)
+	}
+	email := formEmail(w, r)
+	recs, err := h.subject(r, email)
+	if e := intake.AsError(err); err != nil && e.Code == intake.CodeEmailInvalid {
+		p.Problem, p.Data = h.say("subjects.invalid"), subjectData{Email: email}
+		return h.render(w, r, http.StatusUnprocessableEntity, "subjects", p)
+	}
+	if err != nil {
+		return err
+	}
+	p.Data = subjectData{Email: email, Searched: true, Records: recs}
+	return h.render(w, r, http.StatusOK, "subjects", p)
 }
 
 // formEmail reads the email field of a posted form.
 func formEmail(w http.ResponseWriter, r *http.Request) string {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	return strings.TrimSpace(r.PostFormValue("email"))
-}
-
-func (h *Handlers) pageSubject(w http.ResponseWriter, r *http.Request) error {
-	email := formEmail(w, r)
-	recs, err := h.subject(r, email)
-	if e := intake.AsError(err); err != nil && e.Code == intake.CodeEmailInvalid {
-		return h.render(w, r, http.StatusUnprocessableEntity, "subjects", page{Title: "A data subject's requests", Nav: "subjects", Problem: e.Fields[0].Detail, Data: subjectData{Email: email}})
-	}
-	if err != nil {
-		return err
-	}
-	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
-		Data: subjectData{Email: email, Searched: true, Records: recs}})
 }
 
 // pageExport answers the data subject's export as a JSON download.
@@ -462,23 +543,22 @@ func (h *Handlers) pageErasure(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		return h.render(w, r, http.StatusOK, "erasure", page{Title: "Erase everything held about this address?", Nav: "subjects",
+		return h.render(w, r, http.StatusOK, "erasure", page{Title: h.say("erase.title", "email", email), Nav: "subjects",
 			Data: subjectData{Email: email, Searched: true, Records: recs}})
 	}
 	n, err := h.erase(r, email)
 	if err != nil {
 		return err
 	}
-	return h.render(w, r, http.StatusOK, "subjects", page{Title: "A data subject's requests", Nav: "subjects",
-		Notice: fmt.Sprintf("Erased %d %s. The ledger keeps a content-free tombstone for each.", n, plural(n, "introduction", "introductions")),
-		Data:   subjectData{Email: email, Erased: n, Done: true}})
+	return h.render(w, r, http.StatusOK, "subjects", page{Title: h.say("subjects.title"), Nav: "subjects",
+		Notice: h.say("erase.done", "n", n), Data: subjectData{Email: email, Erased: n, Done: true}})
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+// retentionData is the retention page: the sweep's health and the ledger export's days
+// (From the first of each month back a year, To the last; the first of each the default).
+type retentionData struct {
+	health
+	From, To []string
 }
 
 func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
@@ -486,7 +566,12 @@ func (h *Handlers) pageRetention(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	today := h.Clock.Now().UTC()
-	hl.LedgerFrom, hl.LedgerTo = today.AddDate(0, 0, -29).Format(time.DateOnly), today.Format(time.DateOnly)
-	return h.render(w, r, http.StatusOK, "retention", page{Title: "Retention", Nav: "retention", Data: hl})
+	today := h.Clock.Now().In(h.words.zone)
+	d := retentionData{health: hl, From: []string{today.AddDate(0, 0, -29).Format(time.DateOnly)}, To: []string{today.Format(time.DateOnly)}}
+	month := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	for i := range 13 {
+		d.From = append(d.From, month.AddDate(0, -i, 0).Format(time.DateOnly))
+		d.To = append(d.To, month.AddDate(0, -i, -1).Format(time.DateOnly))
+	}
+	return h.render(w, r, http.StatusOK, "retention", page{Title: h.say("retention.title"), Nav: "retention", Data: d})
 }

@@ -117,7 +117,7 @@ func TestTheOwnersWordOnSpam(t *testing.T) {
 		t.Fatalf("the page's mark: %d %s", p.status, p.header.Get("Location"))
 	}
 	page := string(f.do(http.MethodGet, "/admin/introductions/"+clean+"?done=spam", "").body)
-	for _, want := range []string{"Marked spam: it is filed under Spam", "You marked it spam", `name="spam" value="no"`, "marked-spam by <bdi>local owner</bdi>"} {
+	for _, want := range []string{"Marked spam: it is filed under Spam", "You marked it spam", `name="spam" value="no"`, "marked spam, <bdi>local owner</bdi>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the detail page after marking lacks %q", want)
 		}
@@ -151,13 +151,13 @@ func TestTheOwnersWordOnSpam(t *testing.T) {
 			t.Errorf("%s: %d %s %s, want %d %s", name, a.status, a.header.Get("Content-Type"), a.body, c.status, c.code)
 		}
 	}
-	if p := f.do(http.MethodGet, "/admin/?filter=junk", ""); p.status != http.StatusBadRequest || !strings.Contains(string(p.body), "inbox, likely-spam or spam") {
+	if p := f.do(http.MethodGet, "/admin/?filter=junk", ""); p.status != http.StatusBadRequest || !strings.Contains(string(p.body), "waiting, inbox, likely-spam, spam or all") {
 		t.Errorf("the page with an unknown filter: %d", p.status)
 	}
 	if p := f.form("/admin/introductions/"+clean+"/spam", "spam=maybe"); p.status != http.StatusBadRequest {
 		t.Errorf("the page's mark with spam=maybe: %d", p.status)
 	}
-	if entry, _ := f.ledger(clean); len(entry.AdminActions) != 1 {
+	if entry, _ := f.ledger(clean); len(entry.AdminActions) != 2 || entry.AdminActions[1].Action != intake.ActionOpened { // the mark, then the first opening
 		t.Errorf("a refused mark was recorded: %+v", entry.AdminActions)
 	}
 }

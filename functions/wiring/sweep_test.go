@@ -149,7 +149,7 @@ func TestSweepEndpointExpiresADraft(t *testing.T) {
 
 // TestTheSweepCountsTheAdminsDailyFigures: the admin's daily-figures task
 // is one of the sweep's tasks, so a sweep counts each finished day of the
-// chart and the list page then shows them all counted; a confirmed
+// chart and the figures page then shows them all counted; a confirmed
 // introduction is on the list.
 func TestTheSweepCountsTheAdminsDailyFigures(t *testing.T) {
 	h := newHarness(t, nil)
@@ -164,9 +164,9 @@ func TestTheSweepCountsTheAdminsDailyFigures(t *testing.T) {
 	if n := h.count("dailyFigures"); n != 30 {
 		t.Fatalf("%d days of figures after a sweep, want the chart's 30", n)
 	}
-	page := h.do(http.MethodGet, "/admin/", "", nil)
+	page := h.do(http.MethodGet, "/admin/figures", "", nil)
 	if page.status != http.StatusOK || strings.Contains(string(page.body), "days counted so far") || !strings.Contains(string(page.body), `<svg class="chart"`) {
-		t.Fatalf("the list page: %d", page.status)
+		t.Fatalf("the figures page: %d", page.status)
 	}
 	list := h.do(http.MethodGet, "/admin/api/introductions", "", nil).json(t)["introductions"].([]any)
 	if len(list) != 1 || list[0].(map[string]any)["id"] != d["id"] {

@@ -125,7 +125,7 @@ test("the owner's notification shows in make run's local inbox", { skip }, async
   // Plain SMTP gives no receipt: the admin's list says what is known.
   const admin = await browser.context.newPage();
   await admin.goto(`${server.origin}/admin/`);
-  assert.match(await admin.getByRole('row', { name: /Ada Lovelace/ }).innerText(), /emailed — accepted by your mail server; delivery receipts are not configured/);
+  assert.match(await admin.locator('.intros .intro', { hasText: 'Ada Lovelace' }).locator('.handoff').innerText(), /^emailed$/);
   assert.match(await admin.locator('#receipts-note').innerText(), /Check that the mails arrive/);
   await admin.close();
 });
@@ -164,7 +164,7 @@ test('a withdrawal brings the owner a content-free notice, and the admin link sa
   assert.equal(await admin.getByRole('heading', { level: 1 }).innerText(), 'Introduction withdrawn');
   const main = await admin.locator('main').innerText();
   assert.equal(main.match(/withdrawn by the person who sent it/g).length, 1);
-  assert.match(main, /received on \d+ \w+ \d{4}, \d\d:\d\d UTC was withdrawn by the person who sent it on \d+ \w+ \d{4}/);
+  assert.match(main, /received on \d+ \w+ \d{4}, \d\d:\d\d was withdrawn by the person who sent it on \d+ \w+ \d{4}/);
   assert.ok(!/No such introduction/.test(main));
   await admin.screenshot({ path: join(shotDir, 'admin-withdrawn.png') });
   await admin.close();

@@ -25,7 +25,7 @@ import (
 const figuresKeptFor = 400 * 24 * time.Hour
 
 // ListIntroductions returns up to limit confirmed or handled introductions of folder ("" for
-// every folder), newest confirmation first, each with its ledger entry, starting after pos,
+// every folder; intake.FolderWaiting: confirmed ones in the inbox or likely spam), newest confirmation first, each with its ledger entry, starting after pos,
 // and the position the next page starts after (nil on the last page). Errors: UNAVAILABLE;
 // INTERNAL for a missing ledger entry or an unknown folder.
 func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after *intake.ListPosition, limit int, now time.Time) ([]intake.Record, *intake.ListPosition, error) {
@@ -35,12 +35,18 @@ func (s *OwnerStore) ListIntroductions(ctx context.Context, folder string, after
 	q := s.client.Collection(Introductions).Query
 	switch folder {
 	case "":
+	case intake.FolderWaiting:
+		q = q.Where("folder", "in", []string{intake.FolderInbox, intake.FolderLikelySpam})
 	case intake.FolderInbox, intake.FolderLikelySpam, intake.FolderSpam:
 		q = q.Where("folder", "==", folder)
 	default:
 		return nil, nil, intake.Internal(fmt.Errorf("ListIntroductions: unknown folder %q", folder))
 	}
-	q = q.Where("state", "in", []string{string(intake.StateConfirmed), string(intake.StateHandled)}).
+	states := []string{string(intake.StateConfirmed), string(intake.StateHandled)}
+	if folder == intake.FolderWaiting {
+		states = states[:1]
+	}
+	q = q.Where("state", "in", states).
 		OrderBy("confirmedAt", firestore.Desc).OrderBy(firestore.DocumentID, firestore.Desc)
 	if after != nil {
 		q = q.StartAfter(after.ConfirmedAt.UTC(), after.ID)
@@ -255,6 +261,25 @@ func (s *OwnerStore) MarkHandled(ctx context.Context, id, actor string, now time
 	}
 	return in, err
 }
+
+// MarkOpened records the owner's first opening of introduction id, with who and when, in its
+// ledger entry; opened before, it records nothing and returns nil, nil. Errors:
+// intake.ErrNotFound; UNAVAILABLE.
+func (s *OwnerStore) MarkOpened(ctx context.Context, id, actor string, now time.Time) (*intake.Introduction, error) {
+	in, err := s.ownerMove(ctx, id, actor, intake.ActionOpened, now, func(in *intake.Introduction) ([]firestore.Update, error) {
+		if !in.OpenedAt.IsZero() {
+			return nil, errOpened
+		}
+		in.OpenedAt = now.UTC().Truncate(time.Microsecond)
+		return []firestore.Update{{Path: "openedAt", Value: in.OpenedAt}}, nil
+	})
+	if errors.Is(err, errOpened) {
+		return nil, nil
+	}
+	return in, err
+}
+
+var errOpened = errors.New("opened before")
 
 // ownerMove applies move to live, non-draft introduction id and records action by actor in
 // its ledger entry, in one transaction.

@@ -35,6 +35,8 @@ type Language struct {
 	Problems map[string]string `json:"problems"`
 	// OwnerMail holds the owner's mail's sentences by key, {name} as in Page.
 	OwnerMail map[string]string `json:"ownerMail"`
+	// Owner holds the owner's side's sentences (the admin's), keyed and filled as Page's are.
+	Owner map[string]string `json:"owner"`
 }
 
 // NoticeWording is how a language words the notice's generated parts.

@@ -62,6 +62,7 @@ func compareLanguage(def, l *Language) []string {
 	problems = append(problems, compareSentences("page", def.Page, l.Page)...)
 	problems = append(problems, compareSentences("problems", def.Problems, l.Problems)...)
 	problems = append(problems, compareSentences("ownerMail", def.OwnerMail, l.OwnerMail)...)
+	problems = append(problems, compareSentences("owner", def.Owner, l.Owner)...)
 	problems = append(problems, compareSentences("notice.durations", def.Notice.Durations, l.Notice.Durations)...)
 	problems = append(problems, unworded("notice.bases: no wording for", maps.Keys(bases), l.Notice.Bases)...)
 	problems = append(problems, unworded("notice.recipients: no wording for", maps.Keys(def.Notice.Recipients), l.Notice.Recipients)...)

@@ -71,6 +71,8 @@ type Introduction struct {
 	Revisions int `json:"revisions" firestore:"revisions"`
 	// HandledAt is when the owner marked it handled; zero until then.
 	HandledAt time.Time `json:"handledAt,omitzero" firestore:"handledAt,omitempty"`
+	// OpenedAt is when the owner first opened it in the admin; zero until then.
+	OpenedAt time.Time `json:"openedAt,omitzero" firestore:"openedAt,omitempty"`
 	// LikelySpam is the signals' verdict at intake; Spam the owner's word (nil until said).
 	LikelySpam bool  `json:"likelySpam" firestore:"likelySpam"`
 	Spam       *bool `json:"spam" firestore:"spam"`
@@ -83,6 +85,8 @@ const (
 	FolderInbox      = "inbox"
 	FolderLikelySpam = "likely-spam"
 	FolderSpam       = "spam"
+	// FolderWaiting lists the confirmed ones neither handled nor marked spam.
+	FolderWaiting = "waiting"
 )
 
 // Folder is where the owner's list files the introduction: the owner's word first, then the

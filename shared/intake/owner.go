@@ -27,6 +27,8 @@ const (
 	ActionMarkedSpam    = "marked-spam"
 	ActionMarkedNotSpam = "marked-not-spam"
 	ActionErasedSpam    = "erased-spam"
+	// ActionOpened records the owner's first opening of an introduction.
+	ActionOpened = "opened"
 )
 
 // ReasonErased is the ledger reason of an erasure on the data subject's request.

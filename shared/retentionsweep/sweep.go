@@ -35,8 +35,8 @@ const (
 	ClassAttachments     = "attachments" // attachment objects
 )
 
-// classes are reported in every run, zero or not.
-var classes = []string{ClassDrafts, ClassIntroductions, ClassTranscripts, ClassSpentChallenges,
+// Classes are reported in every run, zero or not.
+var Classes = []string{ClassDrafts, ClassIntroductions, ClassTranscripts, ClassSpentChallenges,
 	ClassRateCounters, ClassIdempotencyKeys, ClassLedger}
 
 const (
@@ -143,7 +143,7 @@ func (s *Sweeper) Run(ctx context.Context, trigger intake.SweepTrigger) (intake.
 	}
 	run := intake.SweepRun{ID: id, Trigger: trigger, StartedAt: start, Deleted: map[string]int{},
 		Error: Unfinished, ExpireAt: start.Add(s.cfg.RunRetention)}
-	for _, c := range classes {
+	for _, c := range Classes {
 		run.Deleted[c] = 0
 	}
 	var failures failures

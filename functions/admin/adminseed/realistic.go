@@ -104,6 +104,10 @@ func Realistic(now time.Time) []Sample {
 			Envelopes: []intake.Envelope{inbox(day(3, 4, 40)), email(day(3, 4, 40), intake.DeliveryDelivered,
 				a(day(3, 4, 40).Add(time.Second), intake.DeliveryAccepted, "SMTP 250 2.0.0 queued"),
 				a(day(3, 4, 41), intake.DeliveryDelivered, "provider event: delivered"))}},
+		// Written in Persian, with English inside: each value keeps its own direction.
+		{Fields: intake.Fields{Name: "سارا محمدی", Company: "دیجی‌کالا", Role: "Senior Engineering Manager", Email: "sara@digikala.example",
+			Message: "سلام! ما در تیم Platform دنبال یک مهندس ارشد برای Cloud Run هستیم. خوشحال می‌شوم گفت‌وگو کنیم."},
+			Lang: "fa", ConfirmedAt: day(5, 9, 30), Envelopes: []intake.Envelope{inbox(day(5, 9, 30))}},
 	}
 	// The solve times their pages reported, at the base cost.
 	for i, ms := range []int64{750, 1500, 500, 1000, 2000, 750, 3000, 1000, 500, 100, 200} {

@@ -40,7 +40,7 @@ var Function = wiring.NewFunction(admin.Name, admin.Routes, func(p *wiring.Parts
 		return nil, err
 	}
 	deps := admin.Deps{Store: db.Owner(), Files: files, Retrier: deliveries, Notifier: deliveries, Keys: keys, Clock: p.Clock, Logger: p.Logger,
-		Receipts: p.Config.MailgunSigningKey != "", Solves: admin.SolveTarget{MaxNumber: p.Config.PowMaxNumber, TargetP90: p.Config.PowTargetP90}}
+		Receipts: p.Config.MailgunSigningKey != "", Lang: p.Config.OwnerLanguage, Zone: p.Config.OwnerTimeZone, Solves: admin.SolveTarget{MaxNumber: p.Config.PowMaxNumber, TargetP90: p.Config.PowTargetP90}}
 	if scheduler != nil {
 		deps.Scheduler = scheduler
 	}
