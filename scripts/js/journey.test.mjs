@@ -276,6 +276,7 @@ test('fields are checked when left, by the definition\'s rules, each error under
     await page.fill('#intro-message', 'x'.repeat(5535));
     await page.focus('#intro-name');
     assert.deepEqual(await errorOf('message'), { under: true, text: lang === 'en' ? 'This is 5,535 characters long; at most 4,000 are allowed.' : 'این ۵٬۵۳۵ نویسه است؛ حداکثر ۴٬۰۰۰ نویسه مجاز است.', invalid: 'true' });
+    if (lang === 'en') await page.screenshot({ path: join(shotDir, 'checked.png'), fullPage: true });
     await page.fill('#intro-message', 'https://a.example https://b.example https://c.example https://d.example');
     assert.match((await errorOf('message')).text, lang === 'en' ? /^This holds 4 links; at most 3 are allowed\.$/ : /^این ۴ پیوند دارد؛ حداکثر ۳ پیوند مجاز است\.$/, 'rechecked as it is corrected');
     await page.fill('#intro-message', 'Hello');
@@ -289,7 +290,6 @@ test('fields are checked when left, by the definition\'s rules, each error under
     await page.setInputFiles('#intro-attachment', { name: 'big.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(300 << 10, 0x20) });
     assert.match(await fileError(), lang === 'en' ? /larger than 256 KiB/ : /۲۵۶ کیلوبایت/);
     await checkState(page, `${lang}: fields checked when left`);
-    if (lang === 'en') await page.screenshot({ path: join(shotDir, 'checked.png'), fullPage: true });
     await page.setInputFiles('#intro-attachment', []);
     assert.equal(await page.textContent('#intro-attachment-error'), '');
     assert.deepEqual(drafts, [], 'all of it without a round trip');

@@ -1647,7 +1647,7 @@ export class IntroductionForm {
     const convLabel = this.fieldDef("conversation").label || "Conversation";
     const file = draft.attachment && (draft.attachment.name || this.t("attachment.unnamed"));
     if (this.def.attachment) {
-      rows.push([this.def.attachment.label || this.t("attachment.label"), file || ""]);
+      rows.push([this.def.attachment.label || this.t("attachment.label"), file || "", this.t("attachment.none")]);
       lines.push(`${this.def.attachment.label || this.t("attachment.label")}: ${file || this.t("attachment.none")}`);
     }
     if (kept.conversation) rows.push([convLabel, this.t("success.attached")]);
@@ -1741,9 +1741,9 @@ export class IntroductionForm {
     put(this.root,
       this.heading(this.t(restored ? "success.headingRestored" : "success.heading")),
       el("p", { class: "intro-done" }, this.t(restored ? "success.doneRestored" : "success.done")),
-      receipt.rows ? [el("h2", {}, this.t("success.sent")), el("dl", { class: "intro-kept" }, receipt.rows.map(([label, v]) => [
+      receipt.rows ? [el("h2", {}, this.t("success.sent")), el("dl", { class: "intro-kept" }, receipt.rows.map(([label, v, none]) => [
         el("dt", {}, label),
-        v ? el("dd", { dir: "auto" }, v) : el("dd", { class: "intro-empty" }, this.t("review.notGiven")),
+        v ? el("dd", { dir: "auto" }, v) : el("dd", { class: "intro-empty" }, none || this.t("review.notGiven")),
       ]))] : null,
       el("h2", {}, this.t("success.nextHeading")),
       el("p", {}, this.t("success.next", { days: r.introductionDays })),
