@@ -55,7 +55,7 @@ locals {
       attachments     = false
       firestore       = false
       secrets         = []
-      env             = ["base"]
+      env             = ["base", "site"]
       memory          = "256Mi"
       cpu             = "1"
       concurrency     = 40
@@ -199,6 +199,9 @@ locals {
       OWNER_LANGUAGE  = var.owner_language
       OWNER_TIME_ZONE = var.owner_time_zone
     }
+    # The site the page's receipt and withdrawal lead back to, published in
+    # the form's definition.
+    site = { for k, v in { SITE_URL = var.site_url } : k => v if v != null }
   }
 }
 

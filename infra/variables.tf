@@ -38,6 +38,17 @@ variable "site_origins" {
   }
 }
 
+variable "site_url" {
+  description = "The owner's site (SITE_URL), where the page's receipt and withdrawal lead back; null: no such link."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.site_url == null || can(regex("^https?://[^\\s]+$", var.site_url))
+    error_message = "The site URL must be an absolute http(s) URL."
+  }
+}
+
 variable "owner_email" {
   description = "Google account of the site owner: the only invoker of the admin."
   type        = string

@@ -33,7 +33,7 @@ func serve(t *testing.T) http.Handler {
 		t.Fatal("no introduction/2 in the registry")
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: 123, ChallengePath: "/challenge"}
-	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, formregistry.Limits{Retention: intake.DefaultRetention, Destinations: []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook}, AttachmentMaxBytes: 5 << 20}))(t)
+	h := testsupport.Must(forms.New(fakeRegistry{v}, pow, formregistry.Limits{Retention: intake.DefaultRetention, Destinations: []intake.Destination{intake.DestinationInbox, intake.DestinationWebhook}, AttachmentMaxBytes: 5 << 20, SiteURL: "https://owner.example/"}))(t)
 	return testsupport.Must(jsonapi.NewRoutes(forms.Routes(h), []string{testsupport.SiteOrigin}, slog.New(slog.DiscardHandler)))(t)
 }
 
@@ -49,9 +49,10 @@ func TestLatest(t *testing.T) {
 			MaxNumber     int64  `json:"maxNumber"`
 			ChallengePath string `json:"challengePath"`
 		} `json:"proofOfWork"`
+		SiteURL string `json:"siteUrl"`
 	}
 	if w.Code != http.StatusOK || json.Unmarshal(w.Body.Bytes(), &d) != nil || d.FormID != "introduction" || d.FormVersion != "2" ||
-		d.ProofOfWork.ChallengePath != "/challenge" {
+		d.ProofOfWork.ChallengePath != "/challenge" || d.SiteURL != "https://owner.example/" {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 }

@@ -33,8 +33,12 @@ const locales = {
     reviewed: (kib) => `job description.pdf — PDF, ${kib} KiB`,
     kept: /^Kept with your draft: job description\.pdf \(PDF, \d+ KiB\)\. Choose another file to replace it\.$/,
     sending: /^Sending your file… \d+%$/,
-    // English shows the service's own detail.
-    refusal: (problem) => problem.detail,
+    // English shows the service's own detail, but for a file that is not
+    // what it says (the service's detail names the format's fault) the
+    // page's plain sentence.
+    refusal: (problem) => (problem.code === 'ATTACHMENT_TYPE_REFUSED'
+      ? 'This file could not be read as PDF, PNG, JPEG or plain text: it may be damaged, or not the type its name says. Choose another file, or send your introduction without one.'
+      : problem.detail),
   },
   'fa-IR': {
     shot: '-fa',
@@ -48,7 +52,7 @@ const locales = {
     // Persian shows the page's sentence for the code (the service writes
     // its details in English).
     refusal: (problem) => ({
-      ATTACHMENT_TYPE_REFUSED: 'پرونده باید PDF، PNG، JPEG یا متن ساده باشد و محتوایش هم همان نوعی باشد که نامش می‌گوید. پروندهٔ دیگری انتخاب کنید یا معرفی‌نامه‌تان را بدون پیوست بفرستید.',
+      ATTACHMENT_TYPE_REFUSED: 'این پرونده به‌صورت PDF، PNG، JPEG یا متن ساده خوانده نشد: شاید آسیب دیده باشد یا از نوعی نباشد که نامش می‌گوید. پروندهٔ دیگری انتخاب کنید یا معرفی‌نامه‌تان را بدون پیوست بفرستید.',
       ATTACHMENT_TOO_LARGE: 'این پرونده از ۲۵۶ کیلوبایت، بیشترین اندازهٔ مجاز برای پیوست، بزرگ‌تر است. پروندهٔ کوچک‌تری انتخاب کنید یا معرفی‌نامه‌تان را بدون پیوست بفرستید.',
       ATTACHMENT_EMPTY: 'این پرونده خالی است. پروندهٔ دیگری انتخاب کنید یا معرفی‌نامه‌تان را بدون پیوست بفرستید.',
     })[problem.code],
@@ -127,7 +131,7 @@ for (const [locale, say] of Object.entries(locales)) {
     assert.equal(await page.evaluate(() => document.activeElement.id), 'intro-attachment');
     assert.notEqual(await page.$eval('.intro-file-button', (b) => getComputedStyle(b).outlineStyle), 'none', 'the focused picker shows its focus ring');
     const put = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith('/attachment'));
-    await page.getByRole('button', { name: say.review }).click();
+    await page.getByRole('button', { name: say.review, exact: true }).click();
     const res = await put;
     assert.equal(res.status(), 200);
     assert.equal(res.request().headers()['content-disposition'], "attachment; filename*=UTF-8''job%20description.pdf");
@@ -147,7 +151,7 @@ for (const [locale, say] of Object.entries(locales)) {
     await page.getByRole('button', { name: say.remove }).click();
     assert.equal((await del).status(), 204);
     await page.waitForSelector(`text=${say.removed}`);
-    await page.getByRole('button', { name: say.review }).click();
+    await page.getByRole('button', { name: say.review, exact: true }).click();
     await page.waitForSelector(`text=${say.heading}`);
     assert.equal(await page.textContent('dd[data-field="attachment"]'), say.none);
     assert.deepEqual(errors, []);
@@ -166,7 +170,7 @@ for (const [locale, say] of Object.entries(locales)) {
     for (const [i, c] of cases.entries()) {
       await page.setInputFiles('#intro-attachment', c.file);
       const put = page.waitForResponse((r) => r.request().method() === 'PUT');
-      await page.getByRole('button', { name: say.review }).click();
+      await page.getByRole('button', { name: say.review, exact: true }).click();
       const problem = await (await put).json();
       assert.equal(problem.code, c.code, c.file.name);
       const want = say.refusal(problem);

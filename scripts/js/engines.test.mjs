@@ -122,14 +122,14 @@ for (const { name: engineName, scheme } of suites) {
 
       await page.click(button('Confirm and send'));
       await page.waitFor(() => !!document.querySelector('#intro-withdraw-link'));
-      const href = await page.evaluate(() => document.querySelector('#intro-withdraw-link').href);
+      const href = await page.evaluate(() => document.querySelector('#intro-withdraw-link').value);
       const link = new URL(href);
       assert.equal(link.origin, proxy.origin);
       assert.equal(link.search, '', 'id and token never in the query');
-      assert.match(link.hash, /^#withdraw\?id=[^&]+&token=[^&]+$/);
+      assert.match(link.hash, /^#withdraw\?id=[^&]+&token=[^&]+&name=[^&]+&at=[^&]+$/);
       await checkState(page, `${name}: success`);
 
-      await page.click('#intro-withdraw-link');
+      await page.evaluate((h) => { location.href = h; }, href);
       await hasText(page, 'Withdraw your introduction');
       await checkState(page, `${name}: withdraw`);
       await page.click(button('Withdraw my introduction'));
@@ -142,6 +142,45 @@ for (const { name: engineName, scheme } of suites) {
       assert.ok(proxy.requests.includes('GET /js/solver-worker.js'), 'the solver ran in a worker');
       assert.equal(proxy.requests.filter((r) => r === 'POST /api/introductions').length, 1, 'one draft kept');
       assert.equal(proxy.requests.filter((r) => /^POST \/api\/introductions\/[^/]+\/revision$/.test(r)).length, 1, 'the second Review revised it');
+      await page.close();
+    });
+
+    test(`${name}: mixed Persian and English values, each in its own direction and side, in the review, the receipt and the withdrawal`, { skip: scheme === 'dark' }, async () => {
+      const page = await open();
+      await fillByLabels(page, { 'Your name': 'سارا محمدی', Company: 'دیجی\u200cکالا', Role: 'CTO, Platform', Email: 'sara@example.com', Message: 'سلام. دربارهٔ یک نقش فنی.\nA line in English.' });
+      await page.click(button('Review'));
+      await hasText(page, 'Please check your introduction');
+      // Each value: its text, computed direction and text-align, the side
+      // of its box its first letters sit on, and its font.
+      const values = (sel) => page.evaluate((q) => [...document.querySelectorAll(q)].map((e) => {
+        const box = e.getBoundingClientRect();
+        const node = document.createTreeWalker(e, NodeFilter.SHOW_TEXT).nextNode();
+        const r = document.createRange();
+        r.setStart(node, 0);
+        r.setEnd(node, Math.min(3, node.length));
+        const first = r.getBoundingClientRect();
+        const st = getComputedStyle(e);
+        return [e.textContent, st.direction, st.textAlign, Math.abs(box.right - first.right) < Math.abs(first.left - box.left) ? 'right' : 'left', /mono/i.test(st.fontFamily), st.fontStyle];
+      }), sel);
+      const check = (rows, where) => {
+        assert.equal(rows.length, 5, `${where}: five values`);
+        for (const [text, direction, align, side, mono, style] of rows) {
+          const fa = /^[\u0600-\u06FF]/.test(text);
+          assert.deepEqual([direction, ['start', fa ? 'right' : 'left'].includes(align), side, mono, style], [fa ? 'rtl' : 'ltr', true, fa ? 'right' : 'left', false, 'normal'], `${where}: ${text}`);
+        }
+      };
+      check(await values('dd[dir="auto"]'), `${name} review`);
+      assert.equal(await textOf(page, 'dd[data-field="company"]'), 'دیجی\u200cکالا', 'the zero-width non-joiner kept');
+      await page.click(button('Confirm and send'));
+      await page.waitFor(() => !!document.querySelector('#intro-withdraw-link'));
+      check(await values('.intro-kept dd[dir="auto"]'), `${name} receipt`);
+      const href = await page.evaluate(() => document.querySelector('#intro-withdraw-link').value);
+      await page.evaluate((h) => { location.href = h; }, href);
+      await page.waitFor(() => !!document.querySelector('.intro-which bdi'));
+      assert.deepEqual(await page.evaluate(() => {
+        const b = document.querySelector('.intro-which bdi');
+        return [b.textContent, getComputedStyle(b).direction];
+      }), ['سارا محمدی', 'rtl'], `${name}: the withdrawal names it, isolated`);
       await page.close();
     });
 

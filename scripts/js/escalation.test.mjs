@@ -44,7 +44,7 @@ test('a fourth draft from one source solves a harder challenge, with the same co
     const { page } = await open();
     await fill(page, i);
     const answer = page.waitForResponse(isDraft);
-    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByRole('button', { name: 'Review', exact: true }).click();
     assert.equal((await answer).status(), 201, `draft ${i}`);
     await page.waitForSelector('text=Please check your introduction');
     await page.close();
@@ -62,11 +62,11 @@ test('a fourth draft from one source solves a harder challenge, with the same co
     await route.continue();
   });
   await fill(page, 4);
-  await page.getByRole('button', { name: 'Review' }).click();
+  await page.getByRole('button', { name: 'Review', exact: true }).click();
 
   // Refused for too little work: the notice shows while the harder
   // challenge is on its way.
-  const notice = page.getByText('This is taking a little longer than usual');
+  const notice = page.getByRole('button', { name: /^This is taking a little longer than usual… \d+%$/ });
   await notice.waitFor();
   assert.equal(drafts.length, 1);
   const refusal = await drafts[0].json();

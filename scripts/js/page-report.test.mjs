@@ -48,7 +48,7 @@ test('the draft carries the page report, content-free, and the ledger keeps it',
   for (const [name, value] of Object.entries(typed)) await page.fill(`#intro-${name}`, value);
   await page.waitForTimeout(400); // some time on the form: fillMs is above it
   const answer = page.waitForResponse((r) => isDraft(r.request()));
-  await page.getByRole('button', { name: 'Review' }).click();
+  await page.getByRole('button', { name: 'Review', exact: true }).click();
   const res = await answer;
   assert.equal(res.status(), 201);
   const kept = await res.json();
@@ -71,7 +71,7 @@ test('the draft carries the page report, content-free, and the ledger keeps it',
   await page.getByRole('button', { name: 'Edit' }).click();
   await page.fill('#intro-role', 'Canaryrole Two');
   const revised = page.waitForResponse((r) => isRevision(r.request()));
-  await page.getByRole('button', { name: 'Review' }).click();
+  await page.getByRole('button', { name: 'Review', exact: true }).click();
   assert.equal((await revised).status(), 200);
   assert.equal(sent.length, 2);
   assert.equal(sent[1].postDataJSON().page, undefined, 'a revision carries no report');

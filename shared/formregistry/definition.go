@@ -61,7 +61,8 @@ type AttachmentDefinition struct {
 type Limits struct {
 	Retention          intake.Retention
 	Destinations       []intake.Destination
-	AttachmentMaxBytes int64 // ATTACHMENT_MAX_BYTES
+	AttachmentMaxBytes int64  // ATTACHMENT_MAX_BYTES
+	SiteURL            string // SITE_URL: where the page's receipt and withdrawal lead back
 }
 
 // Definition is the form definition the page is served; its JSON shape is a contract with the page.
@@ -84,6 +85,7 @@ type Definition struct {
 	// Page and Problems are the page's sentences in Lang (see Language).
 	Page     map[string]string `json:"page"`
 	Problems map[string]string `json:"problems"`
+	SiteURL  string            `json:"siteUrl,omitempty"`
 }
 
 // LanguageChoice is one language a version is shown in, named in itself.
@@ -139,6 +141,7 @@ func (v *Version) Definition(pow ProofOfWorkParams, limits Limits) Definition {
 		},
 		Page:     maps.Clone(v.Language.Page),
 		Problems: maps.Clone(v.Language.Problems),
+		SiteURL:  limits.SiteURL,
 	}
 }
 

@@ -1,6 +1,8 @@
 package sitepage
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"io/fs"
 	"net/http"
@@ -189,5 +191,25 @@ func TestSolveBucketsMatchTheService(t *testing.T) {
 	}
 	if got := strings.Split(string(m[1]), ", "); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("SOLVE_BUCKETS = %v, intake.SolveBuckets = %v", got, want)
+	}
+}
+
+// TestPageWeight: the page's HTML, style sheet and scripts, as served, stay
+// within 40 kB gzipped together (each compressed on its own, at gzip's
+// default level, as a static host compresses them).
+func TestPageWeight(t *testing.T) {
+	const budget = 40_000
+	total := 0
+	for _, path := range []string{"/", "/css/introduction-form.css", "/js/introduction-form.js", "/js/solver.js", "/js/solver-worker.js"} {
+		body, _ := io.ReadAll(get(t, http.MethodGet, path, nil).Body)
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		z.Write(body)
+		z.Close()
+		t.Logf("%s: %d bytes, %d gzipped", path, len(body), b.Len())
+		total += b.Len()
+	}
+	if total > budget {
+		t.Errorf("the page weighs %d bytes gzipped, over the budget of %d", total, budget)
 	}
 }

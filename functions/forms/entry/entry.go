@@ -30,7 +30,7 @@ var Function = wiring.NewFunction(forms.Name, forms.Routes, func(p *wiring.Parts
 		destinations = append(destinations, intake.DestinationWebhook)
 	}
 	pow := formregistry.ProofOfWorkParams{Algorithm: "SHA-256", MaxNumber: cfg.PowMaxNumber, ChallengePath: forms.ChallengePath}
-	return forms.New(registry, pow, formregistry.Limits{Retention: cfg.Retention, Destinations: destinations, AttachmentMaxBytes: cfg.AttachmentMaxBytes})
+	return forms.New(registry, pow, formregistry.Limits{Retention: cfg.Retention, Destinations: destinations, AttachmentMaxBytes: cfg.AttachmentMaxBytes, SiteURL: cfg.SiteURL})
 })
 
 func init() { functions.HTTP(Function.Name, wiring.NewLazy(Function, os.Getenv).ServeHTTP) }

@@ -1,40 +1,6 @@
 // The site's introduction form: an ES module with no dependencies beyond
-// solver.js beside it.
-//
-// It mounts on every element with the data-introductions-form attribute:
-//   <div data-introductions-form data-form-id="introduction" data-api-base=""></div>
-// data-api-base is prefixed to the API paths (empty: this page's origin). When
-// the functions have separate URLs, data-api-forms, data-api-challenge,
-// data-api-drafts and data-api-confirmation override it per function (the
-// confirmation URL also serves revision and withdrawal).
-//
-// The flow: render the form from GET /api/forms/{formId}; fetch an ALTCHA
-// challenge and solve it in Web Workers while the visitor types; "Review"
-// posts the draft and shows back what the service kept; "Edit" then
-// "Review" revises that same draft (no new proof of work, no rate-limit
-// charge); "Confirm" sends it on; the success view offers a withdrawal link
-// whose id and token live only in the URL fragment (#withdraw?id=…&token=…),
-// a button that copies it and a receipt the browser makes and downloads.
-//
-// What the visitor types is kept in sessionStorage (this tab only) so that
-// Back/Forward and reloads do not lose it, with the unconfirmed draft's id
-// and token so that its Review revises the same draft; both are removed on
-// confirmation and on withdrawal. After confirmation the token is written
-// to sessionStorage only when the visitor asks to keep the receipt there,
-// and that copy leaves out the conversation's text.
-//
-// The visitor's language: the definition comes in the language the browser
-// asks for (Accept-Language) or the one the visitor picks with the language
-// switch (?lang=), and carries the page's sentences in that language; the
-// page sets lang and dir on <html> and on the form, keeps what was typed
-// across a switch, and sends the language back with the draft and each
-// revision, so that the consent evidence names the text shown.
-//
-// The guide conversation: the site's guide code hands over its transcript in
-// memory (never written to browser storage or cookies), either
-//   import { attachConversation } from "/js/introduction-form.js";
-//   await attachConversation([{ role: "visitor", text: "…" }, { role: "guide", text: "…" }]);
-// or, from a classic script, window.introductions.attachConversation(turns).
+// solver.js beside it. It mounts on every [data-introductions-form]; what it
+// does, its settings (data-api-*) and the flow are in ../../README.md.
 
 import { solve, encodePayload, prewarm, terminate, SolveError } from "./solver.js";
 
@@ -79,7 +45,7 @@ const SERVICE_LANG = "en";
 const DETAILED_CODES = new Set([
   "NAME_INVALID", "COMPANY_INVALID", "ROLE_INVALID", "EMAIL_INVALID", "MESSAGE_INVALID", "MESSAGE_TOO_MANY_LINKS",
   "CONVERSATION_INVALID", "CONVERSATION_TOO_LONG", "CONVERSATION_TOO_MANY_LINKS", "CONSENT_REQUIRED", "FIELD_INVALID",
-  "ATTACHMENT_TOO_LARGE", "ATTACHMENT_TYPE_REFUSED", "ATTACHMENT_EMPTY", "ATTACHMENT_NOT_OFFERED",
+  "ATTACHMENT_TOO_LARGE", "ATTACHMENT_EMPTY", "ATTACHMENT_NOT_OFFERED",
 ]);
 
 // dispositionName is a Content-Disposition naming the file in UTF-8.
@@ -116,20 +82,26 @@ function codePoints(s) {
   return n;
 }
 
-/**
- * countLinks counts links for the live count under the message: every
- * "http" or "https" scheme with its colon and two slashes, and every "www."
- * that does not follow a letter,
- * digit, '.', '-', '_', '/' or '@' (ASCII case ignored). It is the page's
- * estimate of the service's rule; when they differ, the service's refusal
- * says exactly what it counted.
- * @param {string} s
- */
+// countLinks is the page's estimate of the service's link count: each
+// http or https scheme with its slashes, and each www. after no letter,
+// digit or ._/@-.
 export function countLinks(s) {
   const text = String(s ?? "");
   const schemes = text.match(/https?:\/\//gi) || [];
   const www = text.match(/(?<![\p{L}\p{N}._\/@-])www\./giu) || [];
   return schemes.length + www.length;
+}
+
+// emailShape is the service's rule for an address: one @; a local part of
+// 1 to 64 characters without whitespace, ()<>[]\,;:"?% or outer or doubled
+// dots; a dotted domain of labels of letters, digits and inner hyphens, the
+// last not all digits.
+function emailShape(s) {
+  const [local, domain, extra] = s.split("@");
+  if (extra !== undefined || !local || !domain || local.length > 64 || /[\s()<>[\]\\,;:"?%]|^\.|\.$|\.\./.test(local)) return false;
+  const labels = domain.split(".");
+  return domain.length <= 253 && labels.length > 1 && !/^\d+$/.test(labels[labels.length - 1]) &&
+    labels.every((l) => /^[\p{L}\p{N}]([\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u.test(l));
 }
 
 // Characters that do not show, or that change the direction of the text
@@ -175,13 +147,8 @@ function invisibleName(cp) {
   return "";
 }
 
-/**
- * revealInvisible splits text into ordinary runs (strings) and the
- * characters that would not show, or would change the direction of the
- * text around them, each as {codePoint, label, name}.
- * @param {string} text
- * @returns {Array<string|{codePoint: number, label: string, name: string}>}
- */
+// revealInvisible splits text into runs (strings) and the characters that
+// would not show or would turn the text around them ({codePoint, label, name}).
 export function revealInvisible(text) {
   const out = [];
   let run = "";
@@ -216,17 +183,9 @@ function speaker(turn, names) {
   return role ? role[0].toUpperCase() + role.slice(1) : "";
 }
 
-/**
- * formatTranscript turns guide turns into the text the visitor sees and
- * sends: "You: …" / "Guide: …" paragraphs, dropping the oldest turns while
- * the text is longer than limit characters (Unicode code points). A newest
- * turn longer than the limit alone keeps its end. names are the speakers'
- * names in the visitor's language.
- * @param {Array<{role?: string, speaker?: string, text: string}|string>} turns
- * @param {number} [limit]
- * @param {{you: string, guide: string}} [names]
- * @returns {{text: string, kept: number, dropped: number}}
- */
+// formatTranscript makes turns the "You: …" / "Guide: …" text sent, the
+// oldest dropped past limit code points (a newest turn alone keeps its end):
+// {text, kept, dropped}.
 export function formatTranscript(turns, limit = DEFAULT_TRANSCRIPT_LIMIT, names = { you: "You", guide: "Guide" }) {
   const parts = (Array.isArray(turns) ? turns : [])
     .map((t) => {
@@ -377,9 +336,7 @@ class ProofOfWork {
   }
 }
 
-// SOLVE_BUCKETS are the milliseconds a solve time is rounded down to before
-// it is sent (the service's intake.SolveBuckets, which a Go test holds
-// equal): a coarse figure, not a fingerprint.
+// SOLVE_BUCKETS: a solve time is sent rounded down to one (intake.SolveBuckets).
 const SOLVE_BUCKETS = [0, 50, 100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 7500, 10000, 15000, 20000, 30000, 60000];
 
 function solveBucket(ms) {
@@ -388,9 +345,7 @@ function solveBucket(ms) {
   return b;
 }
 
-// automated reports what the browser says of itself: driven by automation
-// (navigator.webdriver) or headless. A robot can say otherwise; the report
-// only ever adds a signal.
+// automated is what the browser says of itself: automated or headless.
 function automated() {
   if (typeof navigator === "undefined") return false;
   return navigator.webdriver === true || /\bHeadless/.test(navigator.userAgent || "");
@@ -454,17 +409,13 @@ export class IntroductionForm {
     this.view = "";
     this.fields = new Map(); // name -> {input, error, count, note, def}
     this.reached = false; // the service has answered this page at least once
-    this.withdrawn = new Set(); // ids withdrawn from this page
     this.ticked = new Set(); // ids of the optional consent purposes the visitor ticked
     this.turns = null; // the guide's turns as handed over, to format again in another language
     // The language the visitor picked with the switch (kept in this tab),
     // else none: the browser's Accept-Language chooses.
     const typed = readStored(storeKey(this.formId));
     this.chosenLang = (typed && typeof typed.lang === "string" && typed.lang) || null;
-    // Until a definition says otherwise the page speaks a language it has
-    // boot sentences in: the browser's, else English (so a tag that is no
-    // language, like the "C" of a browser started without a locale, never
-    // reaches lang or Intl).
+    // Before a definition: the browser's language if BOOT has it, else English.
     const browserLang = primaryLang((typeof navigator !== "undefined" && navigator.language) || "en");
     this.lang = this.chosenLang || (BOOT[browserLang] ? browserLang : "en");
   }
@@ -537,8 +488,10 @@ export class IntroductionForm {
     return this.t("list.or", { list: names.slice(0, -1).join(this.t("list.separator")), last: names[names.length - 1] });
   }
 
+  // clock is a moment with its date, time and zone, in the language's words.
   clock(d) {
-    return d.toLocaleTimeString(this.lang, { hour: "2-digit", minute: "2-digit" });
+    return d.toLocaleString(this.lang, { dateStyle: "medium", timeStyle: "short" }) + " " +
+      (new Intl.DateTimeFormat(this.lang, { timeZoneName: "short" }).formatToParts(d).find((x) => x.type === "timeZoneName") || {}).value;
   }
 
   // dateTime is a moment as the visitor's language writes it (its calendar
@@ -604,6 +557,8 @@ export class IntroductionForm {
   /** start loads the definition and shows the view the URL asks for. */
   async start() {
     window.addEventListener("hashchange", () => this.route());
+    document.addEventListener("pointerdown", () => (this.pressing = true), true);
+    document.addEventListener("pointerup", () => setTimeout(() => (this.pressing = false)), true);
     window.addEventListener("beforeunload", (e) => {
       if (!this.hasUnsentText()) return;
       e.preventDefault();
@@ -645,10 +600,9 @@ export class IntroductionForm {
     }
   }
 
-  // unreachableCode names a request that got no readable answer: with no
-  // connection, NETWORK; after the service has answered this page before,
-  // the likeliest cause is the platform refusing a busy service without
-  // the CORS headers that would let the page read it, so BUSY.
+  // unreachableCode names a request without a readable answer: NETWORK
+  // offline or before the service ever answered, else BUSY (the platform's
+  // refusals carry no CORS headers).
   unreachableCode() {
     if (typeof navigator !== "undefined" && navigator.onLine === false) return "NETWORK";
     return this.reached ? "BUSY" : "NETWORK";
@@ -660,7 +614,7 @@ export class IntroductionForm {
     const p = new URLSearchParams(h.slice("#withdraw?".length));
     const id = p.get("id");
     const token = p.get("token");
-    return id && token ? { id, token } : null;
+    return id && token ? { id, token, name: p.get("name"), at: p.get("at") } : null;
   }
 
   route() {
@@ -763,6 +717,8 @@ export class IntroductionForm {
       this.pow.start();
       prewarm();
     }
+    // A draft already reviewed: this is an edit of it.
+    const editing = this.draft && this.draft.introduction;
     const form = el("form", { novalidate: true, "aria-describedby": "intro-lead" });
     for (const f of def.fields || []) {
       if (f.type === "transcript") continue;
@@ -786,7 +742,11 @@ export class IntroductionForm {
 
     form.append(this.renderNotice());
     this.submitButton = el("button", { type: "submit" }, this.t("review"));
-    form.append(el("div", { class: "intro-actions" }, this.submitButton));
+    form.append(el("div", { class: "intro-actions" }, this.submitButton, editing && this.button(this.t("edit.back"), () => {
+      this._values = this.reviewedValues;
+      this.fields.clear();
+      this.showReview(this.draft);
+    }, "intro-secondary")));
     this.progress = el("div", { class: "intro-progress", "aria-live": "polite" });
     form.append(this.progress);
     form.addEventListener("submit", (e) => {
@@ -800,6 +760,7 @@ export class IntroductionForm {
       this.languageSwitch(),
       this.heading(def.title || "Introduce yourself"),
       def.description ? el("p", { class: "intro-lead", id: "intro-lead" }, def.description) : el("p", { id: "intro-lead", hidden: true }),
+      editing && el("p", { class: "intro-editing" }, this.t("edit.note")),
       this.summary,
       form,
     );
@@ -831,8 +792,20 @@ export class IntroductionForm {
     const error = el("p", { class: "intro-error", id: errId });
     const count = limited ? el("p", { class: "intro-count", id: countId }) : null;
     const note = el("p", { class: "intro-note", id: `${id}-note`, role: "status" });
-    const field = { input, error, count, note, def: f };
+    const field = { input, error, count, note, def: f, text: true };
     this.fields.set(f.name, field);
+    // Checked when left (once typed in), and again as it is corrected.
+    input.addEventListener("input", () => {
+      field.edited = true;
+      if (input.getAttribute("aria-invalid")) this.checkField(field);
+    });
+    // While a pointer is down the check waits for its release, so that
+    // the sentence it adds does not move the button being pressed.
+    input.addEventListener("blur", () => {
+      if (!field.edited) return;
+      if (this.pressing) document.addEventListener("pointerup", () => setTimeout(() => this.checkField(field)), { once: true });
+      else this.checkField(field);
+    });
     if (count) {
       this.updateCount(field);
       let pasted = false;
@@ -848,9 +821,9 @@ export class IntroductionForm {
       el("label", { for: id }, f.label || f.name, f.required ? null : el("span", { class: "intro-optional" }, " ", this.t("optional"))),
       f.hint ? el("span", { class: "intro-hint", id: hintId }, f.hint) : null,
       input,
-      count,
+      error,
       note,
-      error);
+      count);
   }
 
   // updateCount shows a field's characters (and links) against its limits
@@ -866,9 +839,30 @@ export class IntroductionForm {
     if (f.type === "textarea") {
       parts.push(this.t("count.links", { n: links, max: f.maxLinks ?? 0 }) + (over.links ? ` ${this.t("count.tooMany", { n: over.links })}` : ""));
     }
-    field.count.textContent = parts.join(" · ");
+    field.count.textContent = parts.join(this.t("count.separator"));
     field.count.classList.toggle("intro-over", over.length > 0 || over.links > 0);
     return over;
+  }
+
+  // problemOf is what the definition's rules for a text field (required,
+  // length, email shape, links) find wrong with its value: a sentence, or "".
+  problemOf(field) {
+    const f = field.def;
+    const v = field.input.value.replace(/\r\n?/g, "\n").trim();
+    const n = codePoints(v);
+    const links = f.type === "textarea" ? countLinks(v) : 0;
+    if (!v) return f.required ? this.t("check.required", { label: f.label || f.name }) : "";
+    if (n > f.maxLength) return this.t("check.long", { n, max: f.maxLength });
+    if (f.type === "email" && !emailShape(v)) return this.t("check.email");
+    if (links > (f.maxLinks ?? 0)) return this.t("check.links", { n: links, max: f.maxLinks ?? 0 });
+    return "";
+  }
+
+  // checkField says problemOf under the field, or clears it.
+  checkField(field, text = this.problemOf(field)) {
+    field.error.textContent = text;
+    if (text) field.input.setAttribute("aria-invalid", "true");
+    else field.input.removeAttribute("aria-invalid");
   }
 
   notePaste(field, over) {
@@ -1063,7 +1057,11 @@ export class IntroductionForm {
   // page is in English, the language the service writes its details in;
   // the page's sentence otherwise.
   explain(code, field, detail, retryAfter) {
-    const detailed = DETAILED_CODES.has(code) && primaryLang(this.lang) === SERVICE_LANG;
+    const target = field && this.fields.get(field);
+    const own = target && target.text ? this.problemOf(target) : "";
+    const english = primaryLang(this.lang) === SERVICE_LANG;
+    if (own && !(english && target.def.type === "email")) return own;
+    const detailed = DETAILED_CODES.has(code) && english;
     if (detailed && typeof detail === "string" && /\w/.test(detail) && detail.length <= 400) return detail;
     return this.sentence(code, field, detail, retryAfter);
   }
@@ -1110,14 +1108,35 @@ export class IntroductionForm {
     else this.summary.focus();
   }
 
+  // showProgress says in the Review button how far the check has come: the
+  // workers' count against the expected work (half the challenge's
+  // numbers), short of 100% until it is done; the live region says once
+  // what is happening. The button is brought into view.
   showProgress(fraction) {
-    if (!this.progress) return;
-    const pct = Math.round(fraction * 100);
-    put(this.progress,
-      this.slow ? el("p", { class: "intro-slow" }, this.t("pow.slow")) : "",
-      el("label", { for: "intro-pow-progress" }, this.t("pow.checking", { percent: new Intl.NumberFormat(this.lang, { style: "percent" }).format(pct / 100) })),
-      el("progress", { id: "intro-pow-progress", max: "100", value: String(pct) }),
-    );
+    const b = this.submitButton;
+    if (!b) return;
+    const pct = Math.min(99, Math.floor(fraction * 200));
+    const key = this.slow ? "pow.slowChecking" : "pow.checking";
+    if (!b.classList.contains("intro-busy") || this.said !== key) {
+      this.said = key;
+      b.classList.add("intro-busy");
+      b.parentNode.classList.add("intro-waiting");
+      b.scrollIntoView({ block: "nearest" });
+      put(this.progress, el("span", { class: "visually-hidden" }, this.t(this.slow ? "pow.slow" : "pow.checking", { percent: "" })));
+    }
+    put(b, this.t(key, { percent: new Intl.NumberFormat(this.lang, { style: "percent" }).format(pct / 100) }),
+      el("progress", { max: "100", value: String(pct), "aria-hidden": "true" }));
+  }
+
+  // idle gives the Review button back its word.
+  idle() {
+    const b = this.submitButton;
+    put(this.progress);
+    this.said = "";
+    if (!b) return;
+    b.classList.remove("intro-busy");
+    b.parentNode.classList.remove("intro-waiting");
+    b.textContent = this.t("review");
   }
 
   async postJSON(url, body, headers = {}) {
@@ -1173,7 +1192,7 @@ export class IntroductionForm {
     } finally {
       this.busy = false;
       this.pow.quiet();
-      put(this.progress);
+      this.idle();
       if (this.submitButton) this.submitButton.disabled = false;
     }
   }
@@ -1207,11 +1226,8 @@ export class IntroductionForm {
     return true;
   }
 
-  // keepNew keeps body as a new draft with a fresh solution. A refusal for
-  // the proof of work alone (expired, spent) is retried once with a new
-  // one; a POW_TOO_EASY (this source has sent several drafts lately) is
-  // retried with the same content and a challenge of the required cost, up
-  // to MAX_HARDER times, saying that it takes a little longer.
+  // keepNew keeps body as a new draft: refused for the proof of work alone,
+  // once more with a new one; on POW_TOO_EASY, up to MAX_HARDER times harder.
   async keepNew(body) {
     this.slow = false;
     try {
@@ -1234,13 +1250,13 @@ export class IntroductionForm {
           altcha = await this.pow.payload((p) => this.showProgress(p));
         } catch (err2) {
           this.pow.quiet();
-          put(this.progress);
+          this.idle();
           this.showProblem({ code: err2 instanceof SolveError ? "SOLVER" : this.unreachableCode() });
           return;
         }
       }
       this.pow.quiet();
-      put(this.progress);
+      this.idle();
       const full = { ...body, altcha, page: this.pageReport() };
       const json = JSON.stringify({ ...body, altcha });
       const key = this.lastAttempt && this.lastAttempt.json === json ? this.lastAttempt.key : idempotencyKey();
@@ -1280,10 +1296,7 @@ export class IntroductionForm {
     this.showProblem({ code: "POW_INVALID" });
   }
 
-  // pageReport is the draft's content-free "page" member: how long the
-  // form was on screen before Review (whole milliseconds), whether the
-  // browser says it is automated, and the solve's bucketed time and
-  // worker count. It holds nothing the visitor typed.
+  // pageReport is the draft's content-free "page" member.
   pageReport() {
     const fillMs = this.renderedAt === null ? 0 : Math.max(0, Math.round(performance.now() - this.renderedAt));
     const { solveMs, workers } = this.pow.solved();
@@ -1309,6 +1322,7 @@ export class IntroductionForm {
     if (this.pendingFile) return this.uploadThenReview(draft);
     this.draft = draft;
     this.view = "review";
+    this.reviewedValues = this._values;
     this.remember();
     const kept = draft.introduction || {};
     const rows = [];
@@ -1385,12 +1399,8 @@ export class IntroductionForm {
 
   // ---- the attachment ----
 
-  // renderAttachment is the file field, with the rules said before a file
-  // is picked and, once a file is kept with the draft, what it is and a way
-  // to remove it. The native input stays the control (focus, keyboard,
-  // what assistive technology is told) but is drawn as a button and the
-  // chosen file's name in the page's language, not the browser's: its own
-  // "Choose File" and "No file chosen" follow the browser's language.
+  // renderAttachment is the file field with its rules and the kept file; the
+  // native input stays the control, drawn in the page's language.
   renderAttachment() {
     const a = this.def.attachment;
     const id = "intro-attachment";
@@ -1410,7 +1420,10 @@ export class IntroductionForm {
       put(chosen, f ? el("bdi", {}, f.name || this.t("attachment.unnamed")) : this.t("attachment.noneChosen"));
     };
     choose.addEventListener("click", () => input.click());
-    input.addEventListener("change", showChosen);
+    input.addEventListener("change", () => {
+      showChosen();
+      this.checkFile();
+    });
     showChosen();
     const error = el("p", { class: "intro-error", id: `${id}-error` });
     const kept = el("div", { class: "intro-attached", id: `${id}-kept`, "aria-live": "polite" });
@@ -1425,6 +1438,16 @@ export class IntroductionForm {
       el("div", { class: "intro-file-picker" }, input, choose, chosen),
       kept,
       error);
+  }
+
+  // checkFile says under the file field what the definition's type and size
+  // rules find wrong with the chosen file.
+  checkFile() {
+    const a = this.def.attachment;
+    const f = this.attachmentInput.files[0];
+    const code = !f ? "" : !f.size ? "ATTACHMENT_EMPTY" : f.size > a.maxBytes ? "ATTACHMENT_TOO_LARGE"
+      : f.type && !(a.types || []).includes(f.type) ? "ATTACHMENT_TYPE_REFUSED" : "";
+    this.checkField(this.fields.get("attachment"), code && this.sentence(code));
   }
 
   // showAttached says which file the kept draft holds, with its Remove.
@@ -1470,10 +1493,8 @@ export class IntroductionForm {
     }
   }
 
-  // uploadThenReview sends the chosen file for the kept draft, with a
-  // progress bar, and then shows the review; a refusal stays on the form
-  // with the service's own sentence at the file field (the draft is kept:
-  // another file, or none, and Review again).
+  // uploadThenReview sends the chosen file, then shows the review; a refusal
+  // stays on the form, said at the file field.
   async uploadThenReview(draft) {
     const file = this.pendingFile;
     this.pendingFile = null;
@@ -1581,22 +1602,28 @@ export class IntroductionForm {
 
   // ---- success, the receipt and withdrawal ----
 
-  withdrawalLink(id, token) {
+  // withdrawalLink is the link that withdraws id; it carries the name and
+  // the confirmation's time from the draft's answer, so that its page can
+  // say which introduction it withdraws (a fragment: no server sees it).
+  withdrawalLink(id, token, name, at) {
     const u = new URL(location.href);
-    u.hash = `withdraw?${new URLSearchParams({ id, token })}`;
+    u.hash = `withdraw?${new URLSearchParams({ id, token, ...(name ? { name } : {}), ...(at ? { at } : {}) })}`;
     return u.href;
   }
 
-  // receiptOf makes the receipt of a confirmed draft: the withdrawal link
-  // and a plain-text account of what was kept, when, and until when. Its
-  // text holds the conversation as sent; tabText, the copy the tab may keep
-  // (receiptForTab), says only whether one was attached: the browser never
-  // stores a transcript.
+  // siteLink leads back to the site (the definition's siteUrl), if it has one.
+  siteLink() {
+    const u = this.def && this.def.siteUrl;
+    return u ? el("p", {}, el("a", { href: u, id: "intro-back-to-site" }, this.t("backToSite"))) : null;
+  }
+
+  // receiptOf makes a confirmed draft's receipt: link, rows and text (with
+  // the conversation) and tabText (saying only whether one was attached).
   receiptOf(draft, confirmation) {
     const id = confirmation.id || draft.id;
-    const href = this.withdrawalLink(id, draft.token);
     const kept = draft.introduction || {};
     const confirmedAt = confirmation.confirmedAt || new Date().toISOString();
+    const href = this.withdrawalLink(id, draft.token, keptValue(kept, "name"), confirmedAt);
     const until = confirmation.withdrawal && confirmation.withdrawal.until;
     const language = ((this.def.languages || []).find((l) => l.lang === (draft.lang || this.lang)) || {}).name;
     const lines = [
@@ -1610,12 +1637,20 @@ export class IntroductionForm {
       "",
       this.t("receipt.whatWasKept"),
     ];
+    const rows = [];
     for (const f of this.def.fields || []) {
       if (f.type === "transcript") continue;
+      rows.push([f.label || f.name, keptValue(kept, f.name)]);
       const v = keptValue(kept, f.name) || this.t("receipt.notGiven");
       lines.push(v.includes("\n") ? `${f.label || f.name}:\n  ${v.replace(/\n/g, "\n  ")}` : `${f.label || f.name}: ${v}`);
     }
     const convLabel = this.fieldDef("conversation").label || "Conversation";
+    const file = draft.attachment && (draft.attachment.name || this.t("attachment.unnamed"));
+    if (this.def.attachment) {
+      rows.push([this.def.attachment.label || this.t("attachment.label"), file || "", this.t("attachment.none")]);
+      lines.push(`${this.def.attachment.label || this.t("attachment.label")}: ${file || this.t("attachment.none")}`);
+    }
+    if (kept.conversation) rows.push([convLabel, this.t("success.attached")]);
     const conversation = kept.conversation
       ? `${this.t("receipt.conversationAttached", { label: convLabel })}\n  ${kept.conversation.replace(/\n/g, "\n  ")}`
       : this.t("receipt.conversationNotAttached", { label: convLabel });
@@ -1633,13 +1668,13 @@ export class IntroductionForm {
       "",
     ];
     const text = (conv) => [...lines, conv, ...rest].filter((l) => l !== null).join("\n");
-    return { id, href, confirmedAt, text: text(conversation), tabText: text(inTab) };
+    return { id, href, confirmedAt, rows, text: text(conversation), tabText: text(inTab) };
   }
 
   // receiptForTab is the receipt as this tab keeps it: without the
   // conversation's text.
   receiptForTab(receipt) {
-    return { id: receipt.id, href: receipt.href, confirmedAt: receipt.confirmedAt, text: receipt.tabText ?? receipt.text };
+    return { id: receipt.id, href: receipt.href, confirmedAt: receipt.confirmedAt, rows: receipt.rows, text: receipt.tabText ?? receipt.text };
   }
 
   // receiptActions are the buttons that keep the withdrawal link: copy it,
@@ -1653,13 +1688,7 @@ export class IntroductionForm {
         status.textContent = this.t("receipt.copied");
       } catch {
         const link = this.root.querySelector("#intro-withdraw-link");
-        if (link) {
-          const range = document.createRange();
-          range.selectNodeContents(link);
-          const sel = window.getSelection();
-          sel.removeAllRanges();
-          sel.addRange(range);
-        }
+        if (link) link.select();
         status.textContent = this.t("receipt.copyFailed");
       }
     }, "intro-secondary");
@@ -1708,21 +1737,41 @@ export class IntroductionForm {
     this._values = {};
     this.ticked = new Set(); // a next introduction starts with every box unticked
     this.transcript = null;
+    const r = this.def.retention || {};
     put(this.root,
       this.heading(this.t(restored ? "success.headingRestored" : "success.heading")),
       el("p", { class: "intro-done" }, this.t(restored ? "success.doneRestored" : "success.done")),
+      receipt.rows ? [el("h2", {}, this.t("success.sent")), el("dl", { class: "intro-kept" }, receipt.rows.map(([label, v, none]) => [
+        el("dt", {}, label),
+        v ? el("dd", { dir: "auto" }, v) : el("dd", { class: "intro-empty" }, none || this.t("review.notGiven")),
+      ]))] : null,
+      el("h2", {}, this.t("success.nextHeading")),
+      el("p", {}, this.t("success.next", { days: r.introductionDays })),
       el("h2", {}, this.t("success.changedMind")),
-      el("p", {}, this.t("success.link")),
-      el("a", { class: "intro-link", href: receipt.href, id: "intro-withdraw-link", dir: "ltr" }, receipt.href),
+      this.linkField(receipt.href, "success.link"),
       this.receiptActions(receipt),
+      this.siteLink(),
     );
     this.focusHeading();
   }
 
-  showWithdraw({ id, token }) {
+  // linkField is the withdrawal link in a field to copy from, with why to keep it.
+  linkField(href, why) {
+    const input = el("input", { class: "intro-link", id: "intro-withdraw-link", readonly: true, dir: "ltr", "aria-describedby": "intro-link-why" });
+    input.value = href;
+    return [el("label", { for: "intro-withdraw-link" }, this.t("success.linkLabel")), el("p", { class: "intro-hint", id: "intro-link-why" }, this.t(why)), input];
+  }
+
+  // withdrawnIds are the introductions withdrawn in this tab.
+  withdrawnIds() {
+    return new Set(readStored(`introductions:${this.formId}:withdrawn`) || []);
+  }
+
+  showWithdraw({ id, token, name, at }) {
     this.view = "withdraw";
     const status = el("div", { class: "intro-summary", role: "alert", tabindex: "-1" });
-    const href = this.withdrawalLink(id, token);
+    const href = this.withdrawalLink(id, token, name, at);
+    const when = at && !Number.isNaN(Date.parse(at)) ? this.clock(new Date(at)) : "";
     const go = this.button(this.t("withdraw.button"), async () => {
       go.disabled = true;
       keep.disabled = true;
@@ -1738,7 +1787,7 @@ export class IntroductionForm {
       }
       const { res, data, retryAfter } = answer;
       if (res.ok) {
-        this.withdrawn.add(id);
+        writeStored(`introductions:${this.formId}:withdrawn`, [...this.withdrawnIds(), id]);
         this.forget();
         writeStored(receiptKey(this.formId), null);
         history.replaceState(null, "", location.pathname + location.search);
@@ -1746,6 +1795,7 @@ export class IntroductionForm {
         put(this.root,
           this.heading(this.t("withdrawn.heading")),
           el("p", { class: "intro-done" }, this.t("withdrawn.done")),
+          this.ways(),
         );
         this.focusHeading();
         return;
@@ -1758,7 +1808,7 @@ export class IntroductionForm {
       status.focus();
       go.disabled = false;
       keep.disabled = false;
-    });
+    }, "intro-danger");
     const keep = this.button(this.t("withdraw.keep"), () => this.showKept(id, href), "intro-secondary");
     // gone says the link leads nowhere any more: no warning, no choice,
     // and the way back to the form.
@@ -1768,18 +1818,24 @@ export class IntroductionForm {
       put(this.root,
         this.heading(this.t("withdraw.goneHeading")),
         el("p", {}, text),
-        el("p", {}, el("a", { class: "intro-link", id: "intro-back-to-form", href: location.pathname + location.search }, this.t("withdraw.backToForm"))),
+        this.ways(),
       );
       this.focusHeading();
     };
-    if (this.withdrawn.has(id)) return gone(this.t("withdraw.already"));
+    if (this.withdrawnIds().has(id)) return gone(this.t("withdraw.already"));
     put(this.root,
       this.heading(this.t("withdraw.heading")),
+      name ? el("p", { class: "intro-which" }, this.tNodes(when ? "withdraw.which" : "withdraw.whichName", { name: el("bdi", {}, name), date: when })) : null,
       el("p", {}, this.t("withdraw.lead")),
       status,
       el("div", { class: "intro-actions" }, go, keep),
     );
     this.focusHeading();
+  }
+
+  // ways are the ways on from a withdrawal: the form, and the site.
+  ways() {
+    return [el("p", {}, el("a", { id: "intro-back-to-form", href: location.pathname + location.search }, this.t("withdraw.backToForm"))), this.siteLink()];
   }
 
   // showKept is where "Keep it" leads: the introduction stays, and the link
@@ -1792,9 +1848,9 @@ export class IntroductionForm {
     put(this.root,
       this.heading(this.t("kept.heading")),
       el("p", { class: "intro-done" }, this.t("kept.done")),
-      el("p", {}, this.t("kept.link")),
-      el("a", { class: "intro-link", href, id: "intro-withdraw-link", dir: "ltr" }, href),
+      this.linkField(href, "kept.link"),
       this.receiptActions(receipt, { keepInTab: !!receipt.text }),
+      this.siteLink(),
     );
     this.focusHeading();
   }
@@ -1818,13 +1874,8 @@ let readyResolve;
 /** ready resolves to the mounted forms once the page has started them. */
 export const ready = new Promise((r) => (readyResolve = r));
 
-/**
- * attachConversation hands the guide conversation to the page's form(s):
- * an array of turns {role: "visitor"|"guide", text} (or plain strings). The
- * page keeps it in memory only, drops the oldest turns past the form's
- * limit (12,000 characters), shows the whole text, and sends it only when
- * the visitor ticks the consent box. Resolves to {kept, dropped}.
- */
+// attachConversation hands the guide's turns to the page's forms (in memory
+// only): see ../../README.md. Resolves to {kept, dropped}.
 export async function attachConversation(turns) {
   const forms = await ready;
   let result = { kept: 0, dropped: 0 };

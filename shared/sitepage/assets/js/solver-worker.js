@@ -1,20 +1,7 @@
-// ALTCHA v1 proof-of-work search: an ES module that solver.js runs as a
-// module Web Worker (and imports itself, for Job, when no worker can run).
-//
-// The work is SHA-256(salt + decimal(n)) for n in 0..maxnumber until the hex
-// digest equals the challenge. The hash is computed synchronously here, with a
-// SHA-256 written for this one shape of message:
-//   - the salt is fixed, so the state after its full 64-byte blocks (the
-//     midstate) is computed once per job, and the state after the blocks
-//     before the last once per run of numbers that share them;
-//   - in the last block, the leading words holding only salt bytes are fixed
-//     too, so the rounds that consume them run once per run as well;
-//   - the last seven rounds are worked backwards from the target: the final
-//     state is the target minus the midstate, and since a round's T2 depends
-//     only on a, b, c, the values of a after rounds 60..57 follow from it
-//     without the message. So a candidate is rejected after round 56 by
-//     comparing one 32-bit word (a) with the one the target implies; a
-//     match is confirmed with a full hash.
+// ALTCHA v1 proof-of-work search: the module worker solver.js runs (and
+// imports itself, for Job, when no worker can run). SHA-256(salt +
+// decimal(n)) is computed synchronously, for this one shape of message:
+// see ../../README.md ("The solver").
 //
 // Protocol (structured-clone messages):
 //   in:  {type: "job", id, salt, challenge, maxNumber, index, stride, chunk, progress}

@@ -1,18 +1,5 @@
-// ALTCHA v1 proof-of-work solver in Web Workers.
-//
-//   import { solve, encodePayload } from "./solver.js";
-//   const { number, took, workers } = await solve(challenge, { signal });
-//   const altcha = encodePayload(challenge, number);
-//
-// challenge is the ALTCHA v1 challenge JSON {algorithm, challenge, maxnumber
-// (or maxNumber), salt, signature}; only SHA-256 is supported. The search runs
-// in a pool of module workers (solver-worker.js beside this file), one per
-// navigator.hardwareConcurrency (at most 16), kept between solves so the next
-// solve starts at once. Numbers are searched in interleaved chunks so that
-// every worker shares the low numbers; the first worker to find the number
-// stops the others. Where no worker can start (a site CSP without worker-src
-// 'self', a browser without module workers), or with workers: 0, the same
-// search runs on the calling thread in slices of a few milliseconds.
+// ALTCHA v1 proof-of-work solver in a pool of module Web Workers, or on the
+// calling thread where none can start: see ../../README.md ("The solver").
 
 const DEFAULT_CHUNK = 4096;
 const MAX_WORKERS = 16;
