@@ -1,7 +1,6 @@
-// Package keyring holds the service's HMAC master keys by version and
-// implements intake.Keyring. A Ring never holds an empty or short key, and
-// its errors and printed forms never contain key material; per-purpose keys
-// come from Derive. It imports no cloud SDK. README.md has the key rules.
+// Package keyring holds the HMAC master keys by version (intake.Keyring):
+// never a short key, never key material in errors or printed forms; Derive
+// makes per-purpose keys. README.md has the key rules.
 package keyring
 
 import (
