@@ -262,11 +262,10 @@ func Declared(contentType string) (string, error) {
 	return typ, nil
 }
 
-// headSize is how much of a file is sniffed before anything is written (a browser sniffs 512).
-const headSize = 1024
-
-// tailSize is how much of a file's end is kept to check its format's end.
-const tailSize = 1024
+const (
+	headSize = 1024 // how much of a file is sniffed before anything is written (a browser sniffs 512)
+	tailSize = 1024 // how much of a file's end is kept to check its format's end
+)
 
 // magic is how each binary type begins.
 var magic = map[string][]byte{
