@@ -20,8 +20,7 @@ import (
 // MinKeyLen is the shortest master key a Ring accepts, in bytes.
 const MinKeyLen = 32
 
-// maxVersionLen bounds a version name, which travels inside signed salts.
-const maxVersionLen = 64
+const maxVersionLen = 64 // a version name travels inside signed salts
 
 // Ring is an immutable set of master keys by version, one current; safe for concurrent use.
 type Ring struct {
