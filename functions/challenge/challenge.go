@@ -1,8 +1,6 @@
-// Package challenge is the challenge function: it answers a fresh signed
-// ALTCHA v1 challenge with an expiry, the signing key's version and its max
-// number in its salt. It reads no database: a source that owes more work
-// learns how much from the draft's POW_TOO_EASY refusal and asks for it
-// (?maxnumber=N).
+// Package challenge is the challenge function: a fresh signed ALTCHA v1
+// challenge, with expiry, key version and max number in its salt. It reads
+// no database: a source told POW_TOO_EASY asks for more (?maxnumber=N).
 package challenge
 
 import (
@@ -48,8 +46,7 @@ func New(issuer Issuer) (*Handlers, error) {
 	return &Handlers{issuer: issuer}, nil
 }
 
-// Issue answers 200 with a new challenge of the query's maxnumber (else
-// the base).
+// Issue answers 200 with a new challenge of the query's maxnumber (else the base).
 func (h *Handlers) Issue(w http.ResponseWriter, r *http.Request) error {
 	maxNumber, err := strconv.ParseInt(r.URL.Query().Get("maxnumber"), 10, 64)
 	if err != nil || maxNumber < 1 {
@@ -66,8 +63,7 @@ func (h *Handlers) Issue(w http.ResponseWriter, r *http.Request) error {
 // KeysPart names the HMAC keys among an instance's parts.
 const KeysPart = "HMAC keys"
 
-// HMACKeys are p's HMAC keys: the secret's versions, following rotations,
-// else (without HMAC_SECRET) a random key of this process.
+// HMACKeys are p's HMAC keys: the secret's, following rotations, else a random key of this process.
 func HMACKeys(p *wiring.Parts) (intake.Keyring, error) {
 	return wiring.Part(p, KeysPart, func() (intake.Keyring, error) {
 		if err := p.May(wiring.SecretHMAC); err != nil {

@@ -1,7 +1,6 @@
-// Package sweep is the sweep function: it runs the retention sweep now and
-// answers what the run did. It is deployed without public invoker: Cloud
-// Run checks the caller's identity (Cloud Scheduler's OIDC token) before a
-// request reaches this code, which checks none.
+// Package sweep is the sweep function: it runs the retention sweep and
+// answers what the run did. Deployed without public invoker, Cloud Run
+// checks the caller (Cloud Scheduler's OIDC token) before this code.
 package sweep
 
 import (
@@ -55,9 +54,8 @@ func New(runner Runner) (*Handlers, error) {
 	return &Handlers{runner: runner}, nil
 }
 
-// Run runs a sweep, recorded as the scheduler's when Cloud Scheduler calls
-// and else the owner's, and answers 200 with its record, or its error (503
-// UNAVAILABLE: Cloud Scheduler retries).
+// Run runs a sweep, the scheduler's when Cloud Scheduler calls, else the owner's, and answers
+// 200 with its record, or its error (503 UNAVAILABLE: Cloud Scheduler retries).
 func (h *Handlers) Run(w http.ResponseWriter, r *http.Request) error {
 	trigger := intake.SweepByOwner
 	if strings.HasPrefix(r.Header.Get("User-Agent"), schedulerAgent) {

@@ -47,8 +47,7 @@ var accesses = []Access{
 	{Function: "Admin", Firestore: true, Attachments: true, Secrets: append([]string{SecretHMAC}, handoffSecrets...)},
 }
 
-// Accesses returns every function's row, in the route table's order; the
-// caller may not change it.
+// Accesses returns every function's row, in the route table's order, not to be changed.
 func Accesses() []Access { return accesses }
 
 // Parts are what one instance's functions are built from: configuration, logger, clock, what
@@ -82,17 +81,14 @@ func NewParts(ctx context.Context, cfg config.Config, logger *slog.Logger, clock
 		union.Function = strings.TrimPrefix(union.Function+"+"+name, "+")
 		union.Firestore = union.Firestore || a.Firestore
 		union.Attachments = union.Attachments || a.Attachments
-		for _, s := range a.Secrets {
-			if !slices.Contains(union.Secrets, s) {
-				union.Secrets = append(union.Secrets, s)
-			}
-		}
+		union.Secrets = append(union.Secrets, a.Secrets...)
 	}
+	slices.Sort(union.Secrets)
+	union.Secrets = slices.Compact(union.Secrets)
 	return &Parts{Config: cfg, Logger: logger, Clock: clock, ctx: ctx, access: union, made: map[string]any{}}, nil
 }
 
-// Part returns p's part named name, given or made earlier, else what make makes (kept unless
-// it fails).
+// Part returns p's part named name, given or made earlier, else what make makes (kept unless it fails).
 func Part[T any](p *Parts, name string, make func() (T, error)) (T, error) {
 	if part, ok := p.made[name]; ok {
 		return part.(T), nil

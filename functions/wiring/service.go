@@ -150,14 +150,12 @@ func sweepAfterQuietSpell(sweeps Sweeps, next jsonapi.Handler) jsonapi.Handler {
 	}
 }
 
-// Bounds on a deployed function's start-up.
+// Bounds on a deployed function's start-up: after a failed start the next attempt waits
+// FirstRetry, each further failure doubling the wait up to LastRetry.
 const (
-	// StartTimeout bounds one attempt to build a function.
-	StartTimeout = 30 * time.Second
-	// FirstRetry is the wait after a failed start before the next attempt;
-	// each further failure doubles it, up to LastRetry.
-	FirstRetry = time.Second
-	LastRetry  = 30 * time.Second
+	StartTimeout = 30 * time.Second // bounds one attempt to build a function
+	FirstRetry   = time.Second
+	LastRetry    = 30 * time.Second
 )
 
 // Lazy is one deployed function, built on its first request; requests wait for that attempt,

@@ -54,8 +54,7 @@ type Received struct {
 	SHA256 string
 }
 
-// copyBuffer is how much of the body is held at once while it streams.
-const copyBuffer = 32 << 10
+const copyBuffer = 32 << 10 // how much of the body is held at once while it streams
 
 // Receive reads body (declared as contentType, at most maxBytes) into
 // object of files and returns what it kept; a refused body leaves no
@@ -262,11 +261,10 @@ func Declared(contentType string) (string, error) {
 	return typ, nil
 }
 
-// headSize is how much of a file is sniffed before anything is written (a browser sniffs 512).
-const headSize = 1024
-
-// tailSize is how much of a file's end is kept to check its format's end.
-const tailSize = 1024
+const (
+	headSize = 1024 // how much of a file is sniffed before anything is written (a browser sniffs 512)
+	tailSize = 1024 // how much of a file's end is kept to check its format's end
+)
 
 // magic is how each binary type begins.
 var magic = map[string][]byte{
@@ -281,20 +279,18 @@ var polyglotMarks = [][]byte{
 	[]byte("<iframe"), []byte("<svg"), []byte("pk\x03\x04"),
 }
 
-// markup is why text holding a "<" then an ASCII letter, "/", "!" or "?"
-// is refused: what HTML reads as a tag, a comment or a declaration.
+// markup refuses what HTML reads as a tag, a comment or a declaration.
 const markup = "it holds markup (a < followed by a letter, /, ! or ?)"
 
 // inspector sees every byte of a file once, keeping its head, tail and hash.
 type inspector struct {
-	typ  string
-	size int64
-	hash hash.Hash
-	head []byte
-	tail []byte // the last tailSize bytes
-	lt   bool   // whether the last byte seen was "<" (text only)
-	// partial is an unfinished UTF-8 sequence at the end of the last chunk.
-	partial []byte
+	typ     string
+	size    int64
+	hash    hash.Hash
+	head    []byte
+	tail    []byte // the last tailSize bytes
+	lt      bool   // whether the last byte seen was "<" (text only)
+	partial []byte // an unfinished UTF-8 sequence at the end of the last chunk
 	bad     string // why the bytes are not plain text; "" while they are
 }
 
@@ -412,8 +408,7 @@ const ClassAttachments = "attachments"
 // deletes it (an upload is named after it streams).
 const Grace = 15 * time.Minute
 
-// lookupBatch is how many introductions one lookup reads.
-const lookupBatch = 100
+const lookupBatch = 100 // how many introductions one lookup reads
 
 // Kept tells which object each live introduction's attachment is kept under.
 type Kept interface {
@@ -488,8 +483,7 @@ func (t *SweepTask) Run(ctx context.Context, now time.Time) (intake.SweepTaskRes
 	return res, nil
 }
 
-// deleteBound is how long DeleteIntroduction waits for the bucket.
-const deleteBound = 10 * time.Second
+const deleteBound = 10 * time.Second // how long DeleteIntroduction waits for the bucket
 
 // DeleteIntroduction deletes every object introduction id ever had and returns how many,
 // within deleteBound even when ctx ends. A failure is logged (id and code), not returned: the

@@ -1,8 +1,7 @@
-// Package checks is the intake's check chain: rate limit, honeypot, content
-// rules, proof of work, each a value with one method, the order one list at
-// wiring time. A check lets an attempt on (nil) or stops it with an
-// *intake.Error; the honeypot only marks it, and no check touches the
-// database. README.md says why this order.
+// Package checks is the intake's check chain (rate limit, honeypot, content
+// rules, proof of work), each a value with one method that lets an attempt
+// on or stops it with an *intake.Error, touching no database. README.md says
+// why this order.
 package checks
 
 import (
@@ -19,21 +18,17 @@ import (
 
 // Attempt is one draft on its way through the chain.
 type Attempt struct {
-	Now  time.Time
-	Form *formregistry.Version
-	// Submission starts as decoded and leaves the content rules as it would be kept.
-	Submission intake.Submission
-	// ClientKey and EmailKey are keyed hashes, never raw values.
-	ClientKey string
-	EmailKey  string
+	Now                 time.Time
+	Form                *formregistry.Version
+	Submission          intake.Submission // as decoded; as it would be kept after the content rules
+	ClientKey, EmailKey string            // keyed hashes, never raw values
 
-	// Filled in by the checks.
+	// Filled in by the checks; Honeypot: the attempt is answered with a decoy.
 	RateDecisions []intake.RateDecision
 	Abuse         intake.AbuseState
 	Signals       []string
 	Challenge     intake.SpentChallenge
-	// Honeypot is set when the honeypot was filled: the attempt is answered with a decoy.
-	Honeypot bool
+	Honeypot      bool
 }
 
 // Check is one link of the chain.
@@ -59,8 +54,7 @@ func (c Chain) Run(ctx context.Context, a *Attempt) error {
 	return nil
 }
 
-// RateLimit is the chain's first check: the flood layer per client address, then the blocks
-// the authoritative counters last reported.
+// RateLimit is the first check: the flood layer per client address, then the blocks remembered.
 type RateLimit struct {
 	Flood *floodlimit.Limiter
 }
@@ -128,8 +122,7 @@ func (ContentRules) Check(_ context.Context, a *Attempt) error {
 	return nil
 }
 
-// Verifier checks an ALTCHA payload without a store. Errors: POW_REQUIRED, POW_INVALID,
-// POW_EXPIRED.
+// Verifier checks an ALTCHA payload without a store. Errors: POW_REQUIRED, POW_INVALID, POW_EXPIRED.
 type Verifier interface {
 	Verify(payload string) (intake.SpentChallenge, error)
 }

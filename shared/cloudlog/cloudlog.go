@@ -1,7 +1,6 @@
-// Package cloudlog makes log/slog write one JSON object per line with Google
-// Cloud Logging's field names and, when the context carries a request's
-// trace (WithTrace), its trace fields. Values are always JSON values, so a
-// value cannot start a second entry or forge a field.
+// Package cloudlog makes log/slog write one JSON line per record with Cloud
+// Logging's field names and the context's trace (WithTrace); a value cannot
+// start a second entry or forge a field.
 package cloudlog
 
 import (
@@ -29,16 +28,14 @@ const (
 	keyTraceSampled   = "logging.googleapis.com/trace_sampled"
 )
 
-// reserved are the top-level keys the handler writes itself; an attribute with one is written
-// as "attr.<key>".
+// reserved are the top-level keys the handler writes itself; an attribute's is "attr.<key>".
 var reserved = map[string]bool{
 	keySeverity: true, keyMessage: true, keyTime: true, keySourceLocation: true,
 	keyTrace: true, keySpanID: true, keyTraceSampled: true,
 	slog.LevelKey: true, slog.MessageKey: true, slog.SourceKey: true,
 }
 
-// New returns a logger writing Cloud Logging JSON lines at or above level (nil: info) to w,
-// one Write per record.
+// New returns a logger writing Cloud Logging JSON lines at or above level (nil: info) to w.
 func New(w io.Writer, level slog.Leveler) *slog.Logger {
 	return slog.New(NewHandler(w, level))
 }

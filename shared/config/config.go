@@ -119,11 +119,8 @@ func (c Config) IntroductionAdminURL(id string) string {
 	return strings.TrimRight(c.AdminURL, "/") + "/admin/introductions/" + url.PathEscape(id)
 }
 
-// ClientAddressSources maps each CLIENT_ADDRESS setting to the X-Forwarded-For
-// position, from the right, that its trusted proxy appends (0: the connection's
-// address): connection (nothing in front), cloud-run (Google's front end appends
-// the last entry), firebase-hosting and load-balancer (the client is second from
-// the right).
+// ClientAddressSources maps each CLIENT_ADDRESS setting to the X-Forwarded-For position, from
+// the right, its trusted proxy appends (0: the connection's address).
 var ClientAddressSources = map[string]int{
 	"connection":       0,
 	"cloud-run":        1,

@@ -10,30 +10,27 @@ import (
 
 // KeptDraft is the answer showing a draft as kept, with its one-time token.
 type KeptDraft struct {
-	ID          string       `json:"id"`
-	State       intake.State `json:"state"`
-	ExpiresAt   time.Time    `json:"expiresAt"`
-	Token       string       `json:"token"`
-	FormID      string       `json:"formId"`
-	FormVersion string       `json:"formVersion"`
-	// Lang is the language the draft was (last) written in.
-	Lang     string                   `json:"lang"`
-	Kept     KeptFields               `json:"introduction"`
-	Consents []intake.ConsentEvidence `json:"consents"`
-	// Attachment is the file attached to the draft, null for none.
-	Attachment *intake.Attachment `json:"attachment"`
+	ID          string                   `json:"id"`
+	State       intake.State             `json:"state"`
+	ExpiresAt   time.Time                `json:"expiresAt"`
+	Token       string                   `json:"token"`
+	FormID      string                   `json:"formId"`
+	FormVersion string                   `json:"formVersion"`
+	Lang        string                   `json:"lang"` // the language the draft was (last) written in
+	Kept        KeptFields               `json:"introduction"`
+	Consents    []intake.ConsentEvidence `json:"consents"`
+	Attachment  *intake.Attachment       `json:"attachment"` // null for none
 }
 
 // KeptFields are the introduction's fields as kept.
 type KeptFields struct {
-	Name         string `json:"name"`
-	Company      string `json:"company"`
-	Role         string `json:"role"`
-	Email        string `json:"email"`
-	Message      string `json:"message"`
-	Conversation string `json:"conversation,omitempty"`
-	// Added are the fields the form version adds, by name, as kept.
-	Added map[string]string `json:"added,omitempty"`
+	Name         string            `json:"name"`
+	Company      string            `json:"company"`
+	Role         string            `json:"role"`
+	Email        string            `json:"email"`
+	Message      string            `json:"message"`
+	Conversation string            `json:"conversation,omitempty"`
+	Added        map[string]string `json:"added,omitempty"` // the form version's added fields by name
 }
 
 // KeptDraftOf is the answer for in as kept, with its token and transcript ("" when none).

@@ -319,14 +319,13 @@ var titleOf = map[int]string{
 
 // Problem is the RFC 9457 body; Type is a stable URN per code, with no instance member.
 type Problem struct {
-	Type   string              `json:"type"`
-	Title  string              `json:"title"`
-	Status int                 `json:"status"`
-	Code   intake.Code         `json:"code"`
-	Detail string              `json:"detail"`
-	Errors []intake.FieldError `json:"errors,omitempty"`
-	// RequiredMaxNumber is set on POW_TOO_EASY.
-	RequiredMaxNumber int64 `json:"requiredMaxNumber,omitempty"`
+	Type              string              `json:"type"`
+	Title             string              `json:"title"`
+	Status            int                 `json:"status"`
+	Code              intake.Code         `json:"code"`
+	Detail            string              `json:"detail"`
+	Errors            []intake.FieldError `json:"errors,omitempty"`
+	RequiredMaxNumber int64               `json:"requiredMaxNumber,omitempty"` // set on POW_TOO_EASY
 }
 
 // ProblemFor builds the body for err: its code's safe detail, never its cause.

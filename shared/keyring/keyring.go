@@ -1,7 +1,6 @@
-// Package keyring holds the service's HMAC master keys by version and
-// implements intake.Keyring. A Ring never holds an empty or short key, and
-// its errors and printed forms never contain key material; per-purpose keys
-// come from Derive. It imports no cloud SDK. README.md has the key rules.
+// Package keyring holds the HMAC master keys by version (intake.Keyring):
+// never a short key, never key material in errors or printed forms; Derive
+// makes per-purpose keys. README.md has the key rules.
 package keyring
 
 import (
@@ -21,8 +20,7 @@ import (
 // MinKeyLen is the shortest master key a Ring accepts, in bytes.
 const MinKeyLen = 32
 
-// maxVersionLen bounds a version name, which travels inside signed salts.
-const maxVersionLen = 64
+const maxVersionLen = 64 // a version name travels inside signed salts
 
 // Ring is an immutable set of master keys by version, one current; safe for concurrent use.
 type Ring struct {

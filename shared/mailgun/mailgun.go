@@ -37,22 +37,16 @@ var (
 	ErrStale = errors.New("mailgun: stale timestamp")
 )
 
-// Event is a verified Mailgun event, content-free.
+// Event is a verified Mailgun event, content-free: Status is "" when it says nothing about
+// delivery, Detail says why (event, severity and codes, never provider text).
 type Event struct {
-	// Token is the signature's token, unique per call: the replay key.
-	Token string
-	// ID is Mailgun's event id (event-data.id).
-	ID string
-	// Name is the event (delivered, failed…) and Severity a failure's (temporary, permanent).
-	Name, Severity string
-	// EnvelopeID is the envelope the mail was sent for, "" when none.
-	EnvelopeID string
-	// Status is DELIVERED, RETRY_PENDING or FAILED; "" when the event says nothing about delivery.
-	Status intake.DeliveryStatus
-	// Detail says why, content-free: event, severity and codes, never provider text.
-	Detail string
-	// At is when the event happened, SignedAt when Mailgun signed the call.
-	At, SignedAt time.Time
+	Token          string // the signature's token, unique per call: the replay key
+	ID             string // event-data.id
+	Name, Severity string // delivered, failed…; a failure's temporary or permanent
+	EnvelopeID     string // the envelope the mail was sent for, "" when none
+	Status         intake.DeliveryStatus
+	Detail         string
+	At, SignedAt   time.Time // when it happened; when Mailgun signed the call
 }
 
 // Applies reports whether the event moves an envelope.

@@ -40,12 +40,10 @@ var Classes = []string{ClassDrafts, ClassIntroductions, ClassTranscripts, ClassS
 	ClassRateCounters, ClassIdempotencyKeys, ClassLedger}
 
 const (
-	// IntroductionsCollection is counted as drafts or introductions.
-	IntroductionsCollection = "introductions"
+	IntroductionsCollection = "introductions"     // counted as drafts or introductions
+	RunRetention            = 30 * 24 * time.Hour // how long a run's record is kept when Config says nothing
 	// Unfinished is the error a run's record carries until the run records its outcome.
 	Unfinished = "unfinished: the run did not record its outcome (cut off, or still running)"
-	// RunRetention is how long a run's record is kept when Config says nothing.
-	RunRetention = 30 * 24 * time.Hour
 )
 
 // Deleted is what deleting one collection's expired documents did.
@@ -55,9 +53,9 @@ type Deleted struct {
 	IDs       []string // the ids of the introductions deleted
 }
 
-// Attachments deletes the attachments of deleted introductions. Errors: UNAVAILABLE.
+// Attachments deletes, under prefix, the attachments of deleted introductions and returns how
+// many. Errors: UNAVAILABLE.
 type Attachments interface {
-	// DeleteUnder deletes every object under prefix and returns how many.
 	DeleteUnder(ctx context.Context, prefix string) (int, error)
 }
 

@@ -511,10 +511,6 @@ func (r *Rotating) refresh(done chan struct{}) {
 			slog.String("secret", r.secret), slog.String("version", version))
 		return
 	}
-	r.follow(version, n, key)
-}
-
-func (r *Rotating) follow(version string, n uint64, key []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, newest := newestVersion(r.ring.Versions()); n <= newest || r.ctx.Err() != nil {

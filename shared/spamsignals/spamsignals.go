@@ -29,23 +29,14 @@ const (
 	DisposableEmail = "disposable-email" // an address at a known throwaway domain
 )
 
-// FastFill is the fill time under which a draft is filled-fast.
-const FastFill = 3000 // milliseconds
+const (
+	FastFill  = 3000 // the fill time, in milliseconds, under which a draft is filled-fast
+	Threshold = 3    // the score at which an introduction is likely spam
+)
 
-// weights is each signal's part of the score; Threshold makes an introduction likely spam.
-// Only automation, a repeated message or a mixed script reach it alone.
-var weights = map[string]int{
-	Automation:      3,
-	RepeatedMessage: 3,
-	MixedScript:     3,
-	Gibberish:       2,
-	DisposableEmail: 2,
-	FilledFast:      2,
-	ShortenedLink:   1,
-}
-
-// Threshold is the score at which an introduction is likely spam.
-const Threshold = 3
+// weights is each signal's part of the score: only automation, a repeated message or a mixed
+// script reach Threshold alone.
+var weights = map[string]int{Automation: 3, RepeatedMessage: 3, MixedScript: 3, Gibberish: 2, DisposableEmail: 2, FilledFast: 2, ShortenedLink: 1}
 
 // Known reports whether name is a spam signal.
 func Known(name string) bool {

@@ -283,10 +283,7 @@ func schemeRelativeLink(t string, i int) int {
 	if !strings.HasPrefix(t[i:], "//") {
 		return 0
 	}
-	if end := domain(t, i+2); end > 0 {
-		return end
-	}
-	return 0
+	return domain(t, i+2)
 }
 
 // domainWithPath returns the end of "host.tld/" at i, or 0.
