@@ -29,16 +29,10 @@ type Honeypot struct {
 	Name string `json:"name"`
 }
 
-// NoticeText is one filled-in section of the privacy notice.
-type NoticeText struct {
-	Heading string `json:"heading"`
-	Body    string `json:"body"`
-}
-
 // Notice is the privacy notice of a version under given retention settings.
 type Notice struct {
 	Title    string       `json:"title"`
-	Sections []NoticeText `json:"sections"`
+	Sections []NoticeSection `json:"sections"`
 }
 
 // RetentionDefinition is the retention the page states, in whole units rounded down.
@@ -200,7 +194,7 @@ func (v *Version) Notice(limits Limits) Notice {
 	duration := v.Language.humanDuration
 	fill := strings.NewReplacer(
 		placeholderAttachment, attachmentRules,
-		placeholderRecipients, v.Language.joinList(recipients),
+		placeholderRecipients, v.Language.join(recipients, v.Language.Notice.ListLast),
 		placeholderWithdrawalReach, strings.Join(reach, " "),
 		placeholderBackup, duration(intake.PointInTimeRecoveryWindow),
 		placeholderFields, strings.Join(fields, w.FieldSeparator),
@@ -211,7 +205,7 @@ func (v *Version) Notice(limits Limits) Notice {
 	)
 	n := Notice{Title: v.NoticeTemplate.Title}
 	for _, s := range v.NoticeTemplate.Sections {
-		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
+		n.Sections = append(n.Sections, NoticeSection{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
 	}
 	return n
 }
@@ -273,14 +267,9 @@ func checkNotice(t *NoticeTemplate) []error {
 
 // sortedVersions returns the version numbers of a form, oldest first.
 func sortedVersions(versions map[string]*Version) []string {
-	ns := make([]string, 0, len(versions))
-	for n := range versions {
-		ns = append(ns, n)
-	}
-	slices.SortFunc(ns, func(a, b string) int {
+	return slices.SortedFunc(maps.Keys(versions), func(a, b string) int {
 		x, _ := strconv.Atoi(a)
 		y, _ := strconv.Atoi(b)
 		return x - y
 	})
-	return ns
 }

@@ -3,6 +3,7 @@ package formregistry
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 )
 
@@ -15,12 +16,7 @@ import (
 func (r *Registry) ConsentDigest() string {
 	h := sha256.New()
 	for _, formID := range r.FormIDs() {
-		versions := make([]string, 0, len(r.forms[formID]))
-		for v := range r.forms[formID] {
-			versions = append(versions, v)
-		}
-		slices.Sort(versions)
-		for _, name := range versions {
+		for _, name := range slices.Sorted(maps.Keys(r.forms[formID])) {
 			base := r.forms[formID][name]
 			for _, lang := range base.langs {
 				v := base.inLang[lang]

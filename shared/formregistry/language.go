@@ -168,23 +168,12 @@ func (l *Language) duration(n int64, unit string) string {
 	return strings.ReplaceAll(s, "{n}", l.number(n))
 }
 
-// joinList joins "a", "b" and "c" as the language does ("a, b and c").
-func (l *Language) joinList(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListLast + parts[len(parts)-1]
-}
-
-// joinOr joins alternatives as the language does ("a, b or c").
-func (l *Language) joinOr(parts []string) string {
+// join joins "a", "b" and "c" as the language does, last before the last ("a, b and c").
+func (l *Language) join(parts []string, last string) string {
 	if len(parts) < 2 {
 		return strings.Join(parts, "")
 	}
-	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListOr + parts[len(parts)-1]
+	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + last + parts[len(parts)-1]
 }
 
 // attachmentRules is the notice's sentence on an attachment of at most
@@ -199,7 +188,7 @@ func (l *Language) attachmentRules(maxBytes int64) string {
 		}
 		types = append(types, name)
 	}
-	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", l.Size(maxBytes)).Replace(l.Notice.Attachment)
+	return strings.NewReplacer("{types}", l.join(types, l.Notice.ListOr), "{size}", l.Size(maxBytes)).Replace(l.Notice.Attachment)
 }
 
 // Size words n bytes as the page does ("5 MiB", "۵ مگابایت"), MiB to one decimal.

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -289,14 +290,7 @@ func (r *Registry) Latest(formID string) (*Version, bool) {
 }
 
 // FormIDs returns the ids of every form, sorted.
-func (r *Registry) FormIDs() []string {
-	ids := make([]string, 0, len(r.forms))
-	for id := range r.forms {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
+func (r *Registry) FormIDs() []string { return slices.Sorted(maps.Keys(r.forms)) }
 
 //go:embed forms
 var embedded embed.FS
