@@ -33,31 +33,18 @@ import (
 
 // Collection names; each document id is its record's own id or key.
 const (
-	// Introductions holds introductions/{Introduction.ID}.
-	Introductions = "introductions"
-	// Transcripts holds transcripts/{Introduction.ID}.
-	Transcripts = "transcripts"
-	// SpentChallenges holds spentChallenges/{escaped SpentChallenge.Key}.
-	SpentChallenges = "spentChallenges"
-	// RateCounters holds rateCounters/{layer}:{escaped KeyHash}.
-	RateCounters = "rateCounters"
-	// IdempotencyKeys holds idempotencyKeys/{escaped KeyHash}.
-	IdempotencyKeys = "idempotencyKeys"
-	// Ledger holds ledger/{LedgerEntry.ID}.
-	Ledger = "ledger"
-	// Envelopes holds envelopes/{Envelope.ID}: the handoff outbox.
-	Envelopes = "envelopes"
-	// SweepRuns holds sweepRuns/{SweepRun.ID}.
-	SweepRuns = "sweepRuns"
-	// DailyFigures holds dailyFigures/{DailyFigures.Day}.
-	DailyFigures = "dailyFigures"
-	// ProviderEvents holds providerEvents/{escaped provider:token}, the
-	// delivery events already applied.
-	ProviderEvents = "providerEvents"
-	// RecentMessages holds recentMessages/{escaped message hash}.
-	RecentMessages = "recentMessages"
-	// DecoyAttachments holds decoyAttachments/{decoy id}.
-	DecoyAttachments = "decoyAttachments"
+	Introductions    = "introductions"    // holds introductions/{Introduction.ID}.
+	Transcripts      = "transcripts"      // holds transcripts/{Introduction.ID}.
+	SpentChallenges  = "spentChallenges"  // holds spentChallenges/{escaped SpentChallenge.Key}.
+	RateCounters     = "rateCounters"     // holds rateCounters/{layer}:{escaped KeyHash}.
+	IdempotencyKeys  = "idempotencyKeys"  // holds idempotencyKeys/{escaped KeyHash}.
+	Ledger           = "ledger"           // holds ledger/{LedgerEntry.ID}.
+	Envelopes        = "envelopes"        // holds envelopes/{Envelope.ID}: the handoff outbox.
+	SweepRuns        = "sweepRuns"        // holds sweepRuns/{SweepRun.ID}.
+	DailyFigures     = "dailyFigures"     // holds dailyFigures/{DailyFigures.Day}.
+	ProviderEvents   = "providerEvents"   // holds providerEvents/{escaped provider:token}, the delivery events already applied.
+	RecentMessages   = "recentMessages"   // holds recentMessages/{escaped message hash}.
+	DecoyAttachments = "decoyAttachments" // holds decoyAttachments/{decoy id}.
 )
 
 // Collections lists every collection the service writes; each has a TTL
@@ -75,12 +62,9 @@ const RetryAfter = 3 * time.Second
 
 // Config names the database and bounds each operation.
 type Config struct {
-	// Project is the Google Cloud project; empty means detect it.
-	Project string
-	// Database is the Firestore database id. Required.
-	Database string
-	// OpTimeout bounds every store method. Required.
-	OpTimeout time.Duration
+	Project   string        // the Google Cloud project; empty means detect it
+	Database  string        // the Firestore database id; required
+	OpTimeout time.Duration // bounds every store method; required
 }
 
 func (c Config) check() error {
@@ -106,11 +90,8 @@ type DB struct {
 	locks  keyedLocks
 	owns   bool
 
-	// transitions counts committed confirmations, for race tests.
-	transitions atomic.Int64
-	// beforeCommit, set by tests, runs between a conditional write's read
-	// and its commit.
-	beforeCommit func(move string)
+	transitions  atomic.Int64      // committed confirmations, for race tests
+	beforeCommit func(move string) // set by tests: runs between a conditional write's read and its commit
 }
 
 // IntakeStore keeps the visitor's side: drafts, their confirmation and
@@ -195,8 +176,7 @@ func (s *DB) Close() error {
 	return nil
 }
 
-// databaseOf returns the database id in a client's document paths
-// (projects/{project}/databases/{database}/documents/...).
+// databaseOf returns the database id in a client's document paths.
 func databaseOf(client *firestore.Client) string {
 	p := strings.Split(client.Collection(Ledger).Doc("x").Path, "/")
 	if len(p) < 4 || p[2] != "databases" {
