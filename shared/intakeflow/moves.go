@@ -25,16 +25,17 @@ type TokenRequest struct {
 
 // admit counts a move against the flood layer (RATE_LIMITED, tallied like
 // a refusal before the chain), then refuses a malformed id or token as
-// NOT_FOUND; it returns the client's keyed hash.
-func (s *Service) admit(id, token string, client netip.Addr, now time.Time, move string) (string, error) {
-	keyHash := s.keyedHash("ip", clientPrefix(client))
+// NOT_FOUND; it returns the move's time, the holder's claim and the
+// client's keyed hash.
+func (s *Service) admit(req TokenRequest, move string) (time.Time, intake.Claim, string, error) {
+	now, keyHash := s.Clock.Now(), s.keyedHash("ip", clientPrefix(req.Client))
 	if d, wait := s.Flood.Admit(keyHash, now); d.Decision == intake.RateBlock {
-		return keyHash, s.tally(tallyKey{source: keyHash}, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
+		return now, intake.Claim{}, keyHash, s.tally(tallyKey{source: keyHash}, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
 	}
-	if !wellFormed(id, 22) || !wellFormed(token, 43) {
-		return keyHash, intake.ErrNotFound
+	if !wellFormed(req.ID, 22) || !wellFormed(req.Token, 43) {
+		return now, intake.Claim{}, keyHash, intake.ErrNotFound
 	}
-	return keyHash, nil
+	return now, s.claimOf(req.ID, req.Token), keyHash, nil
 }
 
 // Confirm sends a draft on for the holder of its token: the confirmation
@@ -46,12 +47,11 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 	if s.Handoff == nil {
 		return nil, errNoHandoff
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveConfirmation); err != nil {
+	now, c, _, err := s.admit(req, moveConfirmation)
+	if err != nil {
 		return nil, err
 	}
 	id := req.ID
-	c := s.claimOf(id, req.Token)
 	var outbox []intake.Envelope // a decoy sends nothing
 	if !c.Decoy() {
 		outbox = s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(req.RequestID, now))
@@ -76,12 +76,11 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	if s.Handoff == nil {
 		return errNoHandoff
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveWithdrawal); err != nil {
+	now, c, _, err := s.admit(req, moveWithdrawal)
+	if err != nil {
 		return err
 	}
 	id := req.ID
-	c := s.claimOf(id, req.Token)
 	var notices []intake.Envelope
 	if !c.Decoy() {
 		notices = s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(req.RequestID, now))
@@ -129,15 +128,11 @@ type Reviser interface {
 
 // RevisionRequest is one decoded revision of a kept draft.
 type RevisionRequest struct {
-	ID    string
-	Token string
-	// Client is the client address (see DraftRequest.Client).
-	Client netip.Addr
+	// TokenRequest's RequestID is the request's trace id; nothing a revision writes records it.
+	TokenRequest
 	// Lang (empty: the draft's), Fields, Added, Conversation and Consents
 	// replace the draft's; the form version, honeypot and proof are not read.
 	Submission intake.Submission
-	// RequestID is the request's trace id; nothing a revision writes records it.
-	RequestID string
 }
 
 // Revise replaces a kept draft's content for the holder of its token,
@@ -148,8 +143,7 @@ type RevisionRequest struct {
 // content codes, CONSENT_REQUIRED, STATE_CONFLICT, RATE_LIMITED,
 // UNAVAILABLE.
 func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, error) {
-	now := s.Clock.Now()
-	clientKey, err := s.admit(req.ID, req.Token, req.Client, now, moveRevision)
+	now, claim, clientKey, err := s.admit(req.TokenRequest, moveRevision)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +194,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 			Added: kept.Added}, nil
 	}
 	// A decoy is revised as a draft is, keeping none of the content.
-	in, err := s.Reviser.ReviseDraft(ctx, s.claimOf(req.ID, req.Token), now, revise)
+	in, err := s.Reviser.ReviseDraft(ctx, claim, now, revise)
 	if err != nil {
 		if refused != nil && intake.AsError(err) == refused {
 			return nil, s.tally(tallyKey{source: clientKey, submission: req.ID, content: true}, now, refused, nil, moveRevision)
@@ -233,13 +227,12 @@ func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attach
 	if s.Files == nil || s.Attacher == nil {
 		return nil, errNoFiles
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveAttachment); err != nil {
+	// A decoy takes the same steps; its bytes are read and checked, then dropped.
+	now, c, _, err := s.admit(req.TokenRequest, moveAttachment)
+	if err != nil {
 		return nil, err
 	}
 	id := req.ID
-	// A decoy takes the same steps; its bytes are read and checked, then dropped.
-	c := s.claimOf(id, req.Token)
 	draft, err := s.Attacher.AttachableDraft(ctx, c, now)
 	if err != nil {
 		return nil, err
@@ -283,11 +276,11 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 	if s.Files == nil || s.Attacher == nil {
 		return errNoFiles
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveAttachment); err != nil {
+	now, c, _, err := s.admit(req, moveAttachment)
+	if err != nil {
 		return err
 	}
-	previous, err := s.Attacher.SetAttachment(ctx, s.claimOf(req.ID, req.Token), now, nil, s.attachmentPurpose)
+	previous, err := s.Attacher.SetAttachment(ctx, c, now, nil, s.attachmentPurpose)
 	if err != nil {
 		return err
 	}

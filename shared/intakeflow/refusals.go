@@ -100,6 +100,17 @@ type tallyKey struct {
 	content    bool
 }
 
+// window returns the tally of the window that starts at start, made on first use; mu is held.
+func (r *refusalTally) window(start time.Time) *windowTally {
+	if r.windows == nil {
+		r.windows = map[time.Time]*windowTally{}
+	}
+	if r.windows[start] == nil {
+		r.windows[start] = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
+	}
+	return r.windows[start]
+}
+
 type windowTally struct {
 	sources map[tallyKey]*sourceTally
 	// overflow sums the keys past maxTalliedSources, by tallyKey.content.
@@ -147,14 +158,7 @@ func (s *Service) tally(key tallyKey, now time.Time, refusal error, signals []st
 	}
 	start := now.Truncate(s.Flood.Window())
 	s.refusals.mu.Lock()
-	if s.refusals.windows == nil {
-		s.refusals.windows = map[time.Time]*windowTally{}
-	}
-	w := s.refusals.windows[start]
-	if w == nil {
-		w = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
-		s.refusals.windows[start] = w
-	}
+	w := s.refusals.window(start)
 	t := w.sources[key]
 	if t == nil && len(w.sources) >= maxTalliedSources {
 		if w.overflow[key.content] == nil {
@@ -239,11 +243,7 @@ func (s *Service) writeRefusals(ctx context.Context, now time.Time, all bool) er
 func (s *Service) putBack(start time.Time, key tallyKey, t *sourceTally, overflow bool) {
 	s.refusals.mu.Lock()
 	defer s.refusals.mu.Unlock()
-	w := s.refusals.windows[start]
-	if w == nil {
-		w = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
-		s.refusals.windows[start] = w
-	}
+	w := s.refusals.window(start)
 	if overflow {
 		w.overflow[key.content] = t
 		return
