@@ -68,16 +68,6 @@ func (s *DB) readSubject(get getAll, c intake.Claim, now time.Time) (subject, er
 	return subject{in: in, guard: snaps[1], ledger: snaps[1], decoy: &d}, nil
 }
 
-// decoyConfirmation is what confirming a decoy writes to its ledger entry.
-func decoyConfirmation(in intake.Introduction, now time.Time) []firestore.Update {
-	return []firestore.Update{
-		{Path: "decoy.confirmedAt", Value: now},
-		{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: in.ExpireAt}},
-		{Path: ExpireAtField, Value: in.ExpireAt},
-		{Path: "updatedAt", Value: now},
-	}
-}
-
 // setDecoyAttachment records a (nil: none) as the file decoy id was sent,
 // and its evidence in the decoy's ledger entry.
 func (s *DB) setDecoyAttachment(tx *firestore.Transaction, id string, d *intake.DecoyRecord, now time.Time, a *intake.Attachment) error {

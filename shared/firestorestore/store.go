@@ -33,18 +33,31 @@ import (
 
 // Collection names; each document id is its record's own id or key.
 const (
-	Introductions    = "introductions"    // holds introductions/{Introduction.ID}.
-	Transcripts      = "transcripts"      // holds transcripts/{Introduction.ID}.
-	SpentChallenges  = "spentChallenges"  // holds spentChallenges/{escaped SpentChallenge.Key}.
-	RateCounters     = "rateCounters"     // holds rateCounters/{layer}:{escaped KeyHash}.
-	IdempotencyKeys  = "idempotencyKeys"  // holds idempotencyKeys/{escaped KeyHash}.
-	Ledger           = "ledger"           // holds ledger/{LedgerEntry.ID}.
-	Envelopes        = "envelopes"        // holds envelopes/{Envelope.ID}: the handoff outbox.
-	SweepRuns        = "sweepRuns"        // holds sweepRuns/{SweepRun.ID}.
-	DailyFigures     = "dailyFigures"     // holds dailyFigures/{DailyFigures.Day}.
-	ProviderEvents   = "providerEvents"   // holds providerEvents/{escaped provider:token}, the delivery events already applied.
-	RecentMessages   = "recentMessages"   // holds recentMessages/{escaped message hash}.
-	DecoyAttachments = "decoyAttachments" // holds decoyAttachments/{decoy id}.
+	// Introductions holds introductions/{Introduction.ID}.
+	Introductions = "introductions"
+	// Transcripts holds transcripts/{Introduction.ID}.
+	Transcripts = "transcripts"
+	// SpentChallenges holds spentChallenges/{escaped SpentChallenge.Key}.
+	SpentChallenges = "spentChallenges"
+	// RateCounters holds rateCounters/{layer}:{escaped KeyHash}.
+	RateCounters = "rateCounters"
+	// IdempotencyKeys holds idempotencyKeys/{escaped KeyHash}.
+	IdempotencyKeys = "idempotencyKeys"
+	// Ledger holds ledger/{LedgerEntry.ID}.
+	Ledger = "ledger"
+	// Envelopes holds envelopes/{Envelope.ID}: the handoff outbox.
+	Envelopes = "envelopes"
+	// SweepRuns holds sweepRuns/{SweepRun.ID}.
+	SweepRuns = "sweepRuns"
+	// DailyFigures holds dailyFigures/{DailyFigures.Day}.
+	DailyFigures = "dailyFigures"
+	// ProviderEvents holds providerEvents/{escaped provider:token}, the
+	// delivery events already applied.
+	ProviderEvents = "providerEvents"
+	// RecentMessages holds recentMessages/{escaped message hash}.
+	RecentMessages = "recentMessages"
+	// DecoyAttachments holds decoyAttachments/{decoy id}.
+	DecoyAttachments = "decoyAttachments"
 )
 
 // Collections lists every collection the service writes; each has a TTL

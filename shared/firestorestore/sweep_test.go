@@ -646,7 +646,7 @@ func TestEveryCollectionIsSweptByAnIndexedQuery(t *testing.T) {
 		for _, spec := range g.Specs {
 			vs := spec.(*ast.ValueSpec)
 			for i, name := range vs.Names {
-				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == gotoken.STRING && strings.Contains(" "+vs.Doc.Text()+" "+vs.Comment.Text(), " holds ") {
+				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == gotoken.STRING && strings.Contains(vs.Doc.Text(), " holds ") {
 					v, _ := strconv.Unquote(lit.Value)
 					declared = append(declared, v)
 					_ = name
