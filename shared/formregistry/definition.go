@@ -31,7 +31,7 @@ type Honeypot struct {
 
 // Notice is the privacy notice of a version under given retention settings.
 type Notice struct {
-	Title    string       `json:"title"`
+	Title    string          `json:"title"`
 	Sections []NoticeSection `json:"sections"`
 }
 

@@ -1,6 +1,7 @@
 package intakeflow
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -156,12 +157,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		if !ok {
 			return intake.Revision{}, intake.Internal(errors.New("revise: the kept draft's form version is unknown"))
 		}
-		// The evidence follows the language shown last.
-		lang := req.Submission.Lang
-		if lang == "" {
-			lang = current.Lang
-		}
-		version, err := version.Shown(lang)
+		version, err := version.Shown(cmp.Or(req.Submission.Lang, current.Lang)) // the evidence follows the language shown last
 		if err != nil {
 			return intake.Revision{}, err
 		}
@@ -186,8 +182,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 			consents = []intake.ConsentEvidence{}
 		}
 		revised := current
-		revised.Fields, revised.HasConversation = kept.Fields, kept.Conversation != ""
-		revised.Added = kept.Added
+		revised.Fields, revised.HasConversation, revised.Added = kept.Fields, kept.Conversation != "", kept.Added
 		conversation = kept.Conversation
 		return intake.Revision{Lang: version.Lang, Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
 			Purposes: purposes, Stored: storedFields(revised), SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
@@ -318,17 +313,12 @@ func (s *Service) newObjectName(id string) (string, error) {
 	return intake.AttachmentPrefix(id) + b64.EncodeToString(b), err
 }
 
-// discard is the Files of a decoy: it keeps nothing.
-type discard struct{}
+// discard is the Files of a decoy: its uploads keep nothing. Receive only
+// creates; the other methods are the nil Files'.
+type discard struct{ attachment.Files }
 
 func (discard) Create(context.Context, string, string) (attachment.Upload, error) {
 	return discardUpload{}, nil
-}
-func (discard) Open(context.Context, string) (io.ReadCloser, error) { return nil, intake.ErrNotFound }
-func (discard) Delete(context.Context, string) error                { return nil }
-func (discard) DeleteUnder(context.Context, string) (int, error)    { return 0, nil }
-func (discard) Objects(context.Context, func(string, time.Time) error) error {
-	return nil
 }
 
 type discardUpload struct{}

@@ -12,11 +12,6 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Refusals before the checks, and revisions the content rules refuse, are
-// counted in memory per keyed source (and draft) and flood window, and each
-// written once, with its count, after the window ends (README.md): a flood
-// costs memory, not writes.
-
 // refusal is a refused draft and how it is recorded: with its own ledger
 // entry (entry), tallied for its source (source) with signals, or, when
 // nothing was decided (in flight, unavailable), not at all.
@@ -86,7 +81,9 @@ const (
 	moveAttachment   = "attachment"
 )
 
-// refusalTally counts refusals by window start and key.
+// refusalTally counts refusals before the checks, and revisions the content
+// rules refuse, in memory by flood window and key; each is written once,
+// with its count, after its window ends (README.md): a flood costs memory, not writes.
 type refusalTally struct {
 	mu      sync.Mutex
 	windows map[time.Time]*windowTally
