@@ -7,12 +7,9 @@ import (
 	"slices"
 )
 
-// ConsentDigest is the lower-case hex SHA-256 of every consent text the
-// registry knows, retired versions included: for each form, version,
-// language and consent purpose in order, the purpose's basis, text version,
-// text SHA-256 and control. Two registries with the same digest judge stored consent
-// evidence alike, so a re-check of the evidence is needed only when the
-// digest changes.
+// ConsentDigest is the hex SHA-256 of every consent purpose the registry
+// knows (retired versions included) with its basis, text and control:
+// registries with the same digest judge stored consent evidence alike.
 func (r *Registry) ConsentDigest() string {
 	h := sha256.New()
 	for _, formID := range r.FormIDs() {

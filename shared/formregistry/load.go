@@ -52,9 +52,8 @@ type purposeFile struct {
 }
 
 type consentFile struct {
-	TextVersion string `json:"textVersion"`
-	Text        string `json:"text"`
-	Control     string `json:"control"`
+	consentText
+	Control string `json:"control"`
 }
 
 // languageFile is forms/<formId>/<version>.<lang>.json: a version's texts

@@ -6,12 +6,12 @@
 package formregistry
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"io/fs"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -143,13 +143,9 @@ func (v *Version) In(lang string) (*Version, bool) {
 
 // Shown returns v in the language the page showed it in: lang, or the
 // version file's own for "". A language v is not shown in is
-// FORM_VERSION_UNKNOWN on lang: the evidence could not name the text the
-// visitor saw.
+// FORM_VERSION_UNKNOWN on lang.
 func (v *Version) Shown(lang string) (*Version, error) {
-	if lang == "" {
-		lang = v.langs[0]
-	}
-	if in, ok := v.In(lang); ok {
+	if in, ok := v.In(cmp.Or(lang, v.langs[0])); ok {
 		return in, nil
 	}
 	return nil, intake.Invalid(intake.FieldError{Field: "lang", Code: intake.CodeFormVersionUnknown,
@@ -175,17 +171,6 @@ func (v *Version) Purpose(id string) (*Purpose, bool) {
 func (f *Field) Added() bool {
 	_, core := fieldKinds[f.Name]
 	return !core
-}
-
-// AddedFields returns the names of the fields the version adds, in order.
-func (v *Version) AddedFields() []string {
-	var out []string
-	for i := range v.Fields {
-		if v.Fields[i].Added() {
-			out = append(out, v.Fields[i].Name)
-		}
-	}
-	return out
 }
 
 // Field returns the version's field with the given name.
@@ -234,11 +219,14 @@ func (r *Registry) Resolve(sub intake.Submission, members map[string]json.RawMes
 }
 
 // ReadMembers reads into sub v's added fields (FIELD_INVALID when not
-// text) and honeypot (any value but "" fills it); an unknown member is
-// UNREADABLE_BODY.
+// text) and honeypot; an unknown member is UNREADABLE_BODY.
 func (v *Version) ReadMembers(sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
 	var errs []intake.FieldError
-	for _, name := range v.AddedFields() {
+	for _, f := range v.Fields {
+		if !f.Added() {
+			continue
+		}
+		name := f.Name
 		raw, ok := members[name]
 		var text string
 		switch {
@@ -275,18 +263,13 @@ func (r *Registry) Find(formID, version string) (*Version, bool) {
 
 // Latest returns the form's highest-numbered published version, false when none.
 func (r *Registry) Latest(formID string) (*Version, bool) {
-	var latest *Version
-	var latestN int
-	for _, v := range r.forms[formID] {
-		if v.Status != StatusPublished {
-			continue
-		}
-		n, _ := strconv.Atoi(v.Version) // validated at load
-		if latest == nil || n > latestN {
-			latest, latestN = v, n
+	versions := sortedVersions(r.forms[formID])
+	for i := len(versions) - 1; i >= 0; i-- {
+		if v := r.forms[formID][versions[i]]; v.Status == StatusPublished {
+			return v, true
 		}
 	}
-	return latest, latest != nil
+	return nil, false
 }
 
 // FormIDs returns the ids of every form, sorted.
