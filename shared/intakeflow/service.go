@@ -27,12 +27,6 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
-// Rate-limit layers of the authoritative counters.
-const (
-	LayerIP    = "ip"
-	LayerEmail = "email"
-)
-
 // FreeDrafts is how many drafts a source keeps per ip window at the base cost.
 const FreeDrafts = 3
 
@@ -109,7 +103,7 @@ func New(d Deps) (*Service, error) {
 	if err := errors.Join(missing...); err != nil {
 		return nil, err
 	}
-	d.IPLimit.Layer, d.EmailLimit.Layer, d.Escalation.Layer = LayerIP, LayerEmail, LayerIP
+	d.IPLimit.Layer, d.EmailLimit.Layer, d.Escalation.Layer = "ip", "email", "ip" // the authoritative counters' layers
 	return &Service{Deps: d, inFlight: map[string]bool{}}, nil
 }
 
