@@ -1,9 +1,7 @@
 // Package confirmation is the confirmation function: the holder of a
-// draft's token revises it (the visitor's Edit: same id, token and expiry,
-// no new proof of work), confirms it (it is then kept and handed on) or,
-// later, withdraws the confirmed introduction (it is erased; the ledger
-// keeps a content-free tombstone). A wrong token is answered exactly like an
-// unknown id.
+// draft's token revises it (same id, token and expiry, no new proof of
+// work), confirms it (it is kept and handed on) or later withdraws it
+// (erased; the ledger keeps a tombstone). A wrong token is an unknown id.
 package confirmation
 
 import (
