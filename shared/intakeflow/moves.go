@@ -136,13 +136,11 @@ type RevisionRequest struct {
 	Submission intake.Submission
 }
 
-// Revise replaces a kept draft's content for the holder of its token,
-// under its own form version's content rules, and returns it as kept. It
-// counts against the flood layer and, refused ones included, toward
-// intake.MaxRevisions; a revision the content rules refuse leaves the draft
-// as it was and is tallied (validation FAIL). Errors: NOT_FOUND, the
-// content codes, CONSENT_REQUIRED, STATE_CONFLICT, RATE_LIMITED,
-// UNAVAILABLE.
+// Revise replaces a kept draft's content for the holder of its token under
+// its own form version's rules and returns it as kept; every revision counts
+// toward intake.MaxRevisions, and a refused one leaves the draft as it was
+// and is tallied. Errors: NOT_FOUND, the content codes, CONSENT_REQUIRED,
+// STATE_CONFLICT, RATE_LIMITED, UNAVAILABLE.
 func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, error) {
 	now, claim, clientKey, err := s.admit(req.TokenRequest, moveRevision)
 	if err != nil {
@@ -212,12 +210,9 @@ type AttachRequest struct {
 
 var errNoFiles = intake.Internal(errors.New("intakeflow: this service keeps no attachments"))
 
-// Attach keeps req's file as the draft's attachment, replacing (and then
-// deleting) the one it had, and returns it as kept. It checks the draft and
-// its form version before reading a byte. Errors: NOT_FOUND,
-// STATE_CONFLICT, ATTACHMENT_NOT_OFFERED, ATTACHMENT_TOO_LARGE,
-// ATTACHMENT_TYPE_REFUSED, ATTACHMENT_EMPTY, UNREADABLE_BODY,
-// RATE_LIMITED, UNAVAILABLE.
+// Attach keeps req's file as the draft's attachment in place of the one it
+// had, checking the draft and its form version before reading a byte.
+// Errors: NOT_FOUND, STATE_CONFLICT, ATTACHMENT_*, UNREADABLE_BODY, RATE_LIMITED, UNAVAILABLE.
 func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attachment, error) {
 	if s.Files == nil || s.Attacher == nil {
 		return nil, errNoFiles

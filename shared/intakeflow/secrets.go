@@ -103,9 +103,8 @@ func (s *Service) decoyMAC(data []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// newDecoy returns a decoy's id and token: they look random, but the id
-// carries a keyed tag and the token derives from the id, so that neither
-// is stored.
+// newDecoy returns a decoy's id and token: the id carries a keyed tag and
+// the token derives from the id, so that neither is stored.
 func (s *Service) newDecoy() (id, token string, err error) {
 	b, err := s.random(idBytes - decoyTag)
 	if err != nil {
