@@ -1,17 +1,13 @@
 // Package firestorestore keeps the service's records in Cloud Firestore, in
-// a database that is always named outright (never silently "(default)"):
-// one DB connection, and on it a store per aggregate (IntakeStore,
-// OutboxStore, SweepStore, OwnerStore), each the store its one consumer
-// declares.
+// a database always named outright (never silently "(default)"): one DB
+// connection, and on it a store per aggregate, each the one its consumer declares.
 //
-// A kept draft is one Firestore transaction; a confirmation and a withdrawal
-// are each one atomic write conditional on the introduction's update time.
-// Every document carries expireAt (a TTL policy deletes it eventually) and
-// the store treats expireAt <= now as absent. Before writing, each record is
-// re-checked with intake.CheckStorable*; a violation is INTERNAL and nothing
-// is written. Firestore failures come back as intake errors only:
-// UNAVAILABLE (with RetryAfter) for an outage, a timeout or contention,
-// INTERNAL for anything else.
+// A kept draft is one transaction; a confirmation and a withdrawal are each
+// one write conditional on the introduction's update time. Every document
+// carries expireAt and counts as absent from then. Each record is re-checked
+// with intake.CheckStorable* before it is written (INTERNAL, nothing written).
+// Firestore failures come back as UNAVAILABLE (with RetryAfter) for an
+// outage, a timeout or contention, INTERNAL for anything else.
 package firestorestore
 
 import (
