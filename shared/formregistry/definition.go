@@ -155,9 +155,7 @@ var (
 	placeholderPattern   = regexp.MustCompile(`\{[^{}\s]*\}`)
 )
 
-// Notice returns the version's privacy notice: its template filled with the
-// version's fields, purposes, attachment rules, retention periods, backup
-// window and limits.Destinations.
+// Notice returns the version's privacy notice: its template filled in under limits.
 func (v *Version) Notice(limits Limits) Notice {
 	retention, destinations := limits.Retention, limits.Destinations
 	w := v.Language.Notice

@@ -80,9 +80,8 @@ const DefaultLang = "en"
 
 var langPattern = regexp.MustCompile(`^[a-z]{2,3}$`)
 
-// loadLanguages reads <lang>.json files. That each has every sentence of
-// the default language, and names every language, is held by
-// TestEmbeddedDataPassesEveryCheck rather than checked at start-up.
+// loadLanguages reads <lang>.json files; that each is complete is held by
+// TestEmbeddedDataPassesEveryCheck, not checked at start-up.
 func loadLanguages(fsys fs.FS) (map[string]*Language, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -158,8 +157,7 @@ func (l *Language) Numerals(s string) string {
 	}, s)
 }
 
-// duration words n units ("day", "hour", "minute"): the .one form for 1
-// when the language has one, the .other form otherwise.
+// duration words n units ("day", "hour", "minute"), the .one form for 1 when the language has one.
 func (l *Language) duration(n int64, unit string) string {
 	s, ok := l.Notice.Durations[unit+".one"]
 	if n != 1 || !ok {
@@ -177,8 +175,7 @@ func (l *Language) join(parts []string, last string) string {
 }
 
 // attachmentRules is the notice's sentence on an attachment of at most
-// maxBytes; in a right-to-left language each type name is isolated
-// (U+2068 … U+2069), as the page does.
+// maxBytes; a right-to-left language isolates each type name, as the page does.
 func (l *Language) attachmentRules(maxBytes int64) string {
 	var types []string
 	for _, t := range attachment.Types {

@@ -152,8 +152,7 @@ func (v *Version) Shown(lang string) (*Version, error) {
 		Detail: "This form is not shown in this language any more. Please reload the page and send your introduction again."})
 }
 
-// Langs returns the languages the version is shown in: the version file's
-// first, then the others sorted.
+// Langs returns the version's languages: the version file's first, then the others sorted.
 func (v *Version) Langs() []string { return slices.Clone(v.langs) }
 
 // Purpose returns the version's purpose with the given id.
@@ -166,8 +165,7 @@ func (v *Version) Purpose(id string) (*Purpose, bool) {
 	return nil, false
 }
 
-// Added reports whether the field is one a version adds beyond the core
-// fields; its value is kept in the introduction's Added fields.
+// Added reports whether a version adds the field beyond the core ones (kept in Introduction.Added).
 func (f *Field) Added() bool {
 	_, core := fieldKinds[f.Name]
 	return !core
@@ -203,9 +201,8 @@ func (r *Registry) Version(formID, version string) (*Version, error) {
 	return v, nil
 }
 
-// Resolve returns the published version sub names as shown in sub.Lang,
-// and sub with the members that version adds read from members
-// (ReadMembers). Errors: as Version, Shown and ReadMembers, in that order.
+// Resolve returns the published version sub names as shown in sub.Lang, and
+// sub with its ReadMembers. Errors: as Version, Shown and ReadMembers, in that order.
 func (r *Registry) Resolve(sub intake.Submission, members map[string]json.RawMessage) (*Version, intake.Submission, error) {
 	v, err := r.Version(sub.FormID, sub.FormVersion)
 	if err != nil {
@@ -278,9 +275,8 @@ func (r *Registry) FormIDs() []string { return slices.Sorted(maps.Keys(r.forms))
 //go:embed forms
 var embedded embed.FS
 
-// Load loads the forms embedded in the binary as LoadFS does, but reads
-// them with encoding/json instead of strictjson, the most of a cold
-// start: TestEmbeddedDataPassesEveryCheck holds the same files to LoadFS.
+// Load loads the embedded forms as LoadFS does but with encoding/json, for a
+// fast cold start: TestEmbeddedDataPassesEveryCheck holds them to LoadFS.
 func Load() (*Registry, error) {
 	sub, _ := fs.Sub(embedded, "forms") // a valid path: no error
 	return loadFS(sub, json.Unmarshal)
