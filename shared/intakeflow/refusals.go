@@ -12,9 +12,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// refusal is a refused draft and how it is recorded: with its own ledger
-// entry (entry), tallied for its source (source) with signals, or, when
-// nothing was decided (in flight, unavailable), not at all.
+// refusal is a refused draft and how it is recorded: with its own entry,
+// tallied for its source, or (nothing decided: in flight, unavailable) not at all.
 type refusal struct {
 	err     error
 	entry   *intake.LedgerEntry
