@@ -1,9 +1,7 @@
 // Package confirmation is the confirmation function: the holder of a
-// draft's token revises it (the visitor's Edit: same id, token and expiry,
-// no new proof of work), confirms it (it is then kept and handed on) or,
-// later, withdraws the confirmed introduction (it is erased; the ledger
-// keeps a content-free tombstone). A wrong token is answered exactly like an
-// unknown id.
+// draft's token revises it (same id, token and expiry, no new proof of
+// work), confirms it (it is kept and handed on) or later withdraws it
+// (erased; the ledger keeps a tombstone). A wrong token is an unknown id.
 package confirmation
 
 import (
@@ -43,19 +41,6 @@ type Confirmed struct {
 
 type tokenBody struct {
 	Token string `json:"token"`
-}
-
-// revisionBody is a revision's token and common members (readRevision).
-type revisionBody struct {
-	Token        string                `json:"token"`
-	Lang         string                `json:"lang"`
-	Name         string                `json:"name"`
-	Company      string                `json:"company"`
-	Role         string                `json:"role"`
-	Email        string                `json:"email"`
-	Message      string                `json:"message"`
-	Conversation string                `json:"conversation"`
-	Consents     []intake.ConsentClaim `json:"-"` // read by jsonapi.ReadConsents, as a draft's are
 }
 
 // Revised is the 200 answer to a revision: the draft as kept and its
@@ -136,20 +121,11 @@ func (h *Handlers) Withdraw(w http.ResponseWriter, r *http.Request) error {
 // Revise takes {"token", lang, name, company, role, email, message,
 // conversation, consents} and the added fields, and answers 200 Revised.
 func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
-	rb, added, err := readRevision(w, r)
+	token, sub, err := readRevision(w, r)
 	if err != nil {
 		return err
 	}
-	d, err := h.flow.Revise(r.Context(), intakeflow.RevisionRequest{
-		ID: r.PathValue("id"), Token: rb.Token, RequestID: jsonapi.RequestID(r),
-		Client: jsonapi.ClientAddr(r, h.opts.ForwardedForPosition),
-		Submission: intake.Submission{
-			Lang:         rb.Lang,
-			Fields:       intake.Fields{Name: rb.Name, Company: rb.Company, Role: rb.Role, Email: rb.Email, Message: rb.Message},
-			Added:        added,
-			Conversation: rb.Conversation, Consents: rb.Consents,
-		},
-	})
+	d, err := h.flow.Revise(r.Context(), intakeflow.RevisionRequest{TokenRequest: h.tokenRequest(r, token), Submission: sub})
 	if err != nil {
 		return err
 	}
@@ -160,57 +136,52 @@ func (h *Handlers) Revise(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// revisionMembers are revisionBody's; notRevised are a draft's a revision never carries.
-var (
-	revisionMembers = map[string]bool{"token": true, "lang": true, "name": true, "company": true, "role": true, "email": true,
-		"message": true, "conversation": true, "consents": true}
-	notRevised = map[string]bool{"formId": true, "formVersion": true, "altcha": true}
-)
+// notRevised are a draft's members a revision never carries.
+var notRevised = map[string]bool{"formId": true, "formVersion": true, "altcha": true}
 
-// readRevision reads a revision body: its own members into revisionBody,
-// the consents as a draft's, every other text member into added (for the
-// service to judge); a member that is no text is FIELD_INVALID, and
-// formId, formVersion and altcha are UNREADABLE_BODY.
-func readRevision(w http.ResponseWriter, r *http.Request) (revisionBody, map[string]string, error) {
-	var rb revisionBody
+// readRevision reads a revision body: the token, lang and core fields, the
+// consents as a draft's, every other text member into sub.Added (for the
+// service to judge). A member that is no text is FIELD_INVALID, a common
+// member that is no text and formId, formVersion and altcha are UNREADABLE_BODY.
+func readRevision(w http.ResponseWriter, r *http.Request) (token string, sub intake.Submission, err error) {
 	var members map[string]json.RawMessage
 	if err := jsonapi.ReadJSON(w, r, &members); err != nil {
-		return rb, nil, err
+		return "", sub, err
 	}
-	own := map[string]json.RawMessage{}
-	var added map[string]string
+	f := &sub.Fields
+	own := map[string]*string{"token": &token, "lang": &sub.Lang, "name": &f.Name, "company": &f.Company, "role": &f.Role,
+		"email": &f.Email, "message": &f.Message, "conversation": &sub.Conversation}
+	unreadable := intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object with the expected members.")
 	var fieldErrs []intake.FieldError
+	ownUnreadable := false
 	for name, raw := range members {
+		var v string
 		switch {
 		case name == "consents":
 			claims, fe := jsonapi.ReadConsents(raw)
 			if fe != nil {
 				fieldErrs = append(fieldErrs, *fe)
 			}
-			rb.Consents = claims
-		case revisionMembers[name]:
-			own[name] = raw
+			sub.Consents = claims
+		case own[name] != nil:
+			ownUnreadable = ownUnreadable || json.Unmarshal(raw, own[name]) != nil
 		case notRevised[name]:
-			return rb, nil, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object with the expected members.")
+			return "", intake.Submission{}, unreadable
 		case string(raw) == "null":
+		case json.Unmarshal(raw, &v) != nil:
+			fieldErrs = append(fieldErrs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
 		default:
-			var v string
-			if err := json.Unmarshal(raw, &v); err != nil {
-				fieldErrs = append(fieldErrs, intake.FieldError{Field: name, Code: intake.CodeFieldInvalid, Detail: "Must be text."})
-				continue
+			if sub.Added == nil {
+				sub.Added = map[string]string{}
 			}
-			if added == nil {
-				added = map[string]string{}
-			}
-			added[name] = v
+			sub.Added[name] = v
 		}
 	}
 	if len(fieldErrs) > 0 {
-		return rb, nil, intake.Invalid(fieldErrs...)
+		return "", intake.Submission{}, intake.Invalid(fieldErrs...)
 	}
-	ownJSON, err := json.Marshal(own)
-	if err != nil || json.Unmarshal(ownJSON, &rb) != nil {
-		return rb, nil, intake.Errorf(intake.CodeUnreadableBody, "The body must be one JSON object with the expected members.")
+	if ownUnreadable {
+		return "", intake.Submission{}, unreadable
 	}
-	return rb, added, nil
+	return token, sub, nil
 }

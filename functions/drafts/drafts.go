@@ -1,8 +1,6 @@
-// Package drafts is the drafts function: it takes a draft through the rate
-// limit, honeypot, content rules and proof of work, keeps it, and answers
-// 201 with the draft as it was kept and a one-time token. A request repeated
-// with the same Idempotency-Key gets the first answer again instead of a
-// second draft.
+// Package drafts is the drafts function: it keeps a draft that passes the
+// checks and answers 201 with it as kept and a one-time token; a repeat
+// under the same Idempotency-Key gets the first answer again.
 package drafts
 
 import (
@@ -32,8 +30,7 @@ type Options struct {
 	ForwardedForPosition int
 	// AttachmentMaxBytes is the most an attachment may be.
 	AttachmentMaxBytes int64
-	// FirstDraftOfDay, when set, is told of every draft (it starts a
-	// background sweep with the first of each UTC day).
+	// FirstDraftOfDay, when set, is told of every draft (the day's first starts a sweep).
 	FirstDraftOfDay func() bool
 }
 
@@ -125,8 +122,7 @@ func (h *Handlers) Attach(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > h.opts.AttachmentMaxBytes {
 		return attachment.TooLarge(h.opts.AttachmentMaxBytes)
 	}
-	// Where the server sets no read deadline (Cloud Run) this fails, and
-	// the request timeout bounds the upload.
+	// Where the server sets no read deadline (Cloud Run), the request timeout bounds the upload.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(UploadTime))
 	a, err := h.flow.Attach(r.Context(), intakeflow.AttachRequest{
 		TokenRequest: h.tokenRequest(r),

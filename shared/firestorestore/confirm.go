@@ -50,7 +50,12 @@ func (s *IntakeStore) Confirm(ctx context.Context, c intake.Claim, now time.Time
 				return false, err
 			}
 			if sub.decoy != nil {
-				b.Update(sub.guard.Ref, decoyConfirmation(*in, now), firestore.LastUpdateTime(sub.guard.UpdateTime))
+				b.Update(sub.guard.Ref, []firestore.Update{
+					{Path: "decoy.confirmedAt", Value: now},
+					{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: in.ExpireAt}},
+					{Path: ExpireAtField, Value: in.ExpireAt},
+					{Path: "updatedAt", Value: now},
+				}, firestore.LastUpdateTime(sub.guard.UpdateTime))
 				return true, nil
 			}
 			if err := intake.CheckStorableIntroduction(*in); err != nil {

@@ -22,10 +22,9 @@ type subject struct {
 // getAll is a client's GetAll (with its context) or a transaction's.
 type getAll func([]*firestore.DocumentRef) ([]*firestore.DocumentSnapshot, error)
 
-// readSubject reads c's subject in one round trip, reading the
-// introduction for a decoy too so that both cost the same. A decoy's view
-// carries c.DecoyTokenHash as its token hash. Errors: NOT_FOUND for a
-// subject that is gone or never was.
+// readSubject reads c's subject in one round trip (a decoy's reads the
+// introduction too, to cost the same), a decoy's view with c.DecoyTokenHash
+// as its token hash. Errors: NOT_FOUND for a subject gone or never there.
 func (s *DB) readSubject(get getAll, c intake.Claim, now time.Time) (subject, error) {
 	refs := []*firestore.DocumentRef{s.introductionRef(c.ID), s.ledgerRef(c.ID)}
 	if c.Decoy() {
@@ -66,16 +65,6 @@ func (s *DB) readSubject(get getAll, c intake.Claim, now time.Time) (subject, er
 		in.Attachment = &intake.Attachment{Name: f.Name, Type: f.Type, Size: f.Size, SHA256: f.SHA256}
 	}
 	return subject{in: in, guard: snaps[1], ledger: snaps[1], decoy: &d}, nil
-}
-
-// decoyConfirmation is what confirming a decoy writes to its ledger entry.
-func decoyConfirmation(in intake.Introduction, now time.Time) []firestore.Update {
-	return []firestore.Update{
-		{Path: "decoy.confirmedAt", Value: now},
-		{Path: "retention", Value: intake.RetentionRecord{Class: intake.RetentionRejectedEntry, DeleteAfter: in.ExpireAt}},
-		{Path: ExpireAtField, Value: in.ExpireAt},
-		{Path: "updatedAt", Value: now},
-	}
 }
 
 // setDecoyAttachment records a (nil: none) as the file decoy id was sent,

@@ -1,17 +1,13 @@
 // Package firestorestore keeps the service's records in Cloud Firestore, in
-// a database that is always named outright (never silently "(default)"):
-// one DB connection, and on it a store per aggregate (IntakeStore,
-// OutboxStore, SweepStore, OwnerStore), each the store its one consumer
-// declares.
+// a database always named outright (never silently "(default)"): one DB
+// connection, and on it a store per aggregate, each the one its consumer declares.
 //
-// A kept draft is one Firestore transaction; a confirmation and a withdrawal
-// are each one atomic write conditional on the introduction's update time.
-// Every document carries expireAt (a TTL policy deletes it eventually) and
-// the store treats expireAt <= now as absent. Before writing, each record is
-// re-checked with intake.CheckStorable*; a violation is INTERNAL and nothing
-// is written. Firestore failures come back as intake errors only:
-// UNAVAILABLE (with RetryAfter) for an outage, a timeout or contention,
-// INTERNAL for anything else.
+// A kept draft is one transaction; a confirmation and a withdrawal are each
+// one write conditional on the introduction's update time. Every document
+// carries expireAt and counts as absent from then. Each record is re-checked
+// with intake.CheckStorable* before it is written (INTERNAL, nothing written).
+// Firestore failures come back as UNAVAILABLE (with RetryAfter) for an
+// outage, a timeout or contention, INTERNAL for anything else.
 package firestorestore
 
 import (
@@ -75,12 +71,9 @@ const RetryAfter = 3 * time.Second
 
 // Config names the database and bounds each operation.
 type Config struct {
-	// Project is the Google Cloud project; empty means detect it.
-	Project string
-	// Database is the Firestore database id. Required.
-	Database string
-	// OpTimeout bounds every store method. Required.
-	OpTimeout time.Duration
+	Project   string        // the Google Cloud project; empty means detect it
+	Database  string        // the Firestore database id; required
+	OpTimeout time.Duration // bounds every store method; required
 }
 
 func (c Config) check() error {
@@ -106,11 +99,8 @@ type DB struct {
 	locks  keyedLocks
 	owns   bool
 
-	// transitions counts committed confirmations, for race tests.
-	transitions atomic.Int64
-	// beforeCommit, set by tests, runs between a conditional write's read
-	// and its commit.
-	beforeCommit func(move string)
+	transitions  atomic.Int64      // committed confirmations, for race tests
+	beforeCommit func(move string) // set by tests: runs between a conditional write's read and its commit
 }
 
 // IntakeStore keeps the visitor's side: drafts, their confirmation and
@@ -195,8 +185,7 @@ func (s *DB) Close() error {
 	return nil
 }
 
-// databaseOf returns the database id in a client's document paths
-// (projects/{project}/databases/{database}/documents/...).
+// databaseOf returns the database id in a client's document paths.
 func databaseOf(client *firestore.Client) string {
 	p := strings.Split(client.Collection(Ledger).Doc("x").Path, "/")
 	if len(p) < 4 || p[2] != "databases" {

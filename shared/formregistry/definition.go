@@ -29,16 +29,10 @@ type Honeypot struct {
 	Name string `json:"name"`
 }
 
-// NoticeText is one filled-in section of the privacy notice.
-type NoticeText struct {
-	Heading string `json:"heading"`
-	Body    string `json:"body"`
-}
-
 // Notice is the privacy notice of a version under given retention settings.
 type Notice struct {
-	Title    string       `json:"title"`
-	Sections []NoticeText `json:"sections"`
+	Title    string          `json:"title"`
+	Sections []NoticeSection `json:"sections"`
 }
 
 // RetentionDefinition is the retention the page states, in whole units rounded down.
@@ -164,9 +158,7 @@ var (
 	placeholderPattern   = regexp.MustCompile(`\{[^{}\s]*\}`)
 )
 
-// Notice returns the version's privacy notice: its template filled with the
-// version's fields, purposes, attachment rules, retention periods, backup
-// window and limits.Destinations.
+// Notice returns the version's privacy notice: its template filled in under limits.
 func (v *Version) Notice(limits Limits) Notice {
 	retention, destinations := limits.Retention, limits.Destinations
 	w := v.Language.Notice
@@ -203,7 +195,7 @@ func (v *Version) Notice(limits Limits) Notice {
 	duration := v.Language.humanDuration
 	fill := strings.NewReplacer(
 		placeholderAttachment, attachmentRules,
-		placeholderRecipients, v.Language.joinList(recipients),
+		placeholderRecipients, v.Language.join(recipients, v.Language.Notice.ListLast),
 		placeholderWithdrawalReach, strings.Join(reach, " "),
 		placeholderBackup, duration(intake.PointInTimeRecoveryWindow),
 		placeholderFields, strings.Join(fields, w.FieldSeparator),
@@ -214,7 +206,7 @@ func (v *Version) Notice(limits Limits) Notice {
 	)
 	n := Notice{Title: v.NoticeTemplate.Title}
 	for _, s := range v.NoticeTemplate.Sections {
-		n.Sections = append(n.Sections, NoticeText{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
+		n.Sections = append(n.Sections, NoticeSection{Heading: s.Heading, Body: strings.TrimSpace(fill.Replace(s.Body))})
 	}
 	return n
 }
@@ -276,14 +268,9 @@ func checkNotice(t *NoticeTemplate) []error {
 
 // sortedVersions returns the version numbers of a form, oldest first.
 func sortedVersions(versions map[string]*Version) []string {
-	ns := make([]string, 0, len(versions))
-	for n := range versions {
-		ns = append(ns, n)
-	}
-	slices.SortFunc(ns, func(a, b string) int {
+	return slices.SortedFunc(maps.Keys(versions), func(a, b string) int {
 		x, _ := strconv.Atoi(a)
 		y, _ := strconv.Atoi(b)
 		return x - y
 	})
-	return ns
 }

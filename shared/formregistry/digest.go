@@ -3,24 +3,17 @@ package formregistry
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"slices"
 )
 
-// ConsentDigest is the lower-case hex SHA-256 of every consent text the
-// registry knows, retired versions included: for each form, version,
-// language and consent purpose in order, the purpose's basis, text version,
-// text SHA-256 and control. Two registries with the same digest judge stored consent
-// evidence alike, so a re-check of the evidence is needed only when the
-// digest changes.
+// ConsentDigest is the hex SHA-256 of every consent purpose the registry
+// knows (retired versions included) with its basis, text and control:
+// registries with the same digest judge stored consent evidence alike.
 func (r *Registry) ConsentDigest() string {
 	h := sha256.New()
 	for _, formID := range r.FormIDs() {
-		versions := make([]string, 0, len(r.forms[formID]))
-		for v := range r.forms[formID] {
-			versions = append(versions, v)
-		}
-		slices.Sort(versions)
-		for _, name := range versions {
+		for _, name := range slices.Sorted(maps.Keys(r.forms[formID])) {
 			base := r.forms[formID][name]
 			for _, lang := range base.langs {
 				v := base.inLang[lang]

@@ -82,9 +82,8 @@ const DefaultLang = "en"
 
 var langPattern = regexp.MustCompile(`^[a-z]{2,3}$`)
 
-// loadLanguages reads <lang>.json files. That each has every sentence of
-// the default language, and names every language, is held by
-// TestEmbeddedDataPassesEveryCheck rather than checked at start-up.
+// loadLanguages reads <lang>.json files; that each is complete is held by
+// TestEmbeddedDataPassesEveryCheck, not checked at start-up.
 func loadLanguages(fsys fs.FS) (map[string]*Language, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -160,8 +159,7 @@ func (l *Language) Numerals(s string) string {
 	}, s)
 }
 
-// duration words n units ("day", "hour", "minute"): the .one form for 1
-// when the language has one, the .other form otherwise.
+// duration words n units ("day", "hour", "minute"), the .one form for 1 when the language has one.
 func (l *Language) duration(n int64, unit string) string {
 	s, ok := l.Notice.Durations[unit+".one"]
 	if n != 1 || !ok {
@@ -170,28 +168,16 @@ func (l *Language) duration(n int64, unit string) string {
 	return strings.ReplaceAll(s, "{n}", l.number(n))
 }
 
-// joinList joins "a", "b" and "c" as the language does ("a, b and c").
-func (l *Language) joinList(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListLast + parts[len(parts)-1]
-}
-
-// joinOr joins alternatives as the language does ("a, b or c").
-func (l *Language) joinOr(parts []string) string {
+// join joins "a", "b" and "c" as the language does, last before the last ("a, b and c").
+func (l *Language) join(parts []string, last string) string {
 	if len(parts) < 2 {
 		return strings.Join(parts, "")
 	}
-	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + l.Notice.ListOr + parts[len(parts)-1]
+	return strings.Join(parts[:len(parts)-1], l.Notice.ListSeparator) + last + parts[len(parts)-1]
 }
 
 // attachmentRules is the notice's sentence on an attachment of at most
-// maxBytes; in a right-to-left language each type name is isolated
-// (U+2068 … U+2069), as the page does.
+// maxBytes; a right-to-left language isolates each type name, as the page does.
 func (l *Language) attachmentRules(maxBytes int64) string {
 	var types []string
 	for _, t := range attachment.Types {
@@ -201,7 +187,7 @@ func (l *Language) attachmentRules(maxBytes int64) string {
 		}
 		types = append(types, name)
 	}
-	return strings.NewReplacer("{types}", l.joinOr(types), "{size}", l.Size(maxBytes)).Replace(l.Notice.Attachment)
+	return strings.NewReplacer("{types}", l.join(types, l.Notice.ListOr), "{size}", l.Size(maxBytes)).Replace(l.Notice.Attachment)
 }
 
 // Size words n bytes as the page does ("5 MiB", "۵ مگابایت"), MiB to one decimal.

@@ -52,9 +52,8 @@ type purposeFile struct {
 }
 
 type consentFile struct {
-	TextVersion string `json:"textVersion"`
-	Text        string `json:"text"`
-	Control     string `json:"control"`
+	consentText
+	Control string `json:"control"`
 }
 
 // languageFile is forms/<formId>/<version>.<lang>.json: a version's texts
@@ -130,8 +129,7 @@ var (
 )
 
 // LoadFS loads and validates a registry laid out as <formId>/index.json and
-// <formId>/<version>.json at fsys's root; any problem fails the load, and
-// the error lists them all.
+// <formId>/<version>.json; the error of a failed load lists every problem.
 func LoadFS(fsys fs.FS) (*Registry, error) { return loadFS(fsys, decode) }
 
 // loadFS loads fsys, reading each file with dec.

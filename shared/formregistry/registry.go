@@ -6,11 +6,12 @@
 package formregistry
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/ownersite/introductions/shared/intake"
 )
@@ -142,21 +143,16 @@ func (v *Version) In(lang string) (*Version, bool) {
 
 // Shown returns v in the language the page showed it in: lang, or the
 // version file's own for "". A language v is not shown in is
-// FORM_VERSION_UNKNOWN on lang: the evidence could not name the text the
-// visitor saw.
+// FORM_VERSION_UNKNOWN on lang.
 func (v *Version) Shown(lang string) (*Version, error) {
-	if lang == "" {
-		lang = v.langs[0]
-	}
-	if in, ok := v.In(lang); ok {
+	if in, ok := v.In(cmp.Or(lang, v.langs[0])); ok {
 		return in, nil
 	}
 	return nil, intake.Invalid(intake.FieldError{Field: "lang", Code: intake.CodeFormVersionUnknown,
 		Detail: "This form is not shown in this language any more. Please reload the page and send your introduction again."})
 }
 
-// Langs returns the languages the version is shown in: the version file's
-// first, then the others sorted.
+// Langs returns the version's languages: the version file's first, then the others sorted.
 func (v *Version) Langs() []string { return slices.Clone(v.langs) }
 
 // Purpose returns the version's purpose with the given id.
@@ -169,22 +165,10 @@ func (v *Version) Purpose(id string) (*Purpose, bool) {
 	return nil, false
 }
 
-// Added reports whether the field is one a version adds beyond the core
-// fields; its value is kept in the introduction's Added fields.
+// Added reports whether a version adds the field beyond the core ones (kept in Introduction.Added).
 func (f *Field) Added() bool {
 	_, core := fieldKinds[f.Name]
 	return !core
-}
-
-// AddedFields returns the names of the fields the version adds, in order.
-func (v *Version) AddedFields() []string {
-	var out []string
-	for i := range v.Fields {
-		if v.Fields[i].Added() {
-			out = append(out, v.Fields[i].Name)
-		}
-	}
-	return out
 }
 
 // Field returns the version's field with the given name.
@@ -217,9 +201,8 @@ func (r *Registry) Version(formID, version string) (*Version, error) {
 	return v, nil
 }
 
-// Resolve returns the published version sub names as shown in sub.Lang,
-// and sub with the members that version adds read from members
-// (ReadMembers). Errors: as Version, Shown and ReadMembers, in that order.
+// Resolve returns the published version sub names as shown in sub.Lang, and
+// sub with its ReadMembers. Errors: as Version, Shown and ReadMembers, in that order.
 func (r *Registry) Resolve(sub intake.Submission, members map[string]json.RawMessage) (*Version, intake.Submission, error) {
 	v, err := r.Version(sub.FormID, sub.FormVersion)
 	if err != nil {
@@ -233,11 +216,14 @@ func (r *Registry) Resolve(sub intake.Submission, members map[string]json.RawMes
 }
 
 // ReadMembers reads into sub v's added fields (FIELD_INVALID when not
-// text) and honeypot (any value but "" fills it); an unknown member is
-// UNREADABLE_BODY.
+// text) and honeypot; an unknown member is UNREADABLE_BODY.
 func (v *Version) ReadMembers(sub intake.Submission, members map[string]json.RawMessage) (intake.Submission, error) {
 	var errs []intake.FieldError
-	for _, name := range v.AddedFields() {
+	for _, f := range v.Fields {
+		if !f.Added() {
+			continue
+		}
+		name := f.Name
 		raw, ok := members[name]
 		var text string
 		switch {
@@ -274,36 +260,23 @@ func (r *Registry) Find(formID, version string) (*Version, bool) {
 
 // Latest returns the form's highest-numbered published version, false when none.
 func (r *Registry) Latest(formID string) (*Version, bool) {
-	var latest *Version
-	var latestN int
-	for _, v := range r.forms[formID] {
-		if v.Status != StatusPublished {
-			continue
-		}
-		n, _ := strconv.Atoi(v.Version) // validated at load
-		if latest == nil || n > latestN {
-			latest, latestN = v, n
+	versions := sortedVersions(r.forms[formID])
+	for i := len(versions) - 1; i >= 0; i-- {
+		if v := r.forms[formID][versions[i]]; v.Status == StatusPublished {
+			return v, true
 		}
 	}
-	return latest, latest != nil
+	return nil, false
 }
 
 // FormIDs returns the ids of every form, sorted.
-func (r *Registry) FormIDs() []string {
-	ids := make([]string, 0, len(r.forms))
-	for id := range r.forms {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
+func (r *Registry) FormIDs() []string { return slices.Sorted(maps.Keys(r.forms)) }
 
 //go:embed forms
 var embedded embed.FS
 
-// Load loads the forms embedded in the binary as LoadFS does, but reads
-// them with encoding/json instead of strictjson, the most of a cold
-// start: TestEmbeddedDataPassesEveryCheck holds the same files to LoadFS.
+// Load loads the embedded forms as LoadFS does but with encoding/json, for a
+// fast cold start: TestEmbeddedDataPassesEveryCheck holds them to LoadFS.
 func Load() (*Registry, error) {
 	sub, _ := fs.Sub(embedded, "forms") // a valid path: no error
 	return loadFS(sub, json.Unmarshal)

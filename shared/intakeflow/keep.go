@@ -21,8 +21,7 @@ import (
 	"github.com/ownersite/introductions/shared/spamsignals"
 )
 
-// checked is a draft that passed the chain, with its evidence not yet
-// stamped with an id and time.
+// checked is a draft that passed the chain, its evidence not yet stamped.
 type checked struct {
 	entry    intake.LedgerEntry
 	a        *checks.Attempt
@@ -204,8 +203,7 @@ func (s *Service) newIdentity(decoy bool, idempotencyKey string) (id, token stri
 	return id, token, sealed, err
 }
 
-// sealer seals a token for replays under a key derived from the
-// Idempotency-Key, which the database never holds.
+// sealer seals a token for replays under the Idempotency-Key, which the database never holds.
 func sealer(idempotencyKey string) (cipher.AEAD, error) {
 	mac := hmac.New(sha256.New, []byte(idempotencyKey))
 	mac.Write([]byte("introductions/idempotency-seal/v1"))

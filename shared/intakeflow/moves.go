@@ -1,6 +1,7 @@
 package intakeflow
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -25,16 +26,17 @@ type TokenRequest struct {
 
 // admit counts a move against the flood layer (RATE_LIMITED, tallied like
 // a refusal before the chain), then refuses a malformed id or token as
-// NOT_FOUND; it returns the client's keyed hash.
-func (s *Service) admit(id, token string, client netip.Addr, now time.Time, move string) (string, error) {
-	keyHash := s.keyedHash("ip", clientPrefix(client))
+// NOT_FOUND; it returns the move's time, the holder's claim and the
+// client's keyed hash.
+func (s *Service) admit(req TokenRequest, move string) (time.Time, intake.Claim, string, error) {
+	now, keyHash := s.Clock.Now(), s.keyedHash("ip", clientPrefix(req.Client))
 	if d, wait := s.Flood.Admit(keyHash, now); d.Decision == intake.RateBlock {
-		return keyHash, s.tally(tallyKey{source: keyHash}, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
+		return now, intake.Claim{}, keyHash, s.tally(tallyKey{source: keyHash}, now, intake.RateLimited(wait), []string{"flood-limit"}, move)
 	}
-	if !wellFormed(id, 22) || !wellFormed(token, 43) {
-		return keyHash, intake.ErrNotFound
+	if !wellFormed(req.ID, 22) || !wellFormed(req.Token, 43) {
+		return now, intake.Claim{}, keyHash, intake.ErrNotFound
 	}
-	return keyHash, nil
+	return now, s.claimOf(req.ID, req.Token), keyHash, nil
 }
 
 // Confirm sends a draft on for the holder of its token: the confirmation
@@ -46,12 +48,11 @@ func (s *Service) Confirm(ctx context.Context, req TokenRequest) (*Confirmation,
 	if s.Handoff == nil {
 		return nil, errNoHandoff
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveConfirmation); err != nil {
+	now, c, _, err := s.admit(req, moveConfirmation)
+	if err != nil {
 		return nil, err
 	}
 	id := req.ID
-	c := s.claimOf(id, req.Token)
 	var outbox []intake.Envelope // a decoy sends nothing
 	if !c.Decoy() {
 		outbox = s.Handoff.Outbox(id, intake.EventConfirmed, s.provenance(req.RequestID, now))
@@ -76,12 +77,11 @@ func (s *Service) Withdraw(ctx context.Context, req TokenRequest) error {
 	if s.Handoff == nil {
 		return errNoHandoff
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveWithdrawal); err != nil {
+	now, c, _, err := s.admit(req, moveWithdrawal)
+	if err != nil {
 		return err
 	}
 	id := req.ID
-	c := s.claimOf(id, req.Token)
 	var notices []intake.Envelope
 	if !c.Decoy() {
 		notices = s.Handoff.Outbox(id, intake.EventWithdrawn, s.provenance(req.RequestID, now))
@@ -129,27 +129,20 @@ type Reviser interface {
 
 // RevisionRequest is one decoded revision of a kept draft.
 type RevisionRequest struct {
-	ID    string
-	Token string
-	// Client is the client address (see DraftRequest.Client).
-	Client netip.Addr
+	// TokenRequest's RequestID is the request's trace id; nothing a revision writes records it.
+	TokenRequest
 	// Lang (empty: the draft's), Fields, Added, Conversation and Consents
 	// replace the draft's; the form version, honeypot and proof are not read.
 	Submission intake.Submission
-	// RequestID is the request's trace id; nothing a revision writes records it.
-	RequestID string
 }
 
-// Revise replaces a kept draft's content for the holder of its token,
-// under its own form version's content rules, and returns it as kept. It
-// counts against the flood layer and, refused ones included, toward
-// intake.MaxRevisions; a revision the content rules refuse leaves the draft
-// as it was and is tallied (validation FAIL). Errors: NOT_FOUND, the
-// content codes, CONSENT_REQUIRED, STATE_CONFLICT, RATE_LIMITED,
-// UNAVAILABLE.
+// Revise replaces a kept draft's content for the holder of its token under
+// its own form version's rules and returns it as kept; every revision counts
+// toward intake.MaxRevisions, and a refused one leaves the draft as it was
+// and is tallied. Errors: NOT_FOUND, the content codes, CONSENT_REQUIRED,
+// STATE_CONFLICT, RATE_LIMITED, UNAVAILABLE.
 func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, error) {
-	now := s.Clock.Now()
-	clientKey, err := s.admit(req.ID, req.Token, req.Client, now, moveRevision)
+	now, claim, clientKey, err := s.admit(req.TokenRequest, moveRevision)
 	if err != nil {
 		return nil, err
 	}
@@ -162,12 +155,7 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 		if !ok {
 			return intake.Revision{}, intake.Internal(errors.New("revise: the kept draft's form version is unknown"))
 		}
-		// The evidence follows the language shown last.
-		lang := req.Submission.Lang
-		if lang == "" {
-			lang = current.Lang
-		}
-		version, err := version.Shown(lang)
+		version, err := version.Shown(cmp.Or(req.Submission.Lang, current.Lang)) // the evidence follows the language shown last
 		if err != nil {
 			return intake.Revision{}, err
 		}
@@ -192,15 +180,14 @@ func (s *Service) Revise(ctx context.Context, req RevisionRequest) (*Draft, erro
 			consents = []intake.ConsentEvidence{}
 		}
 		revised := current
-		revised.Fields, revised.HasConversation = kept.Fields, kept.Conversation != ""
-		revised.Added = kept.Added
+		revised.Fields, revised.HasConversation, revised.Added = kept.Fields, kept.Conversation != "", kept.Added
 		conversation = kept.Conversation
 		return intake.Revision{Lang: version.Lang, Fields: kept.Fields, Conversation: kept.Conversation, Consents: consents,
 			Purposes: purposes, Stored: storedFields(revised), SubjectKey: contentrules.SubjectKey(kept.Fields.Email),
 			Added: kept.Added}, nil
 	}
 	// A decoy is revised as a draft is, keeping none of the content.
-	in, err := s.Reviser.ReviseDraft(ctx, s.claimOf(req.ID, req.Token), now, revise)
+	in, err := s.Reviser.ReviseDraft(ctx, claim, now, revise)
 	if err != nil {
 		if refused != nil && intake.AsError(err) == refused {
 			return nil, s.tally(tallyKey{source: clientKey, submission: req.ID, content: true}, now, refused, nil, moveRevision)
@@ -223,23 +210,19 @@ type AttachRequest struct {
 
 var errNoFiles = intake.Internal(errors.New("intakeflow: this service keeps no attachments"))
 
-// Attach keeps req's file as the draft's attachment, replacing (and then
-// deleting) the one it had, and returns it as kept. It checks the draft and
-// its form version before reading a byte. Errors: NOT_FOUND,
-// STATE_CONFLICT, ATTACHMENT_NOT_OFFERED, ATTACHMENT_TOO_LARGE,
-// ATTACHMENT_TYPE_REFUSED, ATTACHMENT_EMPTY, UNREADABLE_BODY,
-// RATE_LIMITED, UNAVAILABLE.
+// Attach keeps req's file as the draft's attachment in place of the one it
+// had, checking the draft and its form version before reading a byte.
+// Errors: NOT_FOUND, STATE_CONFLICT, ATTACHMENT_*, UNREADABLE_BODY, RATE_LIMITED, UNAVAILABLE.
 func (s *Service) Attach(ctx context.Context, req AttachRequest) (*intake.Attachment, error) {
 	if s.Files == nil || s.Attacher == nil {
 		return nil, errNoFiles
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveAttachment); err != nil {
+	// A decoy takes the same steps; its bytes are read and checked, then dropped.
+	now, c, _, err := s.admit(req.TokenRequest, moveAttachment)
+	if err != nil {
 		return nil, err
 	}
 	id := req.ID
-	// A decoy takes the same steps; its bytes are read and checked, then dropped.
-	c := s.claimOf(id, req.Token)
 	draft, err := s.Attacher.AttachableDraft(ctx, c, now)
 	if err != nil {
 		return nil, err
@@ -283,11 +266,11 @@ func (s *Service) Detach(ctx context.Context, req TokenRequest) error {
 	if s.Files == nil || s.Attacher == nil {
 		return errNoFiles
 	}
-	now := s.Clock.Now()
-	if _, err := s.admit(req.ID, req.Token, req.Client, now, moveAttachment); err != nil {
+	now, c, _, err := s.admit(req, moveAttachment)
+	if err != nil {
 		return err
 	}
-	previous, err := s.Attacher.SetAttachment(ctx, s.claimOf(req.ID, req.Token), now, nil, s.attachmentPurpose)
+	previous, err := s.Attacher.SetAttachment(ctx, c, now, nil, s.attachmentPurpose)
 	if err != nil {
 		return err
 	}
@@ -325,17 +308,12 @@ func (s *Service) newObjectName(id string) (string, error) {
 	return intake.AttachmentPrefix(id) + b64.EncodeToString(b), err
 }
 
-// discard is the Files of a decoy: it keeps nothing.
-type discard struct{}
+// discard is the Files of a decoy: its uploads keep nothing. Receive only
+// creates; the other methods are the nil Files'.
+type discard struct{ attachment.Files }
 
 func (discard) Create(context.Context, string, string) (attachment.Upload, error) {
 	return discardUpload{}, nil
-}
-func (discard) Open(context.Context, string) (io.ReadCloser, error) { return nil, intake.ErrNotFound }
-func (discard) Delete(context.Context, string) error                { return nil }
-func (discard) DeleteUnder(context.Context, string) (int, error)    { return 0, nil }
-func (discard) Objects(context.Context, func(string, time.Time) error) error {
-	return nil
 }
 
 type discardUpload struct{}

@@ -12,14 +12,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Refusals before the checks, and revisions the content rules refuse, are
-// counted in memory per keyed source (and draft) and flood window, and each
-// written once, with its count, after the window ends (README.md): a flood
-// costs memory, not writes.
-
-// refusal is a refused draft and how it is recorded: with its own ledger
-// entry (entry), tallied for its source (source) with signals, or, when
-// nothing was decided (in flight, unavailable), not at all.
+// refusal is a refused draft and how it is recorded: with its own entry,
+// tallied for its source, or (nothing decided: in flight, unavailable) not at all.
 type refusal struct {
 	err     error
 	entry   *intake.LedgerEntry
@@ -86,7 +80,9 @@ const (
 	moveAttachment   = "attachment"
 )
 
-// refusalTally counts refusals by window start and key.
+// refusalTally counts refusals before the checks, and revisions the content
+// rules refuse, in memory by flood window and key; each is written once,
+// with its count, after its window ends (README.md): a flood costs memory, not writes.
 type refusalTally struct {
 	mu      sync.Mutex
 	windows map[time.Time]*windowTally
@@ -98,6 +94,17 @@ type tallyKey struct {
 	source     string
 	submission string
 	content    bool
+}
+
+// window returns the tally of the window that starts at start, made on first use; mu is held.
+func (r *refusalTally) window(start time.Time) *windowTally {
+	if r.windows == nil {
+		r.windows = map[time.Time]*windowTally{}
+	}
+	if r.windows[start] == nil {
+		r.windows[start] = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
+	}
+	return r.windows[start]
 }
 
 type windowTally struct {
@@ -147,14 +154,7 @@ func (s *Service) tally(key tallyKey, now time.Time, refusal error, signals []st
 	}
 	start := now.Truncate(s.Flood.Window())
 	s.refusals.mu.Lock()
-	if s.refusals.windows == nil {
-		s.refusals.windows = map[time.Time]*windowTally{}
-	}
-	w := s.refusals.windows[start]
-	if w == nil {
-		w = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
-		s.refusals.windows[start] = w
-	}
+	w := s.refusals.window(start)
 	t := w.sources[key]
 	if t == nil && len(w.sources) >= maxTalliedSources {
 		if w.overflow[key.content] == nil {
@@ -239,11 +239,7 @@ func (s *Service) writeRefusals(ctx context.Context, now time.Time, all bool) er
 func (s *Service) putBack(start time.Time, key tallyKey, t *sourceTally, overflow bool) {
 	s.refusals.mu.Lock()
 	defer s.refusals.mu.Unlock()
-	w := s.refusals.windows[start]
-	if w == nil {
-		w = &windowTally{sources: map[tallyKey]*sourceTally{}, overflow: map[bool]*sourceTally{}}
-		s.refusals.windows[start] = w
-	}
+	w := s.refusals.window(start)
 	if overflow {
 		w.overflow[key.content] = t
 		return

@@ -106,7 +106,7 @@ func TestADraftOfARetiredVersionIsRevisedUnderItsOwnRules(t *testing.T) {
 		TokenHash: intake.HashToken(token), CreatedAt: now, ExpireAt: now.Add(30 * time.Minute)}}
 	f := newFixtureWith(t, func(d *intakeflow.Deps) { d.Forms, d.Reviser = forms, draft })
 	revise := func(fields intake.Fields, added map[string]string) (*intakeflow.Draft, error) {
-		return f.svc.Revise(context.Background(), intakeflow.RevisionRequest{ID: draft.in.ID, Token: token,
+		return f.svc.Revise(context.Background(), intakeflow.RevisionRequest{TokenRequest: intakeflow.TokenRequest{ID: draft.in.ID, Token: token},
 			Submission: intake.Submission{Fields: fields, Added: added}})
 	}
 	fields := intake.Fields{Name: "Ada King", Email: "ada@example.com", Message: "Revised."}

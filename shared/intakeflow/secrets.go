@@ -33,10 +33,9 @@ func (s *Service) keyedHash(kind, value string) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// draftKeys are a draft's keyed hashes, computed once per request ("" for
-// what it has none of). The email key is the normalised address with the
-// client network, so that drafts in someone's name spend only the sender's
-// own budget, never lock the address's owner out (README.md).
+// draftKeys are a draft's keyed hashes, once per request ("" for none). The
+// email key joins the client network, so that drafts in someone's name spend
+// only the sender's budget, never the address owner's (README.md).
 type draftKeys struct{ client, idempotency, email, message, sender string }
 
 func (s *Service) keysOf(req DraftRequest) draftKeys {
@@ -103,9 +102,8 @@ func (s *Service) decoyMAC(data []byte) []byte {
 	return mac.Sum(nil)
 }
 
-// newDecoy returns a decoy's id and token: they look random, but the id
-// carries a keyed tag and the token derives from the id, so that neither
-// is stored.
+// newDecoy returns a decoy's id and token: the id carries a keyed tag and
+// the token derives from the id, so that neither is stored.
 func (s *Service) newDecoy() (id, token string, err error) {
 	b, err := s.random(idBytes - decoyTag)
 	if err != nil {

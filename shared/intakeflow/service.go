@@ -27,12 +27,6 @@ import (
 	"github.com/ownersite/introductions/shared/keyring"
 )
 
-// Rate-limit layers of the authoritative counters.
-const (
-	LayerIP    = "ip"
-	LayerEmail = "email"
-)
-
 // FreeDrafts is how many drafts a source keeps per ip window at the base cost.
 const FreeDrafts = 3
 
@@ -46,27 +40,21 @@ type Deps struct {
 	Flood *floodlimit.Limiter
 	// Pepper (at least 32 bytes, never rotated) keys the hashes that name
 	// sources, emails and Idempotency-Keys, and marks decoys.
-	Pepper    []byte
-	Clock     intake.Clock
-	Entropy   io.Reader // crypto/rand.Reader in production
-	Logger    *slog.Logger
-	Retention intake.Retention
-	// IPLimit and EmailLimit are the authoritative limits per window.
-	IPLimit    intake.RateRule
-	EmailLimit intake.RateRule
+	Pepper              []byte
+	Clock               intake.Clock
+	Entropy             io.Reader // crypto/rand.Reader in production
+	Logger              *slog.Logger
+	Retention           intake.Retention
+	IPLimit, EmailLimit intake.RateRule // the authoritative limits per window
 	// Escalation is the work a source owes by its ip counter; zero: the base cost.
-	Escalation intake.Escalation
-	// Function and Revision name the code in the ledger's provenance.
-	Function string
-	Revision string
+	Escalation         intake.Escalation
+	Function, Revision string // name the code in the ledger's provenance
 	// Attacher and Files keep attachments, at most AttachmentMaxBytes each;
 	// without them Attach and Detach are INTERNAL.
 	Attacher           intake.Attacher
 	Files              attachment.Files
 	AttachmentMaxBytes int64
-	// Handoff writes and sends the outbox; without it Confirm and Withdraw
-	// are INTERNAL.
-	Handoff Handoff
+	Handoff            Handoff // writes and sends the outbox; without it Confirm and Withdraw are INTERNAL
 }
 
 // Handoff is what the service needs of the delivery service.
@@ -109,7 +97,7 @@ func New(d Deps) (*Service, error) {
 	if err := errors.Join(missing...); err != nil {
 		return nil, err
 	}
-	d.IPLimit.Layer, d.EmailLimit.Layer, d.Escalation.Layer = LayerIP, LayerEmail, LayerIP
+	d.IPLimit.Layer, d.EmailLimit.Layer, d.Escalation.Layer = "ip", "email", "ip" // the authoritative counters' layers
 	return &Service{Deps: d, inFlight: map[string]bool{}}, nil
 }
 

@@ -12,10 +12,8 @@ import (
 	"github.com/ownersite/introductions/shared/intake"
 )
 
-// Function builds the form registry and the configuration it describes:
-// the proof of work's cost, retention, where a confirmed introduction
-// goes (the admin inbox, then email and the webhook when they are
-// configured). No database, no secret.
+// Function builds the form registry and the configuration it describes
+// (proof of work, retention, destinations); no database, no secret.
 var Function = wiring.NewFunction(forms.Name, forms.Routes, func(p *wiring.Parts) (*forms.Handlers, error) {
 	registry, err := forms.LoadRegistry(p)
 	if err != nil {
