@@ -100,26 +100,29 @@ type Scheduler interface {
 
 // Deps are the admin's dependencies.
 type Deps struct {
-	Store Store
-	// Retrier nil: a retry answers 503 UNAVAILABLE. Notifier nil: an erasure notifies no one.
-	Retrier  Retrier
-	Notifier Notifier
-	// Scheduler is nil when no scheduler job is configured; the admin says so.
+	// What the owner reads and acts on. Retrier nil: a retry answers 503
+	// UNAVAILABLE; Notifier nil: an erasure notifies no one; Scheduler nil:
+	// no scheduler job is configured, and the admin says so; Files nil: a
+	// download answers 503 and an erasure leaves the files to the sweep.
+	Store     Store
+	Retrier   Retrier
+	Notifier  Notifier
 	Scheduler Scheduler
+	Files     attachment.Files
+
+	// How it is shown: Lang is the owner's language (OWNER_LANGUAGE; "" is
+	// English), Zone their time zone (OWNER_TIME_ZONE; nil is UTC), Solves
+	// what the suggested cost aims at (zero: no suggestion), Receipts true
+	// when delivery events can move an email past ACCEPTED.
+	Lang     string
+	Zone     *time.Location
+	Solves   SolveTarget
+	Receipts bool
+
 	// Keys sign the list's cursors (under CursorPurpose).
 	Keys   intake.Keyring
 	Clock  intake.Clock
 	Logger *slog.Logger
-	// Files holds the attachments; nil: a download answers 503 and an erasure leaves them to the sweep.
-	Files attachment.Files
-	// Solves is what the list page's suggested cost aims at (zero: no suggestion).
-	Solves SolveTarget
-	// Receipts is true when delivery events can move an email past ACCEPTED.
-	Receipts bool
-	// Lang is the owner's language (OWNER_LANGUAGE; "" is English), Zone their time zone
-	// (OWNER_TIME_ZONE; nil is UTC).
-	Lang string
-	Zone *time.Location
 }
 
 // Handlers are the admin's route handlers (see Routes).

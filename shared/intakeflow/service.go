@@ -32,29 +32,36 @@ const FreeDrafts = 3
 
 // Deps is what the service needs; New refuses a missing one.
 type Deps struct {
-	Store   intake.Store
-	Reviser Reviser
-	Forms   *formregistry.Registry
-	// Chain is the checks a draft passes, in order; without it Draft refuses.
-	Chain checks.Chain
-	Flood *floodlimit.Limiter
+	// Where drafts and introductions are kept.
+	Store     intake.Store
+	Reviser   Reviser
+	Retention intake.Retention
+
+	// What a draft must pass: its form, the checks in order (without them
+	// Draft refuses), the flood layer, the authoritative limits per window
+	// and the work a source owes by its ip counter (zero: the base cost).
+	Forms               *formregistry.Registry
+	Chain               checks.Chain
+	Flood               *floodlimit.Limiter
+	IPLimit, EmailLimit intake.RateRule
+	Escalation          intake.Escalation
+
 	// Pepper (at least 32 bytes, never rotated) keys the hashes that name
 	// sources, emails and Idempotency-Keys, and marks decoys.
-	Pepper              []byte
-	Clock               intake.Clock
-	Entropy             io.Reader // crypto/rand.Reader in production
-	Logger              *slog.Logger
-	Retention           intake.Retention
-	IPLimit, EmailLimit intake.RateRule // the authoritative limits per window
-	// Escalation is the work a source owes by its ip counter; zero: the base cost.
-	Escalation         intake.Escalation
-	Function, Revision string // name the code in the ledger's provenance
+	Pepper  []byte
+	Clock   intake.Clock
+	Entropy io.Reader // crypto/rand.Reader in production
+	Logger  *slog.Logger
+	// Function and Revision name the code in the ledger's provenance.
+	Function, Revision string
+
 	// Attacher and Files keep attachments, at most AttachmentMaxBytes each;
 	// without them Attach and Detach are INTERNAL.
 	Attacher           intake.Attacher
 	Files              attachment.Files
 	AttachmentMaxBytes int64
-	Handoff            Handoff // writes and sends the outbox; without it Confirm and Withdraw are INTERNAL
+	// Handoff writes and sends the outbox; without it Confirm and Withdraw are INTERNAL.
+	Handoff Handoff
 }
 
 // Handoff is what the service needs of the delivery service.
