@@ -175,6 +175,26 @@ for (const { name: engineName, scheme } of suites) {
       await page.waitFor(() => !!document.querySelector('#intro-withdraw-link'));
       check(await values('.intro-kept dd[dir="auto"]'), `${name} receipt`);
       const href = await page.evaluate(() => document.querySelector('#intro-withdraw-link').value);
+      // The owner's admin, in the same page (WebKit's driver holds one): the list's row of it and its detail.
+      // The link kept first, as a visitor would, so that leaving the receipt does not warn.
+      await page.click(button('Keep the receipt in this tab'));
+      await page.goto(`${server.origin}/admin/?filter=all`);
+      await page.waitFor(() => !!document.querySelector('.intros .intro'));
+      await page.evaluate(() => document.querySelectorAll('.intros .intro').forEach((li) => {
+        if (li.querySelector('.name bdi').textContent === 'سارا محمدی') li.classList.add('probe');
+      }));
+      const sara = await values('.probe .name bdi, .probe .who-line bdi, .probe .preview');
+      assert.ok(sara.length >= 4, `${name} admin list: the row is there`);
+      for (const [text, direction, , side] of sara) {
+        const fa = /^[\u0600-\u06FF]/.test(text);
+        assert.deepEqual([direction, side], [fa ? 'rtl' : 'ltr', fa ? 'right' : 'left'], `${name} admin list: ${text}`);
+      }
+      const id = decodeURIComponent(new URL(href).hash.match(/[?&]id=([^&]+)/)[1]);
+      await page.goto(`${server.origin}/admin/introductions/${encodeURIComponent(id)}`);
+      await page.waitFor(() => !!document.querySelector('.message'));
+      const [[, direction, align, side]] = await values('.message');
+      assert.deepEqual([direction, ['start', 'right'].includes(align), side], ['rtl', true, 'right'], `${name} admin detail: the Persian message`);
+      assert.deepEqual((await values('.who-line bdi')).map((v) => v[1]), ['rtl', 'ltr'], `${name} admin detail: company right to left, role left to right`);
       await page.evaluate((h) => { location.href = h; }, href);
       await page.waitFor(() => !!document.querySelector('.intro-which bdi'));
       assert.deepEqual(await page.evaluate(() => {
