@@ -81,18 +81,7 @@ func (w words) say(key string, args ...any) template.HTML {
 }
 
 // num writes the number n (any integer, or a string of ASCII digits) in the language's digits.
-func (w words) num(n any) string {
-	s, digits := fmt.Sprint(n), []rune(w.l.Digits)
-	if len(digits) != 10 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if '0' <= r && r <= '9' {
-			return digits[r-'0']
-		}
-		return r
-	}, s)
-}
+func (w words) num(n any) string { return w.l.Numerals(fmt.Sprint(n)) }
 
 // day writes a day (a time, or YYYY-MM-DD) in the one date format, short without its year.
 func (w words) day(d any, short bool) string {

@@ -313,22 +313,18 @@ func (w *words) say(key string, pairs ...string) string {
 	return strings.NewReplacer(pairs...).Replace(s)
 }
 
-// when dates t in the owner's time zone and language; "—" when zero.
+// when dates t in the owner's time zone in the admin's one date format; "—" when zero.
 func (w *words) when(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	t = t.In(w.zone)
-	month := t.Month().String()
-	if months := strings.Fields(w.say("months")); len(months) == 12 {
-		month = months[t.Month()-1]
-	}
+	t, o := t.In(w.zone), w.l.Owner
+	day := strings.NewReplacer("{d}", strconv.Itoa(t.Day()), "{month}", o["month."+strconv.Itoa(int(t.Month()))], "{y}", strconv.Itoa(t.Year())).Replace(o["date.day"])
 	zone := t.Format("MST")
 	if strings.ContainsAny(zone[:1], "+-") {
 		zone = w.zone.String() // a zone without an abbreviation goes by its IANA name
 	}
-	return w.l.Numerals(w.say("date", "{day}", strconv.Itoa(t.Day()), "{month}", month, "{year}", strconv.Itoa(t.Year()), "{time}", t.Format("15:04"))) +
-		" " + zone
+	return w.l.Numerals(strings.NewReplacer("{day}", day, "{time}", t.Format("15:04")).Replace(o["date.time"])) + " " + zone
 }
 
 // message builds d's mail without sending it; its error is content-free.
